@@ -1,0 +1,113 @@
+//! Benchmark kernels shared by `stargammon bench` and the tests. Figures are printed by
+//! the CLI; tests only check that the kernels run and agree.
+
+use std::time::Instant;
+
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+use crate::game::{generate_plays, Dice, PlayList, Position};
+
+/// The committed movegen benchmark set: one `slots d1 d2` line per (position, roll) pair,
+/// `slots` being the 26 signed slot counts of [`Position`], comma-separated.
+pub const MOVEGEN_SET: &str = include_str!("../tests/data/movegen_bench.txt");
+
+/// Parses a set in the `MOVEGEN_SET` format.
+pub fn parse_position_rolls(text: &str) -> Result<Vec<(Position, Dice)>, String> {
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let bad = |what: &str| format!("line {}: {what}", n + 1);
+        let mut parts = line.split_whitespace();
+        let slots_text = parts.next().ok_or_else(|| bad("missing slots"))?;
+        let mut slots = [0i8; 26];
+        let mut count = 0;
+        for (i, v) in slots_text.split(',').enumerate() {
+            if i >= 26 {
+                return Err(bad("more than 26 slots"));
+            }
+            slots[i] = v.parse().map_err(|_| bad("bad slot count"))?;
+            count += 1;
+        }
+        if count != 26 {
+            return Err(bad("fewer than 26 slots"));
+        }
+        let pos = Position::from_slots(slots).map_err(|e| bad(&e.to_string()))?;
+        let d1: u8 = parts
+            .next()
+            .and_then(|s| s.parse().ok())
+            .ok_or_else(|| bad("bad die"))?;
+        let d2: u8 = parts
+            .next()
+            .and_then(|s| s.parse().ok())
+            .ok_or_else(|| bad("bad die"))?;
+        let dice = Dice::new(d1, d2).map_err(|e| bad(&e.to_string()))?;
+        out.push((pos, dice));
+    }
+    Ok(out)
+}
+
+/// The committed movegen set.
+pub fn movegen_set() -> Result<Vec<(Position, Dice)>, String> {
+    parse_position_rolls(MOVEGEN_SET)
+}
+
+/// Positions and rolls met in `games` seeded games in which both sides pick uniformly
+/// random legal plays.
+pub fn random_game_positions(seed: u64, games: usize) -> Vec<(Position, Dice)> {
+    use rand::Rng;
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut list = PlayList::new();
+    let mut out = Vec::new();
+    for _ in 0..games {
+        let mut pos = Position::OPENING;
+        loop {
+            let dice = Dice::roll(&mut rng);
+            out.push((pos, dice));
+            generate_plays(&pos, dice, &mut list);
+            let play = list[rng.gen_range(0..list.len())];
+            if play.position.mover_result().is_some() {
+                break;
+            }
+            pos = play.next_position();
+        }
+    }
+    out
+}
+
+/// What one movegen benchmark run measured.
+#[derive(Debug, Clone, Copy)]
+pub struct MovegenResult {
+    pub decisions: u64,
+    pub plays: u64,
+    pub ns_per_decision: f64,
+    pub decisions_per_sec: f64,
+}
+
+/// Generates every distinct play for each pair, `rounds` times over, on this thread.
+pub fn run_movegen(set: &[(Position, Dice)], rounds: u32) -> MovegenResult {
+    let mut list = PlayList::new();
+    // Warm-up pass.
+    for (p, d) in set {
+        generate_plays(p, *d, &mut list);
+    }
+    let mut plays = 0u64;
+    let start = Instant::now();
+    for _ in 0..rounds {
+        for (p, d) in set {
+            generate_plays(p, *d, &mut list);
+            plays += list.len() as u64;
+        }
+    }
+    let secs = start.elapsed().as_secs_f64();
+    let decisions = set.len() as u64 * rounds as u64;
+    MovegenResult {
+        decisions,
+        plays,
+        ns_per_decision: secs * 1e9 / decisions as f64,
+        decisions_per_sec: decisions as f64 / secs,
+    }
+}

@@ -1,0 +1,33 @@
+//! The command-line interface: argument types and one module per subcommand. The
+//! binary only parses and dispatches here; behaviour lives in the library modules.
+
+use clap::{Parser, Subcommand};
+
+pub mod bench;
+
+/// The error type at the command-line edge: a one-line message.
+pub type CliError = Box<dyn std::error::Error + Send + Sync>;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "stargammon",
+    version,
+    about = "Backgammon bot server and engine"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Benchmarks: movegen, eval, search, server.
+    Bench(bench::BenchArgs),
+}
+
+/// Runs a parsed command line.
+pub fn run(cli: Cli) -> Result<(), CliError> {
+    match cli.command {
+        Command::Bench(args) => bench::run(args),
+    }
+}

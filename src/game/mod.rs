@@ -1,0 +1,11 @@
+//! Pure rules: positions, dice, legal plays, outcomes. No I/O, no async.
+
+pub mod dice;
+pub mod movegen;
+pub mod position;
+
+pub use dice::{Dice, DiceError, ALL_ROLLS};
+pub use movegen::{generate_plays, legal_plays, Play, PlayList, Step};
+pub use position::{GameResult, Phase, Position, PositionError, Side, BAR, CHECKERS, OPP_BAR};
+pub mod match_state;
+pub use match_state::{CubeOwner, Decision, MatchState};

@@ -1,0 +1,4 @@
+pub mod bench;
+pub mod cli;
+pub mod eval;
+pub mod game;
