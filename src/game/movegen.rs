@@ -111,20 +111,15 @@ impl std::ops::Deref for PlayList {
 
 #[inline]
 fn position_hash(p: &Position) -> u64 {
-    let s = &p.slots;
-    let mut words = [0u64; 4];
-    for (i, chunk) in s.chunks(8).enumerate() {
-        let mut b = [0u8; 8];
-        for (j, &c) in chunk.iter().enumerate() {
-            b[j] = c as u8;
-        }
-        words[i] = u64::from_le_bytes(b);
-    }
-    let mut h = words[0].wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    h = (h ^ words[1]).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
-    h = (h ^ words[2]).wrapping_mul(0x1656_67B1_9E37_79F9);
-    h = (h ^ words[3]).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    h ^ (h >> 29)
+    let b: [u8; 26] = p.slots.map(|c| c as u8);
+    let w0 = u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
+    let w1 = u64::from_le_bytes([b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]]);
+    let w2 = u64::from_le_bytes([b[16], b[17], b[18], b[19], b[20], b[21], b[22], b[23]]);
+    let w3 = u16::from_le_bytes([b[24], b[25]]) as u64;
+    let h = (w0 ^ w3.rotate_left(40)).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        ^ w1.wrapping_mul(0xC2B2_AE3D_27D4_EB4F)
+        ^ w2.wrapping_mul(0x1656_67B1_9E37_79F9);
+    h ^ (h >> 31)
 }
 
 impl PlayList {
@@ -201,126 +196,183 @@ impl PlayList {
     }
 }
 
-/// True when every mover checker is in the home board (points 1..6).
-#[inline]
-fn all_home(p: &Position) -> bool {
-    p.slots[7..26].iter().all(|&c| c <= 0)
+/// A position under construction with two bit masks kept up to date step by step:
+/// `occ` (bit i: the mover has a checker on slot i) and `open` (bit i: the mover may land
+/// on slot i, i.e. at most one opponent checker there).
+#[derive(Clone, Copy)]
+struct Node {
+    pos: Position,
+    occ: u32,
+    open: u32,
 }
 
-/// Can a checker step from `from` with `die` in `p`? Assumes the bar rule was already
-/// applied by the caller (only slot 25 is tried while checkers are on the bar).
-#[inline]
-fn can_step(p: &Position, from: usize, die: u8, home: bool) -> bool {
-    let to = from as i32 - die as i32;
-    if to >= 1 {
-        return p.slots[to as usize] >= -1;
-    }
-    if !home {
-        return false;
-    }
-    if to == 0 {
-        return true;
-    }
-    // Bearing off with a larger die: only from the highest occupied point.
-    p.slots[from + 1..7].iter().all(|&c| c <= 0)
-}
+/// Bits 1..=24: the points.
+const POINTS: u32 = ((1 << 25) - 1) & !1;
 
-#[inline]
-fn step(p: &Position, from: usize, die: u8) -> (Position, Step) {
-    let mut q = *p;
-    let hit = q.apply_step(from, die);
-    let to = (from as i32 - die as i32).max(0) as u8;
-    (
-        q,
-        Step {
-            from: from as u8,
-            to,
-            hit,
-        },
-    )
-}
-
-/// Calls `f` for each slot a checker may leave with `die`.
-#[inline]
-fn for_each_source(p: &Position, die: u8, max_from: usize, mut f: impl FnMut(usize)) {
-    if p.slots[BAR] > 0 {
-        if max_from >= BAR && can_step(p, BAR, die, false) {
-            f(BAR);
+impl Node {
+    fn new(pos: &Position) -> Node {
+        let mut occ = 0u32;
+        let mut open = 0u32;
+        for (i, &c) in pos.slots.iter().enumerate() {
+            occ |= ((c > 0) as u32) << i;
+            open |= ((c >= -1) as u32) << i;
         }
+        Node {
+            pos: *pos,
+            occ,
+            open,
+        }
+    }
+
+    /// Bit mask of the slots a checker may leave with `die` (bit i = slot i), applying the
+    /// bar rule, blocked points and the bear-off rules.
+    #[inline]
+    fn sources(&self, die: u8) -> u32 {
+        let d = die as u32;
+        if self.occ & (1 << BAR) != 0 {
+            return if self.open & (1 << (BAR as u32 - d)) != 0 {
+                1 << BAR
+            } else {
+                0
+            };
+        }
+        if self.occ == 0 {
+            return 0;
+        }
+        let hi = 31 - self.occ.leading_zeros();
+        // Steps that stay on the board: from f to f - d, for f in d+1..=24.
+        let mut mask = self.occ & (self.open << d) & POINTS & !((2u32 << d) - 1);
+        if hi <= 6 {
+            // Bearing off: exactly, or with a larger die from the highest point.
+            if d <= hi {
+                mask |= self.occ & (1 << d);
+            } else {
+                mask |= 1 << hi;
+            }
+        }
+        mask
+    }
+
+    #[inline]
+    fn step(&self, from: usize, die: u8) -> (Node, Step) {
+        let mut n = *self;
+        let hit = n.pos.apply_step(from, die);
+        if n.pos.slots[from] == 0 {
+            n.occ &= !(1 << from);
+        }
+        let to = from.saturating_sub(die as usize);
+        if to > 0 {
+            n.occ |= 1 << to;
+            n.open |= 1 << to;
+        }
+        (
+            n,
+            Step {
+                from: from as u8,
+                to: to as u8,
+                hit,
+            },
+        )
+    }
+}
+
+/// Pops the highest set bit of a non-zero mask.
+#[inline]
+fn pop_high(mask: &mut u32) -> usize {
+    let b = 31 - mask.leading_zeros() as usize;
+    *mask &= !(1 << b);
+    b
+}
+
+const NO_STEP: Step = Step {
+    from: 0,
+    to: 0,
+    hit: false,
+};
+
+fn doubles(list: &mut PlayList, node: &Node, die: u8, max_from: usize, steps: [Step; 4], n: u8) {
+    let mut mask = 0;
+    if n < 4 {
+        // Non-increasing sources: keep bits 0..=max_from.
+        mask = node.sources(die) & ((2u32 << max_from) - 1);
+    }
+    if mask == 0 {
+        list.push(node.pos, steps, n, false);
         return;
     }
-    let home = all_home(p);
-    let top = max_from.min(24);
-    for from in (1..=top).rev() {
-        if p.slots[from] > 0 && can_step(p, from, die, home) {
-            f(from);
-        }
+    while mask != 0 {
+        let from = pop_high(&mut mask);
+        let (q, s) = node.step(from, die);
+        let mut st = steps;
+        st[n as usize] = s;
+        doubles(list, &q, die, from, st, n + 1);
     }
-}
-
-fn doubles(list: &mut PlayList, p: &Position, die: u8, max_from: usize, steps: [Step; 4], n: u8) {
-    let mut moved = false;
-    if n < 4 {
-        for_each_source(p, die, max_from, |from| {
-            moved = true;
-            let (q, s) = step(p, from, die);
-            let mut st = steps;
-            st[n as usize] = s;
-            doubles(list, &q, die, from, st, n + 1);
-        });
-    }
-    if !moved {
-        list.push(*p, steps, n, false);
-    }
-}
-
-fn non_doubles(list: &mut PlayList, p: &Position, first: u8, second: u8) -> bool {
-    let mut any_first = false;
-    for_each_source(p, first, BAR, |from1| {
-        any_first = true;
-        let (q, s1) = step(p, from1, first);
-        let mut any_second = false;
-        for_each_source(&q, second, BAR, |from2| {
-            any_second = true;
-            let (r, s2) = step(&q, from2, second);
-            list.push(r, [s1, s2, Step::default(), Step::default()], 2, true);
-        });
-        if !any_second {
-            list.push(
-                q,
-                [s1, Step::default(), Step::default(), Step::default()],
-                1,
-                true,
-            );
-        }
-    });
-    any_first
 }
 
 /// Fills `list` with every distinct legal play of `dice` in `p`. When no checker can move
 /// the list holds the single empty play, so it is never empty.
 pub fn generate_plays(p: &Position, dice: Dice, list: &mut PlayList) {
     list.reset();
+    let root = Node::new(p);
     let (h, l) = (dice.high(), dice.low());
     if h == l {
-        doubles(list, p, h, BAR, [Step::default(); 4], 0);
+        doubles(list, &root, h, BAR, [NO_STEP; 4], 0);
+        if list.plays.is_empty() {
+            list.plays.push(Play::none(*p));
+        }
         return;
     }
-    let high_first = non_doubles(list, p, h, l);
-    non_doubles(list, p, l, h);
+    let high_sources = root.sources(h);
+    let low_sources = root.sources(l);
+    // Larger die first.
+    let mut mask = high_sources;
+    while mask != 0 {
+        let a = pop_high(&mut mask);
+        let (q, s1) = root.step(a, h);
+        let mut second = q.sources(l);
+        if second == 0 {
+            list.push(q.pos, [s1, NO_STEP, NO_STEP, NO_STEP], 1, true);
+        }
+        while second != 0 {
+            let b = pop_high(&mut second);
+            let (r, s2) = q.step(b, l);
+            list.push(r.pos, [s1, s2, NO_STEP, NO_STEP], 2, true);
+        }
+    }
+    // Smaller die first. A larger-die step by another checker that was already legal
+    // before the smaller step gives a sequence the first loop found in the other order:
+    // moving first only ever keeps later steps legal (checkers move towards home, and the
+    // smaller step stays legal after it), so skip those.
+    let mut mask = low_sources;
+    while mask != 0 {
+        let a = pop_high(&mut mask);
+        let (q, s1) = root.step(a, l);
+        let all_second = q.sources(h);
+        if all_second == 0 {
+            list.push(q.pos, [s1, NO_STEP, NO_STEP, NO_STEP], 1, true);
+        }
+        // The checker that just moved (bit 0 when it bore off, which no source uses).
+        let moved = 1u32 << a.saturating_sub(l as usize);
+        let mut second = all_second & !(high_sources & !moved);
+        while second != 0 {
+            let b = pop_high(&mut second);
+            let (r, s2) = q.step(b, h);
+            list.push(r.pos, [s1, s2, NO_STEP, NO_STEP], 2, true);
+        }
+    }
     if list.max_used == 1 {
         // No sequence uses both dice: the larger die must be played if it can be.
-        let die = if high_first { h } else { l };
+        let (die, mut mask) = if high_sources != 0 {
+            (h, high_sources)
+        } else {
+            (l, low_sources)
+        };
         list.reset();
-        for_each_source(p, die, BAR, |from| {
-            let (q, s) = step(p, from, die);
-            list.push(
-                q,
-                [s, Step::default(), Step::default(), Step::default()],
-                1,
-                true,
-            );
-        });
+        while mask != 0 {
+            let a = pop_high(&mut mask);
+            let (q, s) = root.step(a, die);
+            list.push(q.pos, [s, NO_STEP, NO_STEP, NO_STEP], 1, true);
+        }
     }
     if list.plays.is_empty() {
         list.plays.push(Play::none(*p));
