@@ -206,14 +206,45 @@ struct Node {
     open: u32,
 }
 
+const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+const LOW_BITS: u64 = 0x0101_0101_0101_0101;
+
+/// Gathers the high bit of each byte of `v` into an 8-bit mask (byte i -> bit i).
+#[inline]
+fn gather_high_bits(v: u64) -> u32 {
+    (((v & HIGH_BITS) >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u32
+}
+
+/// For eight signed counts packed in a word: (mask of counts > 0, mask of counts >= -1).
+#[inline]
+fn byte_masks(x: u64) -> (u32, u32) {
+    let sign = x & HIGH_BITS;
+    // Per-byte "x != 0" in the high bit, without carries between bytes.
+    let nonzero = (((x & !HIGH_BITS) + !HIGH_BITS) | x) & HIGH_BITS;
+    let positive = nonzero & !sign;
+    // Per-byte x + 1 without carries between bytes; its sign tells x < -1.
+    let plus_one = ((x & !HIGH_BITS) + LOW_BITS) ^ sign;
+    let open = !plus_one & HIGH_BITS;
+    (gather_high_bits(positive), gather_high_bits(open))
+}
+
 /// Bits 1..=24: the points.
 const POINTS: u32 = ((1 << 25) - 1) & !1;
 
 impl Node {
     fn new(pos: &Position) -> Node {
+        let b: [u8; 26] = pos.slots.map(|c| c as u8);
         let mut occ = 0u32;
         let mut open = 0u32;
-        for (i, &c) in pos.slots.iter().enumerate() {
+        for (k, chunk) in [&b[0..8], &b[8..16], &b[16..24]].into_iter().enumerate() {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(chunk);
+            let (o, p) = byte_masks(u64::from_le_bytes(w));
+            occ |= o << (8 * k);
+            open |= p << (8 * k);
+        }
+        for i in 24..26 {
+            let c = pos.slots[i];
             occ |= ((c > 0) as u32) << i;
             open |= ((c >= -1) as u32) << i;
         }
@@ -253,26 +284,30 @@ impl Node {
         mask
     }
 
+    /// Moves one checker in place and returns the step.
     #[inline]
-    fn step(&self, from: usize, die: u8) -> (Node, Step) {
-        let mut n = *self;
-        let hit = n.pos.apply_step(from, die);
-        if n.pos.slots[from] == 0 {
-            n.occ &= !(1 << from);
+    fn apply(&mut self, from: usize, die: u8) -> Step {
+        let hit = self.pos.apply_step(from, die);
+        if self.pos.slots[from] == 0 {
+            self.occ &= !(1 << from);
         }
         let to = from.saturating_sub(die as usize);
         if to > 0 {
-            n.occ |= 1 << to;
-            n.open |= 1 << to;
+            self.occ |= 1 << to;
+            self.open |= 1 << to;
         }
-        (
-            n,
-            Step {
-                from: from as u8,
-                to: to as u8,
-                hit,
-            },
-        )
+        Step {
+            from: from as u8,
+            to: to as u8,
+            hit,
+        }
+    }
+
+    #[inline]
+    fn step(&self, from: usize, die: u8) -> (Node, Step) {
+        let mut n = *self;
+        let s = n.apply(from, die);
+        (n, s)
     }
 }
 
@@ -290,22 +325,41 @@ const NO_STEP: Step = Step {
     hit: false,
 };
 
-fn doubles(list: &mut PlayList, node: &Node, die: u8, max_from: usize, steps: [Step; 4], n: u8) {
-    let mut mask = 0;
-    if n < 4 {
-        // Non-increasing sources: keep bits 0..=max_from.
-        mask = node.sources(die) & ((2u32 << max_from) - 1);
-    }
-    if mask == 0 {
-        list.push(node.pos, steps, n, false);
+/// Depth-first over the steps of a double, sources non-increasing, with an explicit
+/// stack so that each level works on its own node in place.
+fn doubles(list: &mut PlayList, root: &Node, die: u8) {
+    let mut nodes = [*root; 5];
+    let mut masks = [0u32; 5];
+    let mut steps = [NO_STEP; 4];
+    masks[0] = root.sources(die);
+    if masks[0] == 0 {
         return;
     }
-    while mask != 0 {
-        let from = pop_high(&mut mask);
-        let (q, s) = node.step(from, die);
-        let mut st = steps;
-        st[n as usize] = s;
-        doubles(list, &q, die, from, st, n + 1);
+    let mut level = 0usize;
+    loop {
+        if masks[level] == 0 {
+            if level == 0 {
+                return;
+            }
+            level -= 1;
+            continue;
+        }
+        let from = pop_high(&mut masks[level]);
+        nodes[level + 1] = nodes[level];
+        steps[level] = nodes[level + 1].apply(from, die);
+        level += 1;
+        let next = if level < 4 {
+            // Non-increasing sources: keep bits 0..=from.
+            nodes[level].sources(die) & ((2u32 << from) - 1)
+        } else {
+            0
+        };
+        if next == 0 {
+            list.push(nodes[level].pos, steps, level as u8, false);
+            level -= 1;
+        } else {
+            masks[level] = next;
+        }
     }
 }
 
@@ -316,7 +370,7 @@ pub fn generate_plays(p: &Position, dice: Dice, list: &mut PlayList) {
     let root = Node::new(p);
     let (h, l) = (dice.high(), dice.low());
     if h == l {
-        doubles(list, &root, h, BAR, [NO_STEP; 4], 0);
+        doubles(list, &root, h);
         if list.plays.is_empty() {
             list.plays.push(Play::none(*p));
         }
