@@ -4,6 +4,9 @@
 use clap::{Parser, Subcommand};
 
 pub mod bench;
+pub mod moves;
+pub mod pos_arg;
+pub mod show;
 
 /// The error type at the command-line edge: a one-line message.
 pub type CliError = Box<dyn std::error::Error + Send + Sync>;
@@ -23,11 +26,17 @@ pub struct Cli {
 pub enum Command {
     /// Benchmarks: movegen, eval, search, server.
     Bench(bench::BenchArgs),
+    /// Every legal play of a roll, with the Position ID after each.
+    Moves(moves::MovesArgs),
+    /// Draw a position with its ids, pip counts, cube, score and dice.
+    Show(show::ShowArgs),
 }
 
 /// Runs a parsed command line.
 pub fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
         Command::Bench(args) => bench::run(args),
+        Command::Moves(args) => moves::run(args),
+        Command::Show(args) => show::run(args),
     }
 }
