@@ -4,9 +4,11 @@
 use clap::{Parser, Subcommand};
 
 pub mod bench;
+pub mod duel;
 pub mod moves;
 pub mod pos_arg;
 pub mod show;
+pub mod train;
 
 /// The error type at the command-line edge: a one-line message.
 pub type CliError = Box<dyn std::error::Error + Send + Sync>;
@@ -30,6 +32,10 @@ pub enum Command {
     Moves(moves::MovesArgs),
     /// Draw a position with its ids, pip counts, cube, score and dice.
     Show(show::ShowArgs),
+    /// In-process cubeless money games between two players, mirrored dice pairs.
+    Duel(duel::DuelArgs),
+    /// TD(lambda) self-play training with checkpoints.
+    Train(train::TrainArgs),
 }
 
 /// Runs a parsed command line.
@@ -38,5 +44,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Bench(args) => bench::run(args),
         Command::Moves(args) => moves::run(args),
         Command::Show(args) => show::run(args),
+        Command::Duel(args) => duel::run(args),
+        Command::Train(args) => train::run(args),
     }
 }
