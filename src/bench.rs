@@ -6,9 +6,11 @@ use std::time::Instant;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
+use crate::arena::players::{Player, PubevalPlayer, RandomPlayer};
 use crate::game::{generate_plays, Dice, PlayList, Position};
 
-/// The committed movegen benchmark set: one `slots d1 d2` line per (position, roll) pair,
+/// The committed movegen benchmark set (from seeded pubeval self-play games, see
+/// tests/movegen_set.rs): one `slots d1 d2` line per (position, roll) pair,
 /// `slots` being the 26 signed slot counts of [`Position`], comma-separated.
 pub const MOVEGEN_SET: &str = include_str!("../tests/data/movegen_bench.txt");
 
@@ -58,7 +60,21 @@ pub fn movegen_set() -> Result<Vec<(Position, Dice)>, String> {
 /// Positions and rolls met in `games` seeded games in which both sides pick uniformly
 /// random legal plays.
 pub fn random_game_positions(seed: u64, games: usize) -> Vec<(Position, Dice)> {
-    use rand::Rng;
+    let mut player = RandomPlayer::new(seed ^ 0x5EED);
+    seeded_game_positions(&mut player, seed, games)
+}
+
+/// Positions and rolls met in `games` seeded games of pubeval against itself: the
+/// kind of positions real play produces.
+pub fn pubeval_game_positions(seed: u64, games: usize) -> Vec<(Position, Dice)> {
+    seeded_game_positions(&mut PubevalPlayer, seed, games)
+}
+
+fn seeded_game_positions(
+    player: &mut dyn Player,
+    seed: u64,
+    games: usize,
+) -> Vec<(Position, Dice)> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut list = PlayList::new();
     let mut out = Vec::new();
@@ -68,7 +84,7 @@ pub fn random_game_positions(seed: u64, games: usize) -> Vec<(Position, Dice)> {
             let dice = Dice::roll(&mut rng);
             out.push((pos, dice));
             generate_plays(&pos, dice, &mut list);
-            let play = list[rng.gen_range(0..list.len())];
+            let play = list[player.choose(&pos, dice, &list)];
             if play.position.mover_result().is_some() {
                 break;
             }

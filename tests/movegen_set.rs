@@ -1,15 +1,15 @@
 //! The committed movegen benchmark set is exactly what its seeded generator produces.
 
-use stargammon::bench::{movegen_set, random_game_positions};
+use stargammon::bench::{movegen_set, pubeval_game_positions};
 
 const SEED: u64 = 20_261_122;
 const PAIRS: usize = 12_000;
 
 fn generated() -> String {
     let mut out = String::from(
-        "# (position, roll) pairs from seeded random-play games; see tests/movegen_set.rs\n",
+        "# (position, roll) pairs from seeded pubeval self-play games; see tests/movegen_set.rs\n",
     );
-    let mut pairs = random_game_positions(SEED, 400);
+    let mut pairs = pubeval_game_positions(SEED, 250);
     pairs.truncate(PAIRS);
     for (p, d) in pairs {
         out.push_str(&format!("{} {} {}\n", p.debug_string(), d.high(), d.low()));
