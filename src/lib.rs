@@ -5,3 +5,4 @@ pub mod engine;
 pub mod eval;
 pub mod game;
 pub mod notation;
+pub mod protocol;
