@@ -2,3 +2,4 @@ pub mod bench;
 pub mod cli;
 pub mod eval;
 pub mod game;
+pub mod search;
