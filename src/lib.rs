@@ -6,3 +6,4 @@ pub mod eval;
 pub mod game;
 pub mod notation;
 pub mod protocol;
+pub mod search;
