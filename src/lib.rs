@@ -1,3 +1,4 @@
+pub mod arena;
 pub mod bench;
 pub mod cli;
 pub mod cube;
@@ -7,3 +8,4 @@ pub mod game;
 pub mod notation;
 pub mod protocol;
 pub mod search;
+pub mod train;
