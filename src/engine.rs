@@ -131,6 +131,7 @@ impl SearchPlan {
 pub struct SearchDecider {
     searcher: Searcher,
     plan: SearchPlan,
+    evaluator: String,
 }
 
 impl std::fmt::Debug for SearchDecider {
@@ -140,8 +141,17 @@ impl std::fmt::Debug for SearchDecider {
 }
 
 impl SearchDecider {
-    pub fn new(searcher: Searcher, plan: SearchPlan) -> SearchDecider {
-        SearchDecider { searcher, plan }
+    /// `evaluator` names the searcher's evaluator in [`Decider::name`].
+    pub fn new(
+        searcher: Searcher,
+        plan: SearchPlan,
+        evaluator: impl Into<String>,
+    ) -> SearchDecider {
+        SearchDecider {
+            searcher,
+            plan,
+            evaluator: evaluator.into(),
+        }
     }
 }
 
@@ -184,13 +194,10 @@ impl Decider for SearchDecider {
     }
 
     fn name(&self) -> String {
-        format!("{} over {}", self.plan.algorithm, self.searcher_name())
-    }
-}
-
-impl SearchDecider {
-    fn searcher_name(&self) -> String {
-        format!("{:?}", self.searcher)
+        format!(
+            "{} search, {} evaluator",
+            self.plan.algorithm, self.evaluator
+        )
     }
 }
 
@@ -343,6 +350,14 @@ impl Engine {
                 cube,
                 ..self.settings
             },
+        }
+    }
+
+    /// The same engine with other settings.
+    pub fn with_settings(&self, settings: EngineSettings) -> Engine {
+        Engine {
+            decider: self.decider.clone(),
+            settings,
         }
     }
 
@@ -645,7 +660,11 @@ mod tests {
 
     fn engine(depth: u32) -> Engine {
         let searcher = Searcher::new(Arc::new(PipSigmoid), Arc::new(TranspositionTable::new(4)));
-        let d = Arc::new(SearchDecider::new(searcher, SearchPlan::default()));
+        let d = Arc::new(SearchDecider::new(
+            searcher,
+            SearchPlan::default(),
+            "pipsigmoid",
+        ));
         Engine::new(
             d,
             EngineSettings {

@@ -5,7 +5,9 @@ use clap::{Parser, Subcommand};
 
 pub mod bench;
 pub mod duel;
+pub mod serve;
 pub mod train;
+pub mod ubgi;
 
 /// The error type at the command-line edge: a one-line message.
 pub type CliError = Box<dyn std::error::Error + Send + Sync>;
@@ -29,6 +31,10 @@ pub enum Command {
     Duel(duel::DuelArgs),
     /// TD(lambda) self-play training with checkpoints.
     Train(train::TrainArgs),
+    /// The bot server: gnubg external players and external-interface requests over TCP.
+    Serve(serve::ServeArgs),
+    /// The Universal Backgammon Interface on stdin/stdout.
+    Ubgi(ubgi::UbgiArgs),
 }
 
 /// Runs a parsed command line.
@@ -37,5 +43,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Bench(args) => bench::run(args),
         Command::Duel(args) => duel::run(args),
         Command::Train(args) => train::run(args),
+        Command::Serve(args) => serve::run(args),
+        Command::Ubgi(args) => ubgi::run(args),
     }
 }
