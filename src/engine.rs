@@ -689,6 +689,32 @@ mod tests {
     }
 
     #[test]
+    fn cubeless_money_choice_at_depth_one_is_the_greedy_play() {
+        let mut e = engine(1);
+        e.settings.cubeful_plays = false;
+        let evaluator = PipSigmoid;
+        let set = crate::bench::random_game_positions(5, 20);
+        for (pos, dice) in set.iter().take(200) {
+            let state = MatchState::money(*pos, Decision::Move(*dice));
+            let Ok(Action::Move(chosen)) = e.decide(&state, &Cancel::new()) else {
+                panic!("no move");
+            };
+            let value = |p: &Play| -> f32 {
+                let next = p.next_position();
+                match next.opponent_result() {
+                    Some(r) => Probabilities::from_result(r, true).equity(),
+                    None => -crate::eval::Evaluator::evaluate(&evaluator, &next).equity(),
+                }
+            };
+            let best = crate::game::legal_plays(pos, *dice)
+                .iter()
+                .map(value)
+                .fold(f32::MIN, f32::max);
+            assert!((value(&chosen) - best).abs() < 1e-4, "{pos:?} {dice:?}");
+        }
+    }
+
+    #[test]
     fn opening_position_is_not_a_double_and_is_a_take() {
         let e = engine(1);
         let state = MatchState::money(Position::OPENING, Decision::DoubleOrRoll);
