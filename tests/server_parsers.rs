@@ -103,7 +103,8 @@ fn engine() -> Engine {
 #[test]
 fn ubgi_session() {
     let board = "board:You:someplayer:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:6:2:0:0:1:1:1:0:1:-1:0:25:0:0:0:0:2:0:0:0";
-    let input = format!("ubgi\nisready\n{board}\nXGID=foo\nfrobnicate\nquit\nversion\n");
+    let xgid = "XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:0:0:10";
+    let input = format!("ubgi\nisready\n{board}\nXGID=foo\nfrobnicate\n{xgid}\nquit\nversion\n");
     let mut out = Vec::new();
     run_ubgi(
         engine(),
@@ -127,6 +128,12 @@ fn ubgi_session() {
     assert!(!lines[5].contains('*'));
     assert_eq!(lines[6], "sorry");
     assert_eq!(lines[7], "sorry");
+    // The XGID is the opening with 5-2 to play.
+    let legal: Vec<String> = legal_plays(&Position::OPENING, Dice::new(5, 2).unwrap())
+        .iter()
+        .map(|p| format_play(p, MoveStyle::Ubgi))
+        .collect();
+    assert!(legal.contains(&lines[8].to_string()), "{}", lines[8]);
     // Nothing after quit.
-    assert_eq!(lines.len(), 8, "{text}");
+    assert_eq!(lines.len(), 9, "{text}");
 }

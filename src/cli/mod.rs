@@ -5,7 +5,10 @@ use clap::{Parser, Subcommand};
 
 pub mod bench;
 pub mod duel;
+pub mod moves;
+pub mod pos_arg;
 pub mod serve;
+pub mod show;
 pub mod train;
 pub mod ubgi;
 
@@ -35,6 +38,10 @@ pub enum Command {
     Serve(serve::ServeArgs),
     /// The Universal Backgammon Interface on stdin/stdout.
     Ubgi(ubgi::UbgiArgs),
+    /// Every legal play of a roll, with the Position ID after each.
+    Moves(moves::MovesArgs),
+    /// Draw a position with its ids, pip counts, cube, score and dice.
+    Show(show::ShowArgs),
 }
 
 /// Runs a parsed command line.
@@ -45,5 +52,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Train(args) => train::run(args),
         Command::Serve(args) => serve::run(args),
         Command::Ubgi(args) => ubgi::run(args),
+        Command::Moves(args) => moves::run(args),
+        Command::Show(args) => show::run(args),
     }
 }

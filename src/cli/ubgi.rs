@@ -44,9 +44,19 @@ pub fn run(args: UbgiArgs) -> Result<(), CliError> {
     Ok(())
 }
 
+/// A position line (FIBS board or XGID) as a match state.
+fn read_position(conv: BoardConvention, line: &str) -> Option<crate::game::MatchState> {
+    if line.len() >= 5 && line.is_char_boundary(5) && line[..5].eq_ignore_ascii_case("xgid=") {
+        return crate::notation::Xgid::parse(line)
+            .and_then(|x| x.to_match_state())
+            .ok();
+    }
+    let parsed = FibsBoard::parse(line).ok()?;
+    parsed.to_match_state(conv.resolve(&parsed)).ok()
+}
+
 fn decide(engine: &Engine, conv: BoardConvention, board: &str, cancel: &Cancel) -> Option<Action> {
-    let parsed = FibsBoard::parse(board).ok()?;
-    let state = parsed.to_match_state(conv.resolve(&parsed)).ok()?;
+    let state = read_position(conv, board)?;
     match engine.decide(&state, cancel) {
         Ok(a) => Some(a),
         // Stopped before anything was searched: answer from a static evaluation.
@@ -109,7 +119,7 @@ where
                 UbgiCommand::Blank | UbgiCommand::Stop => {}
                 UbgiCommand::Quit => quit = true,
                 UbgiCommand::Unknown => writeln!(out, "{}", ubgi::SORRY)?,
-                UbgiCommand::Board(board) => {
+                UbgiCommand::Board(board) | UbgiCommand::Xgid(board) => {
                     let cancel = Cancel::new();
                     let (done_tx, done_rx) = unbounded();
                     let worker_cancel = cancel.clone();

@@ -2,7 +2,7 @@
 //! modelled on chess's UCI (protocols.md section 6).
 //!
 //! The user interface sends `ubgi`, the engine identifies itself and says `readyok`; then each
-//! line is a position (a FIBS board) and the engine answers with a move (steps written singly
+//! line is a position (a FIBS board or an XGID) and the engine answers with a move (steps written singly
 //! in the mover's numbering, no `*`, no `(n)`), `double`, `roll`, `take`, `drop`, or a blank
 //! line when no move is legal. `isready` is answered `readyok`, `stop` ends the current search
 //! early, `quit` ends the process, anything else gets `sorry`.
@@ -19,6 +19,8 @@ pub enum UbgiCommand {
     IsReady,
     /// A position to decide, as a FIBS board line.
     Board(String),
+    /// A position to decide, as an XGID (`XGID=...`).
+    Xgid(String),
     /// `stop`: answer now with what is known.
     Stop,
     /// `quit`.
@@ -37,6 +39,9 @@ pub fn parse_command(line: &str) -> UbgiCommand {
     }
     if t.len() >= 6 && t.is_char_boundary(6) && t[..6].eq_ignore_ascii_case("board:") {
         return UbgiCommand::Board(format!("board:{}", &t[6..]));
+    }
+    if t.len() >= 5 && t.is_char_boundary(5) && t[..5].eq_ignore_ascii_case("xgid=") {
+        return UbgiCommand::Xgid(t.to_string());
     }
     match t.to_ascii_lowercase().as_str() {
         "ubgi" => UbgiCommand::Hello,
@@ -87,7 +92,7 @@ mod tests {
         assert_eq!(parse_command(""), UbgiCommand::Blank);
         assert_eq!(
             parse_command("XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:0:0:10"),
-            UbgiCommand::Unknown
+            UbgiCommand::Xgid("XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:0:0:10".to_string())
         );
         assert_eq!(
             parse_command("Board:a:b"),
