@@ -306,8 +306,25 @@ enum Failure {
     Engine(EngineError),
     /// The client closed the connection while it was being decided.
     ClientGone(Closed),
-    /// The pool refused the job (shutting down) or a search failed internally.
+    /// The pool refused the job (shutting down).
     Unavailable,
+    /// The search ended without an answer (it panicked).
+    Internal,
+}
+
+/// A reply gnubg accepts without searching, for when a decision failed: the first legal
+/// play, `roll` at a double question, `take` at a take question. gnubg must never stall.
+fn fallback_player_reply(state: &crate::game::MatchState) -> String {
+    use crate::game::Decision;
+    match state.decision {
+        Decision::Move(d) => crate::game::legal_plays(&state.position, d)
+            .first()
+            .map(|p| gnubg::format_play(p, gnubg::MoveStyle::Gnubg))
+            .unwrap_or_default(),
+        Decision::DoubleOrRoll => "roll".to_string(),
+        Decision::TakeOrDrop | Decision::BeaverAnswer => "take".to_string(),
+        Decision::GameOver => String::new(),
+    }
 }
 
 struct Connection {
@@ -456,19 +473,21 @@ impl Connection {
                 return self.write_line("").await;
             }
         };
-        let reply = match self
-            .answer(Work::Decide(state), self.shared.engine.clone())
-            .await
-        {
+        let work = Work::Decide(state.clone());
+        let reply = match self.answer(work, self.shared.engine.clone()).await {
             Ok(Outcome::Action(a)) => gnubg::player_reply(&a).unwrap_or_else(|| {
                 error!(action = ?a, "action without a player reply");
-                String::new()
+                fallback_player_reply(&state)
             }),
-            Ok(Outcome::Evaluation(_)) => String::new(),
+            Ok(Outcome::Evaluation(_)) => fallback_player_reply(&state),
             Err(Failure::ClientGone(c)) => return Err(c),
             Err(Failure::Engine(e)) => {
-                error!(error = %e, "decision failed");
-                String::new()
+                error!(error = %e, "decision failed; answering without a search");
+                fallback_player_reply(&state)
+            }
+            Err(Failure::Internal) => {
+                error!("search failed; answering without a search");
+                fallback_player_reply(&state)
             }
             Err(Failure::Unavailable) => return Err(Closed::Shutdown),
         };
@@ -579,6 +598,7 @@ impl Connection {
                     .await?;
                 Err(Closed::Shutdown)
             }
+            Failure::Internal => self.write_line("Error: internal error in the search").await,
         }
     }
 
@@ -658,7 +678,8 @@ impl Connection {
                             Ok(o)
                         }
                         Ok(Err(e)) => Err(Failure::Engine(e)),
-                        Err(_) => Err(Failure::Unavailable),
+                        // The callback was dropped unanswered: the search panicked.
+                        Err(_) => Err(Failure::Internal),
                     };
                 }
                 _ = self.token.cancelled() => return Err(Failure::Unavailable),
@@ -681,4 +702,27 @@ impl Connection {
 /// The address a listener is bound to, for tests and the benchmark.
 pub fn local_addr(listener: &TcpListener) -> Option<SocketAddr> {
     listener.local_addr().ok()
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::game::{Decision, Dice, MatchState, Position};
+
+    #[test]
+    fn fallback_replies_are_always_acceptable_to_gnubg() {
+        let dice = Dice::new(6, 4).unwrap();
+        let moved =
+            fallback_player_reply(&MatchState::money(Position::OPENING, Decision::Move(dice)));
+        let legal: Vec<String> = crate::game::legal_plays(&Position::OPENING, dice)
+            .iter()
+            .map(|p| gnubg::format_play(p, gnubg::MoveStyle::Gnubg))
+            .collect();
+        assert!(legal.contains(&moved));
+        let roll = MatchState::money(Position::OPENING, Decision::DoubleOrRoll);
+        assert_eq!(fallback_player_reply(&roll), "roll");
+        let take = MatchState::money(Position::OPENING, Decision::TakeOrDrop);
+        assert_eq!(fallback_player_reply(&take), "take");
+    }
 }
