@@ -4,6 +4,8 @@
 use clap::{Parser, Subcommand};
 
 pub mod bench;
+pub mod hint;
+mod search_bench;
 
 /// The error type at the command-line edge: a one-line message.
 pub type CliError = Box<dyn std::error::Error + Send + Sync>;
@@ -23,11 +25,14 @@ pub struct Cli {
 pub enum Command {
     /// Benchmarks: movegen, eval, search, server.
     Bench(bench::BenchArgs),
+    /// Ranks the plays of a roll with the search (equities and probabilities).
+    Hint(hint::HintArgs),
 }
 
 /// Runs a parsed command line.
 pub fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
         Command::Bench(args) => bench::run(args),
+        Command::Hint(args) => hint::run(args),
     }
 }

@@ -27,6 +27,7 @@ use std::time::Duration;
 use crate::eval::Probabilities;
 use crate::game::Play;
 
+pub mod bench;
 mod engine;
 pub mod order;
 pub mod pool;
