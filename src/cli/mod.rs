@@ -6,6 +6,8 @@ use clap::{Parser, Subcommand};
 pub mod bench;
 pub mod hint;
 mod search_bench;
+pub mod duel;
+pub mod train;
 
 /// The error type at the command-line edge: a one-line message.
 pub type CliError = Box<dyn std::error::Error + Send + Sync>;
@@ -27,6 +29,10 @@ pub enum Command {
     Bench(bench::BenchArgs),
     /// Ranks the plays of a roll with the search (equities and probabilities).
     Hint(hint::HintArgs),
+    /// In-process cubeless money games between two players, mirrored dice pairs.
+    Duel(duel::DuelArgs),
+    /// TD(lambda) self-play training with checkpoints.
+    Train(train::TrainArgs),
 }
 
 /// Runs a parsed command line.
@@ -34,5 +40,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
         Command::Bench(args) => bench::run(args),
         Command::Hint(args) => hint::run(args),
+        Command::Duel(args) => duel::run(args),
+        Command::Train(args) => train::run(args),
     }
 }
