@@ -12,7 +12,7 @@ use std::time::Duration;
 use clap::Args;
 
 use super::CliError;
-use crate::eval::{Evaluator, Probabilities};
+use crate::eval::{Evaluator, NeuralEvaluator, Probabilities};
 use crate::game::{Dice, Play, Position};
 use crate::search::simple_eval::PipSigmoid;
 use crate::search::{parse_depth, Algorithm, Cancel, SearchSettings, Searcher, TranspositionTable};
@@ -45,8 +45,8 @@ pub struct HintArgs {
     /// Transposition table size in MB.
     #[arg(long, default_value_t = 64)]
     pub tt_mb: usize,
-    /// Evaluator: pip-sigmoid.
-    #[arg(long, default_value = "pip-sigmoid")]
+    /// Evaluator: net (the shipped nets), net:PATH, or pip-sigmoid.
+    #[arg(long, default_value = "net")]
     pub eval: String,
     /// Print one JSON object.
     #[arg(long)]
@@ -57,7 +57,16 @@ pub struct HintArgs {
 pub fn evaluator_by_name(name: &str) -> Result<Arc<dyn Evaluator>, CliError> {
     match name {
         "pip-sigmoid" => Ok(Arc::new(PipSigmoid)),
-        _ => Err(format!("unknown evaluator {name:?} (expected pip-sigmoid)").into()),
+        "net" => Ok(Arc::new(NeuralEvaluator::default_nets()?)),
+        _ => match name.strip_prefix("net:") {
+            Some(path) if !path.is_empty() => {
+                Ok(Arc::new(NeuralEvaluator::load(std::path::Path::new(path))?))
+            }
+            _ => Err(
+                format!("unknown evaluator {name:?} (expected net, net:PATH or pip-sigmoid)")
+                    .into(),
+            ),
+        },
     }
 }
 

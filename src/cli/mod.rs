@@ -4,9 +4,9 @@
 use clap::{Parser, Subcommand};
 
 pub mod bench;
+pub mod duel;
 pub mod hint;
 mod search_bench;
-pub mod duel;
 pub mod train;
 
 /// The error type at the command-line edge: a one-line message.

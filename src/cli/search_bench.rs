@@ -30,8 +30,8 @@ pub struct SearchBenchArgs {
     /// Transposition table size in MB (cleared before every decision).
     #[arg(long, default_value_t = 64)]
     pub tt_mb: usize,
-    /// Evaluator at the leaves.
-    #[arg(long, default_value = "pip-sigmoid")]
+    /// Evaluator at the leaves: net (the shipped nets), net:PATH, or pip-sigmoid.
+    #[arg(long, default_value = "net")]
     pub eval: String,
     /// Instead of benchmarking, print a new set of N decisions from seeded self-play.
     #[arg(long)]

@@ -29,7 +29,9 @@ use crate::game::Play;
 
 pub mod bench;
 mod engine;
+pub mod noisy;
 pub mod order;
+pub mod player;
 pub mod pool;
 pub mod positions;
 pub mod simple_eval;
