@@ -5,8 +5,10 @@ use clap::{Parser, Subcommand};
 
 pub mod bench;
 pub mod duel;
+pub mod hint;
 pub mod moves;
 pub mod pos_arg;
+mod search_bench;
 pub mod serve;
 pub mod show;
 pub mod train;
@@ -30,6 +32,8 @@ pub struct Cli {
 pub enum Command {
     /// Benchmarks: movegen, eval, search, server.
     Bench(bench::BenchArgs),
+    /// Ranks the plays of a roll with the search (equities and probabilities).
+    Hint(hint::HintArgs),
     /// In-process cubeless money games between two players, mirrored dice pairs.
     Duel(duel::DuelArgs),
     /// TD(lambda) self-play training with checkpoints.
@@ -48,6 +52,7 @@ pub enum Command {
 pub fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
         Command::Bench(args) => bench::run(args),
+        Command::Hint(args) => hint::run(args),
         Command::Duel(args) => duel::run(args),
         Command::Train(args) => train::run(args),
         Command::Serve(args) => serve::run(args),
