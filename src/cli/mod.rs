@@ -5,10 +5,14 @@ use clap::{Parser, Subcommand};
 
 pub mod bench;
 pub mod duel;
+pub mod hint;
 pub mod moves;
 pub mod pos_arg;
+mod search_bench;
+pub mod serve;
 pub mod show;
 pub mod train;
+pub mod ubgi;
 
 /// The error type at the command-line edge: a one-line message.
 pub type CliError = Box<dyn std::error::Error + Send + Sync>;
@@ -28,23 +32,32 @@ pub struct Cli {
 pub enum Command {
     /// Benchmarks: movegen, eval, search, server.
     Bench(bench::BenchArgs),
-    /// Every legal play of a roll, with the Position ID after each.
-    Moves(moves::MovesArgs),
-    /// Draw a position with its ids, pip counts, cube, score and dice.
-    Show(show::ShowArgs),
+    /// Ranks the plays of a roll with the search (equities and probabilities).
+    Hint(hint::HintArgs),
     /// In-process cubeless money games between two players, mirrored dice pairs.
     Duel(duel::DuelArgs),
     /// TD(lambda) self-play training with checkpoints.
     Train(train::TrainArgs),
+    /// The bot server: gnubg external players and external-interface requests over TCP.
+    Serve(serve::ServeArgs),
+    /// The Universal Backgammon Interface on stdin/stdout.
+    Ubgi(ubgi::UbgiArgs),
+    /// Every legal play of a roll, with the Position ID after each.
+    Moves(moves::MovesArgs),
+    /// Draw a position with its ids, pip counts, cube, score and dice.
+    Show(show::ShowArgs),
 }
 
 /// Runs a parsed command line.
 pub fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
         Command::Bench(args) => bench::run(args),
-        Command::Moves(args) => moves::run(args),
-        Command::Show(args) => show::run(args),
+        Command::Hint(args) => hint::run(args),
         Command::Duel(args) => duel::run(args),
         Command::Train(args) => train::run(args),
+        Command::Serve(args) => serve::run(args),
+        Command::Ubgi(args) => ubgi::run(args),
+        Command::Moves(args) => moves::run(args),
+        Command::Show(args) => show::run(args),
     }
 }

@@ -1,10 +1,11 @@
 //! Text formats around the rules core: move notations (gnubg, plain single steps, FIBS),
-//! gnubg's Position ID and Match ID, and eXtreme Gammon's XGID.
+//! gnubg's Position ID and Match ID, eXtreme Gammon's XGID, and FIBS board strings.
 //!
 //! Every parser here returns a typed error and never panics: these strings come from
 //! users, peers and files. Parsers that resolve a move against a position tell "cannot
 //! parse" apart from "not legal here".
 
+pub mod fibs_board;
 pub mod ids;
 pub mod moves;
 pub mod xgid;
