@@ -1,4 +1,6 @@
+pub mod arena;
 pub mod bench;
 pub mod cli;
 pub mod eval;
+pub mod fibs;
 pub mod game;
