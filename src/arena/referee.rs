@@ -935,6 +935,15 @@ pub fn write_mat(
                     Event::Drop { .. } => " Drops".to_string(),
                 });
             }
+            let pts = if game.points == 1 { "point" } else { "points" };
+            let wins = format!(" Wins {} {pts}", game.points);
+            // The result goes in the winner's column: on the last row when that cell is
+            // still free (a left-column drop, the right side wins), else on a line of its
+            // own.
+            let same_row = cells.len() % 2 == 1 && game.winner == 1;
+            if same_row {
+                cells.push(wins.clone());
+            }
             for (row, pair) in cells.chunks(2).enumerate() {
                 let l = &pair[0];
                 match pair.get(1) {
@@ -942,9 +951,10 @@ pub fn write_mat(
                     None => writeln!(out, "{:>3}) {l}", row + 1)?,
                 }
             }
-            let pts = if game.points == 1 { "point" } else { "points" };
-            let indent = if game.winner == 0 { 6 } else { 34 };
-            writeln!(out, "{:indent$}Wins {} {pts}", "", game.points)?;
+            if !same_row {
+                let indent = if game.winner == 0 { 5 } else { 33 };
+                writeln!(out, "{:indent$}{wins}", "")?;
+            }
             writeln!(out)?;
         }
     }
