@@ -11,6 +11,9 @@ use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpStream, ToSocketAddrs};
 use std::time::Duration;
 
+use super::referee::{Reply, Seat, SeatError, SeatErrorKind, SeatFactory};
+use crate::game::{Decision, MatchState, Play};
+
 /// Replies longer than this are not gnubg-interface replies.
 const MAX_REPLY: usize = 4096;
 
@@ -125,6 +128,146 @@ pub fn parse_tcp_engine(spec: &str) -> Option<Vec<String>> {
     Some(addrs)
 }
 
+/// Why a move reply was not accepted: unreadable, or readable but not a legal play.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MoveReplyError {
+    Syntax(String),
+    Illegal(String),
+}
+
+/// Writes the request line for a decision (gnubg's external-interface board).
+pub type EncodeFn = fn(&MatchState) -> Result<String, String>;
+/// Reads a move reply against the decision's position and dice.
+pub type ParseMoveFn = fn(&str, &MatchState) -> Result<Play, MoveReplyError>;
+
+/// An engine behind a socket, answering one decision per request.
+#[derive(Debug)]
+pub struct TcpSeat {
+    name: String,
+    conn: EngineConnection,
+    encode: EncodeFn,
+    parse_move: ParseMoveFn,
+}
+
+impl TcpSeat {
+    pub fn new(
+        name: String,
+        conn: EngineConnection,
+        encode: EncodeFn,
+        parse_move: ParseMoveFn,
+    ) -> TcpSeat {
+        TcpSeat {
+            name,
+            conn,
+            encode,
+            parse_move,
+        }
+    }
+}
+
+/// Interprets a reply line for a cube question or a move.
+pub fn interpret_reply(
+    reply: &str,
+    state: &MatchState,
+    parse_move: ParseMoveFn,
+) -> Result<Reply, SeatErrorKind> {
+    let text = reply.trim();
+    if text.starts_with("Error") {
+        return Err(SeatErrorKind::EngineError);
+    }
+    let word = text.to_ascii_lowercase();
+    match state.decision {
+        Decision::DoubleOrRoll => match word.as_str() {
+            "double" => Ok(Reply::Double),
+            "roll" => Ok(Reply::Roll),
+            _ => Err(SeatErrorKind::Unparseable(format!(
+                "{text:?} is not `double` or `roll`"
+            ))),
+        },
+        Decision::TakeOrDrop => match word.as_str() {
+            "take" | "accept" => Ok(Reply::Take),
+            "drop" | "pass" | "reject" => Ok(Reply::Drop),
+            "beaver" => Err(SeatErrorKind::Illegal("beavers are not in use".into())),
+            _ => Err(SeatErrorKind::Unparseable(format!(
+                "{text:?} is not `take` or `drop`"
+            ))),
+        },
+        Decision::Move(_) => match parse_move(text, state) {
+            Ok(play) => Ok(Reply::Move(play)),
+            Err(MoveReplyError::Syntax(e)) => Err(SeatErrorKind::Unparseable(e)),
+            Err(MoveReplyError::Illegal(e)) => Err(SeatErrorKind::Illegal(e)),
+        },
+        Decision::BeaverAnswer | Decision::GameOver => {
+            Err(SeatErrorKind::Illegal("no answer is asked for here".into()))
+        }
+    }
+}
+
+impl Seat for TcpSeat {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn act(&mut self, state: &MatchState) -> Result<Reply, SeatError> {
+        let request = (self.encode)(state).map_err(|e| SeatError {
+            kind: SeatErrorKind::Illegal(format!("cannot write the board: {e}")),
+            request: format!("{state:?}"),
+            reply: String::new(),
+        })?;
+        let reply = match self.conn.request(&request) {
+            Ok(r) => r,
+            Err(e) => {
+                let kind = match e {
+                    RequestError::Timeout => SeatErrorKind::Timeout,
+                    other => SeatErrorKind::Io(other.to_string()),
+                };
+                return Err(SeatError {
+                    kind,
+                    request,
+                    reply: String::new(),
+                });
+            }
+        };
+        interpret_reply(&reply, state, self.parse_move).map_err(|kind| SeatError {
+            kind,
+            request,
+            reply,
+        })
+    }
+}
+
+/// Opens one connection per worker to a `tcp://` engine; worker `w` uses address
+/// `w mod n` of the list.
+#[derive(Debug, Clone)]
+pub struct TcpFactory {
+    pub spec: String,
+    pub addrs: Vec<String>,
+    pub timeout: Duration,
+    pub encode: EncodeFn,
+    pub parse_move: ParseMoveFn,
+}
+
+impl SeatFactory for TcpFactory {
+    fn make(&self, worker: usize) -> Result<Box<dyn Seat>, String> {
+        if self.addrs.is_empty() {
+            return Err(format!("{}: no address", self.spec));
+        }
+        let addr = &self.addrs[worker % self.addrs.len()];
+        let conn = EngineConnection::connect(addr, self.timeout)
+            .map_err(|e| format!("cannot connect to {addr}: {e}"))?;
+        Ok(Box::new(TcpSeat::new(
+            self.spec.clone(),
+            conn,
+            self.encode,
+            self.parse_move,
+        )))
+    }
+
+    fn name(&self) -> String {
+        self.spec.clone()
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -167,5 +310,39 @@ mod tests {
         assert_eq!(c.request("board:y").unwrap(), "take");
         assert!(matches!(c.request("board:z"), Err(RequestError::Timeout)));
         server.join().unwrap();
+    }
+
+    fn no_moves(_: &str, _: &MatchState) -> Result<Play, MoveReplyError> {
+        Err(MoveReplyError::Syntax("not reached".into()))
+    }
+
+    #[test]
+    fn cube_replies_are_strict() {
+        use crate::game::Position;
+        let roll = MatchState::money(Position::OPENING, Decision::DoubleOrRoll);
+        let take = MatchState::money(Position::OPENING, Decision::TakeOrDrop);
+        assert_eq!(
+            interpret_reply("double", &roll, no_moves),
+            Ok(Reply::Double)
+        );
+        assert_eq!(interpret_reply("Roll", &roll, no_moves), Ok(Reply::Roll));
+        assert!(matches!(
+            interpret_reply("", &roll, no_moves),
+            Err(SeatErrorKind::Unparseable(_))
+        ));
+        assert!(matches!(
+            interpret_reply("reject", &roll, no_moves),
+            Err(SeatErrorKind::Unparseable(_))
+        ));
+        assert_eq!(interpret_reply("take", &take, no_moves), Ok(Reply::Take));
+        assert_eq!(interpret_reply("drop", &take, no_moves), Ok(Reply::Drop));
+        assert!(matches!(
+            interpret_reply("beaver", &take, no_moves),
+            Err(SeatErrorKind::Illegal(_))
+        ));
+        assert_eq!(
+            interpret_reply("Error: badly formed board", &take, no_moves),
+            Err(SeatErrorKind::EngineError)
+        );
     }
 }
