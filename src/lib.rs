@@ -4,3 +4,4 @@ pub mod cli;
 pub mod eval;
 pub mod fibs;
 pub mod game;
+pub mod notation;

@@ -1,0 +1,3 @@
+//! Text formats around the rules core: board strings, move notations, position ids.
+
+pub mod fibs_board;
