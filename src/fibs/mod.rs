@@ -5,9 +5,11 @@
 //! the account: login, settings, invitations, the board-driven decision loop, pacing and
 //! reconnection. The decisions themselves come from a [`client::Brain`].
 
+pub mod brain;
 pub mod client;
 pub mod clip;
 pub mod config;
 
+pub use brain::SeatBrain;
 pub use client::{Brain, BrainError, Client, ClientStats, FibsError, Password};
 pub use config::{FibsConfig, InvitePolicy};
