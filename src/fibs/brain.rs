@@ -9,7 +9,7 @@
 
 use crate::arena::referee::{Reply, Seat};
 use crate::eval::Evaluator;
-use crate::game::{legal_plays, Decision, MatchState, Play, Position};
+use crate::game::{legal_plays, Decision, Play, Position};
 use crate::notation::fibs_board::{Convention, FibsBoard, FibsSeat};
 
 use super::client::{Brain, BrainError};
@@ -171,6 +171,7 @@ impl<S: Seat> Brain for SeatBrain<S> {
 mod tests {
     use super::*;
     use crate::arena::referee::SeatError;
+    use crate::game::MatchState;
 
     struct FirstPlay;
     impl Seat for FirstPlay {
