@@ -113,6 +113,16 @@ pub trait Seat: Send {
     fn act(&mut self, state: &MatchState) -> Result<Reply, SeatError>;
 }
 
+impl Seat for Box<dyn Seat> {
+    fn name(&self) -> String {
+        self.as_ref().name()
+    }
+
+    fn act(&mut self, state: &MatchState) -> Result<Reply, SeatError> {
+        self.as_mut().act(state)
+    }
+}
+
 /// How a game ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ending {

@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use super::referee::{Reply, Seat, SeatError, SeatErrorKind, SeatFactory};
 use crate::game::{Decision, MatchState, Play};
+use crate::notation::fibs_board::{Convention, FibsBoard, FibsSeat};
 
 /// Replies longer than this are not gnubg-interface replies.
 const MAX_REPLY: usize = 4096;
@@ -139,6 +140,15 @@ pub enum MoveReplyError {
 pub type EncodeFn = fn(&MatchState) -> Result<String, String>;
 /// Reads a move reply against the decision's position and dice.
 pub type ParseMoveFn = fn(&str, &MatchState) -> Result<Play, MoveReplyError>;
+
+/// The request for a decision: the board in gnubg's external-interface convention
+/// (protocols.md, section 1.1), as gnubg's own `external` server and `stargammon serve`
+/// expect it.
+pub fn gnubg_board_request(state: &MatchState) -> Result<String, String> {
+    FibsBoard::from_match_state(state, Convention::Gnubg, FibsSeat::default())
+        .map(|b| b.to_line())
+        .map_err(|e| e.to_string())
+}
 
 /// An engine behind a socket, answering one decision per request.
 #[derive(Debug)]
@@ -343,6 +353,18 @@ mod tests {
         assert_eq!(
             interpret_reply("Error: badly formed board", &take, no_moves),
             Err(SeatErrorKind::EngineError)
+        );
+    }
+
+    #[test]
+    fn requests_are_gnubg_boards() {
+        use crate::game::{Dice, Position};
+        let mut state =
+            MatchState::money(Position::OPENING, Decision::Move(Dice::new(2, 1).unwrap()));
+        state.names = ("probe".into(), "gnubg0ply".into());
+        assert_eq!(
+            gnubg_board_request(&state).unwrap(),
+            "board:probe:gnubg0ply:0:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:-1:2:1:2:1:1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:1"
         );
     }
 }
