@@ -1,6 +1,8 @@
 pub mod arena;
 pub mod bench;
 pub mod cli;
+pub mod cube;
+pub mod engine;
 pub mod eval;
 pub mod fibs;
 pub mod game;

@@ -1,0 +1,762 @@
+//! The doubling cube: cubeful values from cubeless probabilities, and the double/take
+//! decisions that follow from them.
+//!
+//! Evaluators give cubeless probabilities (win, gammons, backgammons). The cube's worth is
+//! estimated with Rick Janowski's cube-efficiency model ("Take-points in money games", 1993):
+//! the cubeful value is a mix `x * live + (1 - x) * dead`, where *dead* is the cubeless value
+//! and *live* is the value if the cube were used perfectly (turned exactly at the opponent's
+//! take point), which is piecewise linear in the winning chance. `x` (0..1) is the cube
+//! efficiency: about 0.68 in contact positions, more in long races, less in short ones.
+//!
+//! - **Money**: Janowski's closed forms. With W and L the average values of a win and a loss,
+//!   the live-cube take point is `(L - 1/2) / (W + L + 1/2)` and the cash point
+//!   `(L + 1) / (W + L + 1/2)`. Jacoby (gammons do not count with a centred cube) and beavers
+//!   are settings; they are not in board strings and must match the opponent's rules.
+//! - **Match**: the same model in match-winning chances (MWC) using the Kazaross-XG2 table
+//!   ([`met`]). Take and cash points are computed level by level from the highest useful cube
+//!   down, so dead cubes (a cube level at which winning already wins the match), free drops,
+//!   Crawford and post-Crawford games and gammon values at the score all follow from the
+//!   table instead of being special cases.
+//!
+//! Everything here is from the view of the side that would double (the side about to roll);
+//! the engine turns a take question around before asking.
+
+pub mod met;
+
+use std::fmt;
+
+use crate::eval::Probabilities;
+use crate::game::{CubeOwner, Phase};
+
+/// How the cube is valued and which optional rules are in force.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CubeSettings {
+    /// Janowski cube efficiency in contact positions.
+    pub efficiency_contact: f64,
+    /// Race efficiency: `race_base + race_per_pip * pips` (the roller's pip count), clamped
+    /// to `[race_min, race_max]`; longer races leave more time to use the cube.
+    pub race_base: f64,
+    pub race_per_pip: f64,
+    pub race_min: f64,
+    pub race_max: f64,
+    /// Money play: gammons count only once the cube has been turned.
+    pub jacoby: bool,
+    /// Money play: a side that is doubled may beaver (redouble at once, keeping the cube).
+    pub beavers: bool,
+}
+
+impl Default for CubeSettings {
+    fn default() -> Self {
+        CubeSettings {
+            efficiency_contact: 0.68,
+            race_base: 0.55,
+            race_per_pip: 0.00125,
+            race_min: 0.6,
+            race_max: 0.7,
+            jacoby: false,
+            beavers: false,
+        }
+    }
+}
+
+impl CubeSettings {
+    /// The cube efficiency for a position of this phase with `pips` for the roller.
+    pub fn efficiency(&self, phase: Phase, pips: u32) -> f64 {
+        match phase {
+            Phase::Contact => self.efficiency_contact,
+            Phase::Race => (self.race_base + self.race_per_pip * pips as f64)
+                .clamp(self.race_min, self.race_max),
+        }
+    }
+}
+
+/// The cube situation from the view of the side about to roll (the potential doubler).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CubeView {
+    /// Current cube value.
+    pub cube: u32,
+    /// Owner relative to the roller.
+    pub owner: CubeOwner,
+    /// 0 for money play.
+    pub match_length: u32,
+    /// Points the roller needs (match play).
+    pub away: u32,
+    /// Points the opponent needs (match play).
+    pub opp_away: u32,
+    /// This is the Crawford game (no doubling at all).
+    pub crawford: bool,
+    /// The Crawford game has been played.
+    pub post_crawford: bool,
+}
+
+impl CubeView {
+    /// Money play with the given cube.
+    pub fn money(cube: u32, owner: CubeOwner) -> CubeView {
+        CubeView {
+            cube,
+            owner,
+            match_length: 0,
+            away: 0,
+            opp_away: 0,
+            crawford: false,
+            post_crawford: false,
+        }
+    }
+
+    /// The same cube seen by the other side.
+    pub fn swap(&self) -> CubeView {
+        CubeView {
+            owner: self.owner.swap(),
+            away: self.opp_away,
+            opp_away: self.away,
+            ..*self
+        }
+    }
+
+    pub fn is_money(&self) -> bool {
+        self.match_length == 0
+    }
+}
+
+/// What the roller should do with the cube.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DoubleAction {
+    NoDouble,
+    /// Double; the opponent should take.
+    DoubleTake,
+    /// Double; the opponent should drop.
+    DoublePass,
+    /// Double; the opponent should beaver (money play with beavers).
+    DoubleBeaver,
+    /// The opponent would drop, but playing on for a gammon is worth more than cashing.
+    TooGood,
+}
+
+impl DoubleAction {
+    /// True when the roller should turn the cube.
+    pub fn doubles(self) -> bool {
+        matches!(
+            self,
+            DoubleAction::DoubleTake | DoubleAction::DoublePass | DoubleAction::DoubleBeaver
+        )
+    }
+}
+
+/// The right answer to a double.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TakeAction {
+    Take,
+    Drop,
+    Beaver,
+}
+
+impl fmt::Display for DoubleAction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            DoubleAction::NoDouble => "no double",
+            DoubleAction::DoubleTake => "double, take",
+            DoubleAction::DoublePass => "double, pass",
+            DoubleAction::DoubleBeaver => "double, beaver",
+            DoubleAction::TooGood => "too good to double",
+        })
+    }
+}
+
+impl fmt::Display for TakeAction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            TakeAction::Take => "take",
+            TakeAction::Drop => "drop",
+            TakeAction::Beaver => "beaver",
+        })
+    }
+}
+
+/// A full cube analysis from the roller's view. Money values are equities per unit of the
+/// *current* cube; match values are match-winning chances.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CubeDecision {
+    pub no_double: f64,
+    pub double_take: f64,
+    pub double_pass: f64,
+    /// The roller's value if the opponent beavers (money with beavers only).
+    pub double_beaver: Option<f64>,
+    pub action: DoubleAction,
+    /// The opponent's right answer if the roller doubles.
+    pub response: TakeAction,
+    /// The cube efficiency used.
+    pub efficiency: f64,
+}
+
+/// Values within this margin count as equal, so a double that gains nothing is not made.
+const EPS: f64 = 1e-9;
+
+fn lerp(q: f64, (q0, v0): (f64, f64), (q1, v1): (f64, f64)) -> f64 {
+    if q1 - q0 <= EPS {
+        return v1;
+    }
+    v0 + (v1 - v0) * (q - q0) / (q1 - q0)
+}
+
+/// Piecewise-linear interpolation through points sorted by `q`.
+fn through(q: f64, pts: &[(f64, f64)]) -> f64 {
+    for w in pts.windows(2) {
+        if q <= w[1].0 {
+            return lerp(q, w[0], w[1]);
+        }
+    }
+    pts.last().map(|p| p.1).unwrap_or(0.0)
+}
+
+/// Average value of a win and of a loss in points (W, L) for the side with `p`.
+fn win_loss_values(p: &Probabilities) -> (f64, f64) {
+    let w = p.0[0] as f64;
+    let w_val = if w > 1e-7 {
+        1.0 + (p.0[1] as f64 + p.0[2] as f64) / w
+    } else {
+        1.0
+    };
+    let l_val = if w < 1.0 - 1e-7 {
+        1.0 + (p.0[3] as f64 + p.0[4] as f64) / (1.0 - w)
+    } else {
+        1.0
+    };
+    (w_val, l_val)
+}
+
+/// Money play: cubeful equity per unit of cube for the roller with probabilities `p`,
+/// cube `owner` relative to the roller, efficiency `x`.
+pub fn money_equity(p: &Probabilities, owner: CubeOwner, x: f64, jacoby: bool) -> f64 {
+    let q = (p.0[0] as f64).clamp(0.0, 1.0);
+    let (w, l) = win_loss_values(p);
+    // Jacoby: with a centred cube a game ends as a single game unless the cube is turned.
+    let jacoby_now = jacoby && owner == CubeOwner::Centered;
+    let dead = if jacoby_now {
+        2.0 * q - 1.0
+    } else {
+        p.equity() as f64
+    };
+    let take_point = (l - 0.5) / (w + l + 0.5);
+    let cash_point = (l + 1.0) / (w + l + 0.5);
+    let low = if jacoby_now { -1.0 } else { -l };
+    let high = if jacoby_now { 1.0 } else { w };
+    let live = match owner {
+        CubeOwner::Centered => through(
+            q,
+            &[
+                (0.0, low),
+                (take_point, -1.0),
+                (cash_point, 1.0),
+                (1.0, high),
+            ],
+        ),
+        CubeOwner::Me => through(q, &[(0.0, -l), (cash_point, 1.0), (1.0, w)]),
+        CubeOwner::Opponent => through(q, &[(0.0, -l), (take_point, -1.0), (1.0, w)]),
+    };
+    (1.0 - x) * dead + x * live
+}
+
+/// Match play: the cube levels above the current one and their take/cash points.
+struct MatchModel {
+    away: i64,
+    opp_away: i64,
+    crawford: bool,
+    /// Whether a 1-away score reached at the end of this game means post-Crawford.
+    crawford_done: bool,
+    /// Conditional outcome shares given a win: (single, gammon, backgammon); same for losses.
+    win_split: [f64; 3],
+    loss_split: [f64; 3],
+    x: f64,
+    base: u32,
+    /// Per level k (cube `base << k`): the roller's cash point and take point (in the
+    /// roller's winning chance), where the cube is live for that side.
+    cash: Vec<Option<f64>>,
+    take: Vec<Option<f64>>,
+}
+
+impl MatchModel {
+    fn new(p: &Probabilities, view: &CubeView, x: f64) -> MatchModel {
+        let q = p.0[0] as f64;
+        let split = |total: f64, g: f64, bg: f64| -> [f64; 3] {
+            if total <= 1e-9 {
+                return [1.0, 0.0, 0.0];
+            }
+            let g = g.clamp(0.0, total);
+            let bg = bg.clamp(0.0, g);
+            [(total - g) / total, (g - bg) / total, bg / total]
+        };
+        let mut m = MatchModel {
+            away: view.away as i64,
+            opp_away: view.opp_away as i64,
+            crawford: view.crawford,
+            crawford_done: view.crawford || view.post_crawford,
+            win_split: split(q, p.0[1] as f64, p.0[2] as f64),
+            loss_split: split(1.0 - q, p.0[3] as f64, p.0[4] as f64),
+            x,
+            base: view.cube.max(1),
+            cash: Vec::new(),
+            take: Vec::new(),
+        };
+        m.build();
+        m
+    }
+
+    fn level_cube(&self, k: usize) -> i64 {
+        (self.base as i64) << k
+    }
+
+    fn mwc_after(&self, my_gain: i64, opp_gain: i64) -> f64 {
+        met::mwc(
+            self.away - my_gain,
+            self.opp_away - opp_gain,
+            self.crawford_done,
+        )
+    }
+
+    /// Roller's MWC if it wins / loses `w` points straight (a dropped cube).
+    fn win_points(&self, w: i64) -> f64 {
+        self.mwc_after(w, 0)
+    }
+    fn lose_points(&self, w: i64) -> f64 {
+        self.mwc_after(0, w)
+    }
+
+    /// Average MWC of a win and of a loss at cube `w`.
+    fn averages(&self, w: i64) -> (f64, f64) {
+        let mut win = 0.0;
+        let mut loss = 0.0;
+        for (i, mult) in [1i64, 2, 3].iter().enumerate() {
+            win += self.win_split[i] * self.win_points(w * mult);
+            loss += self.loss_split[i] * self.lose_points(w * mult);
+        }
+        (win, loss)
+    }
+
+    /// Doubling from cube `w` can gain the roller something: it does not already win the
+    /// match with `w` points, and this is not the Crawford game.
+    fn live_for_me(&self, w: i64) -> bool {
+        !self.crawford && self.away > w
+    }
+    fn live_for_opp(&self, w: i64) -> bool {
+        !self.crawford && self.opp_away > w
+    }
+
+    /// Levels until the cube is dead for both sides.
+    fn levels(&self) -> usize {
+        let mut k = 0;
+        while k < 12
+            && (self.live_for_me(self.level_cube(k)) || self.live_for_opp(self.level_cube(k)))
+        {
+            k += 1;
+        }
+        k + 1
+    }
+
+    fn build(&mut self) {
+        let n = self.levels();
+        self.cash = vec![None; n];
+        self.take = vec![None; n];
+        // The top level is dead for both sides: leave its points empty. Work downwards.
+        for k in (0..n.saturating_sub(1)).rev() {
+            let w = self.level_cube(k);
+            if self.live_for_me(w) {
+                // The opponent, doubled to 2w and then owning the cube, is indifferent
+                // between taking and giving up w points.
+                let target = self.win_points(w);
+                self.cash[k] = Some(self.solve(k + 1, CubeOwner::Opponent, target));
+            }
+            if self.live_for_opp(w) {
+                let target = self.lose_points(w);
+                self.take[k] = Some(self.solve(k + 1, CubeOwner::Me, target));
+            }
+        }
+    }
+
+    /// The winning chance at which the mixed value at level `k` with `owner` equals
+    /// `target` (0 or 1 when it never crosses).
+    fn solve(&self, k: usize, owner: CubeOwner, target: f64) -> f64 {
+        let f = |q: f64| self.mixed(k, owner, q) - target;
+        if f(0.0) >= 0.0 {
+            return 0.0;
+        }
+        if f(1.0) <= 0.0 {
+            return 1.0;
+        }
+        let (mut lo, mut hi) = (0.0, 1.0);
+        for _ in 0..50 {
+            let mid = 0.5 * (lo + hi);
+            if f(mid) < 0.0 {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        0.5 * (lo + hi)
+    }
+
+    /// Janowski mix at level `k` for winning chance `q`.
+    fn mixed(&self, k: usize, owner: CubeOwner, q: f64) -> f64 {
+        let w = self.level_cube(k);
+        let (win, loss) = self.averages(w);
+        let dead = q * win + (1.0 - q) * loss;
+        let mut pts = vec![(0.0, loss)];
+        let opp_point = if owner != CubeOwner::Me {
+            self.take.get(k).copied().flatten()
+        } else {
+            None
+        };
+        let my_point = if owner != CubeOwner::Opponent {
+            self.cash.get(k).copied().flatten()
+        } else {
+            None
+        };
+        match (opp_point, my_point) {
+            (Some(t), Some(c)) => {
+                let c = c.max(t);
+                pts.push((t, self.lose_points(w)));
+                pts.push((c, self.win_points(w)));
+            }
+            (Some(t), None) => pts.push((t, self.lose_points(w))),
+            (None, Some(c)) => pts.push((c, self.win_points(w))),
+            (None, None) => {}
+        }
+        pts.push((1.0, win));
+        let live = through(q, &pts);
+        self.x * live + (1.0 - self.x) * dead
+    }
+}
+
+/// The roller's cubeful value: money equity per unit of the current cube, or MWC in a match.
+pub fn cubeful_value(p: &Probabilities, view: &CubeView, settings: &CubeSettings, x: f64) -> f64 {
+    if view.is_money() {
+        money_equity(p, view.owner, x, settings.jacoby)
+    } else {
+        let m = MatchModel::new(p, view, x);
+        m.mixed(0, view.owner, p.0[0] as f64)
+    }
+}
+
+/// Cubeless value: money equity per unit of cube, or MWC with the cube left where it is.
+pub fn cubeless_value(p: &Probabilities, view: &CubeView) -> f64 {
+    if view.is_money() {
+        p.equity() as f64
+    } else {
+        let m = MatchModel::new(p, view, 0.0);
+        m.mixed(0, view.owner, p.0[0] as f64)
+    }
+}
+
+/// Double or not, and how the opponent should answer, for the roller with probabilities
+/// `p` (before rolling) and efficiency `x`. A roller without cube access gets `NoDouble`.
+pub fn analyse(
+    p: &Probabilities,
+    view: &CubeView,
+    settings: &CubeSettings,
+    x: f64,
+) -> CubeDecision {
+    let (no_double, double_take, double_pass, beaver) = if view.is_money() {
+        let nd = money_equity(p, view.owner, x, settings.jacoby);
+        let dt = 2.0 * money_equity(p, CubeOwner::Opponent, x, false);
+        let beaver = settings.beavers.then_some(2.0 * dt);
+        (nd, dt, 1.0, beaver)
+    } else {
+        let m = MatchModel::new(p, view, x);
+        let q = p.0[0] as f64;
+        let nd = m.mixed(0, view.owner, q);
+        // Levels beyond the built ones are dead cubes, which `mixed` values as such.
+        let dt = m.mixed(1, CubeOwner::Opponent, q);
+        let dp = m.win_points(m.level_cube(0));
+        (nd, dt, dp, None)
+    };
+    // The opponent answers to minimise the roller's value.
+    let response = match beaver {
+        Some(b) if double_take < -EPS && b < double_pass => TakeAction::Beaver,
+        _ if double_take <= double_pass + EPS => TakeAction::Take,
+        _ => TakeAction::Drop,
+    };
+    let after_double = match response {
+        TakeAction::Beaver => beaver.unwrap_or(double_take),
+        TakeAction::Take => double_take,
+        TakeAction::Drop => double_pass,
+    };
+    let can_double = view.owner != CubeOwner::Opponent && !view.crawford;
+    let action = if !can_double {
+        DoubleAction::NoDouble
+    } else if after_double > no_double + EPS {
+        match response {
+            TakeAction::Take => DoubleAction::DoubleTake,
+            TakeAction::Drop => DoubleAction::DoublePass,
+            TakeAction::Beaver => DoubleAction::DoubleBeaver,
+        }
+    } else if response == TakeAction::Drop && no_double >= double_pass {
+        DoubleAction::TooGood
+    } else {
+        DoubleAction::NoDouble
+    };
+    CubeDecision {
+        no_double,
+        double_take,
+        double_pass,
+        double_beaver: beaver,
+        action,
+        response,
+        efficiency: x,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gammonless(w: f32) -> Probabilities {
+        Probabilities([w, 0.0, 0.0, 0.0, 0.0])
+    }
+
+    fn money(owner: CubeOwner) -> CubeView {
+        CubeView::money(1, owner)
+    }
+
+    fn settings() -> CubeSettings {
+        CubeSettings::default()
+    }
+
+    #[test]
+    fn money_dead_cube_take_point_is_25_percent() {
+        // Doubler at 74%: the taker has 26% and takes; at 76% the taker drops.
+        let d = analyse(
+            &gammonless(0.74),
+            &money(CubeOwner::Centered),
+            &settings(),
+            0.0,
+        );
+        assert_eq!(d.response, TakeAction::Take);
+        let d = analyse(
+            &gammonless(0.76),
+            &money(CubeOwner::Centered),
+            &settings(),
+            0.0,
+        );
+        assert_eq!(d.response, TakeAction::Drop);
+        assert!((d.double_take - 1.04).abs() < 1e-6);
+    }
+
+    #[test]
+    fn money_live_cube_take_point_is_20_percent() {
+        let d = analyse(
+            &gammonless(0.79),
+            &money(CubeOwner::Centered),
+            &settings(),
+            1.0,
+        );
+        assert_eq!(d.response, TakeAction::Take);
+        let d = analyse(
+            &gammonless(0.81),
+            &money(CubeOwner::Centered),
+            &settings(),
+            1.0,
+        );
+        assert_eq!(d.response, TakeAction::Drop);
+    }
+
+    #[test]
+    fn money_janowski_take_point_at_two_thirds_efficiency() {
+        // Gammonless: TP = (1 - 1/2) / (2 + x/2): 0.2155 at x = 0.68.
+        let x = 0.68;
+        let tp = 0.5 / (2.0 + 0.5 * x);
+        let below = analyse(
+            &gammonless((1.0 - tp + 0.003) as f32),
+            &money(CubeOwner::Centered),
+            &settings(),
+            x,
+        );
+        let above = analyse(
+            &gammonless((1.0 - tp - 0.003) as f32),
+            &money(CubeOwner::Centered),
+            &settings(),
+            x,
+        );
+        assert_eq!(below.response, TakeAction::Drop);
+        assert_eq!(above.response, TakeAction::Take);
+    }
+
+    #[test]
+    fn money_no_double_when_even() {
+        let d = analyse(
+            &gammonless(0.5),
+            &money(CubeOwner::Centered),
+            &settings(),
+            0.68,
+        );
+        assert_eq!(d.action, DoubleAction::NoDouble);
+    }
+
+    #[test]
+    fn money_double_take_and_double_pass() {
+        let d = analyse(
+            &gammonless(0.74),
+            &money(CubeOwner::Centered),
+            &settings(),
+            0.68,
+        );
+        assert_eq!(d.action, DoubleAction::DoubleTake);
+        let d = analyse(
+            &gammonless(0.85),
+            &money(CubeOwner::Centered),
+            &settings(),
+            0.68,
+        );
+        assert_eq!(d.action, DoubleAction::DoublePass);
+    }
+
+    #[test]
+    fn money_too_good_to_double_with_big_gammon_chances() {
+        let p = Probabilities([0.92, 0.6, 0.05, 0.0, 0.0]);
+        let d = analyse(&p, &money(CubeOwner::Centered), &settings(), 0.68);
+        assert_eq!(d.action, DoubleAction::TooGood);
+        assert!(d.no_double > 1.0);
+        // Under the Jacoby rule gammons do not count with a centred cube: cash instead.
+        let jacoby = CubeSettings {
+            jacoby: true,
+            ..settings()
+        };
+        let d = analyse(&p, &money(CubeOwner::Centered), &jacoby, 0.68);
+        assert_eq!(d.action, DoubleAction::DoublePass);
+    }
+
+    #[test]
+    fn money_beaver_when_the_doubler_is_the_underdog() {
+        let beavers = CubeSettings {
+            beavers: true,
+            ..settings()
+        };
+        let d = analyse(
+            &gammonless(0.4),
+            &money(CubeOwner::Centered),
+            &beavers,
+            0.68,
+        );
+        assert_eq!(d.response, TakeAction::Beaver);
+        assert_eq!(d.action, DoubleAction::NoDouble);
+        let d = analyse(
+            &gammonless(0.4),
+            &money(CubeOwner::Centered),
+            &settings(),
+            0.68,
+        );
+        assert_eq!(d.response, TakeAction::Take);
+    }
+
+    #[test]
+    fn owned_cube_is_worth_more_than_centred_and_unavailable_less() {
+        let p = Probabilities([0.6, 0.15, 0.01, 0.1, 0.005]);
+        let me = money_equity(&p, CubeOwner::Me, 0.68, false);
+        let c = money_equity(&p, CubeOwner::Centered, 0.68, false);
+        let opp = money_equity(&p, CubeOwner::Opponent, 0.68, false);
+        assert!(me > c && c > opp, "{me} {c} {opp}");
+        // With x = 0 every cube position is the cubeless equity.
+        assert!((money_equity(&p, CubeOwner::Me, 0.0, false) - p.equity() as f64).abs() < 1e-6);
+    }
+
+    #[test]
+    fn opponent_owned_cube_cannot_be_doubled() {
+        let d = analyse(
+            &gammonless(0.9),
+            &money(CubeOwner::Opponent),
+            &settings(),
+            0.68,
+        );
+        assert_eq!(d.action, DoubleAction::NoDouble);
+    }
+
+    fn view(away: u32, opp_away: u32, cube: u32, owner: CubeOwner) -> CubeView {
+        CubeView {
+            cube,
+            owner,
+            match_length: 11,
+            away,
+            opp_away,
+            crawford: false,
+            post_crawford: false,
+        }
+    }
+
+    #[test]
+    fn dmp_has_no_doubling_value() {
+        for w in [0.3f32, 0.5, 0.7, 0.95] {
+            let mut v = view(1, 1, 1, CubeOwner::Centered);
+            v.post_crawford = true;
+            let d = analyse(&gammonless(w), &v, &settings(), 0.68);
+            assert_eq!(d.action, DoubleAction::NoDouble, "{w}");
+            assert!((d.no_double - w as f64).abs() < 1e-6);
+            assert!((d.double_take - w as f64).abs() < 1e-6);
+        }
+    }
+
+    #[test]
+    fn crawford_game_has_no_cube() {
+        let mut v = view(1, 3, 1, CubeOwner::Centered);
+        v.crawford = true;
+        let d = analyse(&gammonless(0.3), &v, &settings(), 0.68);
+        assert_eq!(d.action, DoubleAction::NoDouble);
+        let d = analyse(&gammonless(0.3), &v.swap(), &settings(), 0.68);
+        assert_eq!(d.action, DoubleAction::NoDouble);
+    }
+
+    #[test]
+    fn post_crawford_trailer_doubles_and_leader_takes() {
+        // Trailer at 2-away, leader at 1-away: the double costs the trailer nothing.
+        let mut v = view(2, 1, 1, CubeOwner::Centered);
+        v.post_crawford = true;
+        let d = analyse(&gammonless(0.45), &v, &settings(), 0.68);
+        assert!(d.action.doubles(), "{d:?}");
+        assert_eq!(d.response, TakeAction::Take);
+        // The leader never doubles: its cube is dead.
+        let d = analyse(&gammonless(0.8), &v.swap(), &settings(), 0.68);
+        assert_eq!(d.action, DoubleAction::NoDouble);
+    }
+
+    #[test]
+    fn dead_cube_is_not_redoubled() {
+        // 2-away owning a 2-cube: winning this game already wins the match.
+        let v = view(2, 3, 2, CubeOwner::Me);
+        let d = analyse(&gammonless(0.8), &v, &settings(), 0.68);
+        assert_eq!(d.action, DoubleAction::NoDouble, "{d:?}");
+        assert!(d.no_double > d.double_take);
+    }
+
+    #[test]
+    fn match_take_point_at_two_away_two_away_is_dead_cube_mwc() {
+        // 2-away/2-away: after a double the cube is dead for both, so the taker needs
+        // MWC(2a,2a) - MWC(2a, 1a Crawford) ... the classic take point is about 32%.
+        let v = view(2, 2, 1, CubeOwner::Centered);
+        let tp = 1.0 - met::mwc(1, 2, false); // the taker drops to 2-away vs 1-away: 0.32264
+        let too_strong = analyse(&gammonless((1.0 - tp + 0.01) as f32), &v, &settings(), 0.68);
+        let takeable = analyse(&gammonless((1.0 - tp - 0.01) as f32), &v, &settings(), 0.68);
+        assert_eq!(too_strong.response, TakeAction::Drop);
+        assert_eq!(takeable.response, TakeAction::Take);
+    }
+
+    #[test]
+    fn match_values_match_money_shape_far_from_the_end() {
+        // Long match, even score: cubeful MWC rises with the winning chance and owning
+        // the cube is worth more than not.
+        let v = view(17, 17, 1, CubeOwner::Centered);
+        let lo = cubeful_value(&gammonless(0.4), &v, &settings(), 0.68);
+        let hi = cubeful_value(&gammonless(0.6), &v, &settings(), 0.68);
+        assert!(lo < 0.5 && hi > 0.5 && lo < hi);
+        let p = gammonless(0.6);
+        let mine = cubeful_value(&p, &view(17, 17, 2, CubeOwner::Me), &settings(), 0.68);
+        let theirs = cubeful_value(&p, &view(17, 17, 2, CubeOwner::Opponent), &settings(), 0.68);
+        assert!(mine > theirs);
+    }
+
+    #[test]
+    fn race_efficiency_grows_with_the_race() {
+        let s = settings();
+        assert_eq!(s.efficiency(Phase::Contact, 100), 0.68);
+        assert!(s.efficiency(Phase::Race, 20) <= s.efficiency(Phase::Race, 100));
+        assert!(s.efficiency(Phase::Race, 20) >= s.race_min);
+        assert!(s.efficiency(Phase::Race, 200) <= s.race_max);
+    }
+}
