@@ -816,7 +816,7 @@ pub fn run_series(
     let workers = cfg.parallel.max(1).min(units.max(1) as usize);
     let next = AtomicU64::new(0);
     let stop = AtomicBool::new(false);
-    let names = [a.name(), b.name()];
+    let names = [seat_name(&a.name(), "A"), seat_name(&b.name(), "B")];
     let (tx, rx) = crossbeam::channel::unbounded::<Result<(u64, UnitResult), String>>();
     let mut summary = SeriesSummary::default();
     let mut failure = None;
@@ -898,6 +898,17 @@ pub fn run_series(
         Some(e) => Err(e),
         None => Ok(summary),
     }
+}
+
+/// A name safe in board lines and .mat files: the leading letters and digits of the
+/// engine's name plus a suffix telling the two sides apart (`tcp://...` -> `tcpA`).
+pub fn seat_name(engine: &str, suffix: &str) -> String {
+    let stem: String = engine
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric())
+        .take(12)
+        .collect();
+    format!("{stem}{suffix}")
 }
 
 /// Writes matches in the Jellyfish `.mat` text format that gnubg imports

@@ -14,6 +14,7 @@ use std::time::Duration;
 use super::referee::{Reply, Seat, SeatError, SeatErrorKind, SeatFactory};
 use crate::game::{Decision, MatchState, Play};
 use crate::notation::fibs_board::{Convention, FibsBoard, FibsSeat};
+use crate::notation::{parse_move, MoveError, MoveStyle};
 
 /// Replies longer than this are not gnubg-interface replies.
 const MAX_REPLY: usize = 4096;
@@ -148,6 +149,18 @@ pub fn gnubg_board_request(state: &MatchState) -> Result<String, String> {
     FibsBoard::from_match_state(state, Convention::Gnubg, FibsSeat::default())
         .map(|b| b.to_line())
         .map_err(|e| e.to_string())
+}
+
+/// Reads an engine's move reply (gnubg's notation, mover's numbers) as the one legal play
+/// of the decision's position and dice it denotes.
+pub fn gnubg_move_reply(text: &str, state: &MatchState) -> Result<Play, MoveReplyError> {
+    let Decision::Move(dice) = state.decision else {
+        return Err(MoveReplyError::Illegal("no move is asked for here".into()));
+    };
+    parse_move(text, &state.position, dice, MoveStyle::Gnubg).map_err(|e| match e {
+        MoveError::Syntax(_) => MoveReplyError::Syntax(e.to_string()),
+        MoveError::Illegal(_) => MoveReplyError::Illegal(e.to_string()),
+    })
 }
 
 /// An engine behind a socket, answering one decision per request.
@@ -366,5 +379,22 @@ mod tests {
             gnubg_board_request(&state).unwrap(),
             "board:probe:gnubg0ply:0:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:-1:2:1:2:1:1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:1"
         );
+    }
+
+    #[test]
+    fn move_replies_become_legal_plays() {
+        use crate::game::{Dice, Position};
+        let state = MatchState::money(Position::OPENING, Decision::Move(Dice::new(2, 1).unwrap()));
+        let p = gnubg_move_reply("13/11 24/23 ", &state).unwrap();
+        assert_eq!(p.steps().len(), 2);
+        assert!(matches!(
+            gnubg_move_reply("13-11 24-23", &state),
+            Err(MoveReplyError::Syntax(_)) | Err(MoveReplyError::Illegal(_))
+        ));
+        assert!(matches!(
+            gnubg_move_reply("13/10 24/23", &state),
+            Err(MoveReplyError::Illegal(_))
+        ));
+        assert!(gnubg_move_reply("", &state).is_err());
     }
 }

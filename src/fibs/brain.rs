@@ -11,6 +11,7 @@ use crate::arena::referee::{Reply, Seat};
 use crate::eval::Evaluator;
 use crate::game::{legal_plays, Decision, Play, Position};
 use crate::notation::fibs_board::{Convention, FibsBoard, FibsSeat};
+use crate::notation::{format_play, FibsOrientation, MoveStyle};
 
 use super::client::{Brain, BrainError};
 
@@ -43,33 +44,11 @@ impl<S: Seat> SeatBrain<S> {
     }
 }
 
-/// Writes a play in FIBS absolute numbers for a player sitting at `seat`.
-pub fn fibs_move_text(play: &Play, seat: FibsSeat) -> String {
-    let abs = |p: u8| -> String {
-        if seat.direction == -1 {
-            p.to_string()
-        } else {
-            (25 - p).to_string()
-        }
-    };
-    let parts: Vec<String> = play
-        .steps()
-        .iter()
-        .map(|s| {
-            let from = if s.from == 25 {
-                "bar".to_string()
-            } else {
-                abs(s.from)
-            };
-            let to = if s.to == 0 {
-                "off".to_string()
-            } else {
-                abs(s.to)
-            };
-            format!("{from}-{to}")
-        })
-        .collect();
-    parts.join(" ")
+/// Writes a play in FIBS absolute numbers for a player sitting at `seat`, one sub-move per
+/// die in an order the server can apply.
+pub fn fibs_move_text(before: &Position, play: &Play, seat: FibsSeat) -> String {
+    let o = FibsOrientation::from_direction(seat.direction as i32);
+    format_play(before, play, MoveStyle::Fibs(o))
 }
 
 /// The most a side can still win from `pos` (its view) at cube value 1: 1 once the
@@ -113,7 +92,10 @@ impl<S: Seat> Brain for SeatBrain<S> {
                 if !plays.iter().any(|p| p.position == chosen.position) {
                     return Err(BrainError(format!("{chosen:?} is not a legal play here")));
                 }
-                Ok(Some(format!("move {}", fibs_move_text(&chosen, seat))))
+                Ok(Some(format!(
+                    "move {}",
+                    fibs_move_text(&state.position, &chosen, seat)
+                )))
             }
             Decision::DoubleOrRoll => {
                 if !state.may_double {

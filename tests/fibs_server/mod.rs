@@ -29,6 +29,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use stargammon::game::{legal_plays, Dice, Play, Position};
+use stargammon::notation::{parse_move, FibsOrientation, MoveStyle};
 
 pub const OPPONENT: &str = "alice";
 pub const SPAMMER: &str = "spammer";
@@ -724,7 +725,17 @@ impl World {
         let g = self.game().unwrap().clone();
         let dice = g.dice.unwrap();
         let plays = legal_plays(&g.bot_view, dice);
-        match apply_fibs_move(&g.bot_view, g.bot_colour, parts) {
+        // The bot moves 24 -> 1 on the board array when it is O (direction -1).
+        let orientation = FibsOrientation::from_direction(-(g.bot_colour as i32));
+        let parsed = parse_move(
+            &parts.join(" "),
+            &g.bot_view,
+            dice,
+            MoveStyle::Fibs(orientation),
+        )
+        .ok()
+        .map(|p| p.position);
+        match parsed {
             Some(after) if plays.iter().any(|p| p.position == after) => {
                 self.log.legal_moves += 1;
                 if let Some(limit) = self.script.restart_after_bot_moves {
@@ -1023,52 +1034,6 @@ impl World {
         let away = self.script.match_length - m.score[side.idx()];
         g.cube < away
     }
-}
-
-/// Applies `8-5 6-5` style sub-moves (absolute numbers, `bar`, `off`/`home`) for the bot
-/// (whose board view is `view`, colour `colour`); None when a part is malformed or a step
-/// is impossible. Legality of the whole play is checked by the caller.
-pub fn apply_fibs_move(view: &Position, colour: i8, parts: &[&str]) -> Option<Position> {
-    let mut slots = *view.slots();
-    let rel = |t: &str| -> Option<usize> {
-        match t {
-            "bar" => Some(25),
-            "off" | "home" => Some(0),
-            n => {
-                let a: usize = n.parse().ok()?;
-                if !(1..=24).contains(&a) {
-                    return None;
-                }
-                Some(if colour == 1 { a } else { 25 - a })
-            }
-        }
-    };
-    if parts.is_empty() || parts.len() > 4 {
-        return None;
-    }
-    for part in parts {
-        let (a, b) = part.split_once('-')?;
-        let from = rel(a)?;
-        let to = rel(b)?;
-        if from == 0 || to == 25 || to >= from {
-            return None;
-        }
-        if slots[from] <= 0 {
-            return None;
-        }
-        slots[from] -= 1;
-        if to > 0 {
-            match slots[to] {
-                c if c <= -2 => return None,
-                -1 => {
-                    slots[to] = 1;
-                    slots[0] -= 1;
-                }
-                _ => slots[to] += 1,
-            }
-        }
-    }
-    Position::from_slots(slots).ok()
 }
 
 /// A running server (one listener plus its connections).
