@@ -111,3 +111,56 @@ pub fn run_movegen(set: &[(Position, Dice)], rounds: u32) -> MovegenResult {
         decisions_per_sec: decisions as f64 / secs,
     }
 }
+
+/// What one evaluator benchmark run measured.
+#[derive(Debug, Clone, Copy)]
+pub struct EvalResult {
+    pub evals: u64,
+    pub evals_per_sec: f64,
+    /// Contact positions in the set.
+    pub positions: usize,
+}
+
+/// The contact positions of the committed movegen set (the benchmark's fixed positions).
+pub fn eval_positions() -> Result<Vec<Position>, String> {
+    let mut v: Vec<Position> = movegen_set()?
+        .into_iter()
+        .map(|(p, _)| p)
+        .filter(|p| p.phase() == crate::game::Phase::Contact && !p.is_game_over())
+        .collect();
+    v.dedup();
+    Ok(v)
+}
+
+/// Evaluates every position `rounds` times with the contact net on this thread: encoding
+/// (with all features) plus the forward pass, as a search would call it.
+pub fn run_eval(
+    eval: &crate::eval::NeuralEvaluator,
+    positions: &[Position],
+    rounds: u32,
+) -> EvalResult {
+    use crate::eval::encoding::{encode, SparseInput};
+    let net = &eval.nets().contact;
+    let mut input = SparseInput::default();
+    let mut hidden = vec![0.0f32; crate::eval::net::MAX_HIDDEN];
+    let mut sink = 0.0f32;
+    for p in positions.iter().take(1000) {
+        encode(p, &mut input);
+        sink += net.forward_into(&input, &mut hidden)[0];
+    }
+    let start = Instant::now();
+    for _ in 0..rounds {
+        for p in positions {
+            encode(p, &mut input);
+            sink += net.forward_into(&input, &mut hidden)[0];
+        }
+    }
+    let secs = start.elapsed().as_secs_f64();
+    std::hint::black_box(sink);
+    let evals = positions.len() as u64 * rounds as u64;
+    EvalResult {
+        evals,
+        evals_per_sec: evals as f64 / secs,
+        positions: positions.len(),
+    }
+}

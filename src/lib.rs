@@ -7,3 +7,6 @@ pub mod eval;
 pub mod fibs;
 pub mod game;
 pub mod notation;
+pub mod protocol;
+pub mod search;
+pub mod train;

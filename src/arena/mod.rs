@@ -1,4 +1,306 @@
-//! Games between engines: the referee and engines reached over sockets.
+//! In-process games between players, and duels that measure strength honestly.
+//!
+//! A duel plays N/2 *mirrored pairs*: one dice sequence, derived from (seed, pair index),
+//! is played twice with the players swapped, and the mean of the two results is one
+//! sample. Luck largely cancels inside a pair, so the interval computed from the pair
+//! samples is much narrower than from single games. Pairs are spread over threads and
+//! aggregated in index order, so a seed gives the same figures whatever the thread count.
 
+pub mod players;
 pub mod referee;
 pub mod socket;
+pub mod spec;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+pub use players::{
+    play_equity, position_noise, splitmix, HeuristicPlayer, NetPlayer, Player, PubevalPlayer,
+    RandomPlayer,
+};
+pub use spec::{PlayerFactory, PlayerKind, PlayerSpec, SpecError};
+
+use crate::game::{generate_plays, Dice, GameResult, PlayList, Position};
+
+/// How one game ended, from the first player's view.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GameOutcome {
+    /// True when the first player (`p0`, who rolled first) won.
+    pub first_won: bool,
+    pub result: GameResult,
+    /// Plays made by both sides.
+    pub plies: u32,
+}
+
+impl GameOutcome {
+    /// Points for the first player: +1/+2/+3 for a win, negative for a loss.
+    pub fn points(&self) -> i32 {
+        if self.first_won {
+            self.result.points()
+        } else {
+            -self.result.points()
+        }
+    }
+}
+
+/// The opening roll: re-rolled until it is not a double, as in real play.
+pub fn opening_roll(rng: &mut ChaCha8Rng) -> Dice {
+    loop {
+        let d = Dice::roll(rng);
+        if !d.is_double() {
+            return d;
+        }
+    }
+}
+
+/// Plays one game from the opening, `p0` rolling first, dice from `rng`.
+pub fn play_game(
+    p0: &mut dyn Player,
+    p1: &mut dyn Player,
+    rng: &mut ChaCha8Rng,
+    list: &mut PlayList,
+) -> GameOutcome {
+    let mut pos = Position::OPENING;
+    let mut mover = 0usize;
+    let mut plies = 0u32;
+    let mut dice = opening_roll(rng);
+    loop {
+        generate_plays(&pos, dice, list);
+        let player: &mut dyn Player = if mover == 0 { &mut *p0 } else { &mut *p1 };
+        let i = player.choose(&pos, dice, list).min(list.len() - 1);
+        let play = list[i];
+        plies += 1;
+        if let Some(result) = play.position.mover_result() {
+            return GameOutcome {
+                first_won: mover == 0,
+                result,
+                plies,
+            };
+        }
+        pos = play.next_position();
+        mover ^= 1;
+        dice = Dice::roll(rng);
+    }
+}
+
+/// The seed of pair `index` in a duel seeded with `seed`.
+pub fn pair_seed(seed: u64, index: u64) -> u64 {
+    splitmix(seed ^ splitmix(index.wrapping_add(0x5EED)))
+}
+
+/// Both games of a mirrored pair, from A's view: (A rolled first, B rolled first).
+pub fn play_pair(
+    a: &mut dyn Player,
+    b: &mut dyn Player,
+    seed: u64,
+    list: &mut PlayList,
+) -> [PairGame; 2] {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    a.new_game(splitmix(seed ^ 1));
+    b.new_game(splitmix(seed ^ 2));
+    let g1 = play_game(a, b, &mut rng, list);
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    a.new_game(splitmix(seed ^ 3));
+    b.new_game(splitmix(seed ^ 4));
+    let g2 = play_game(b, a, &mut rng, list);
+    [
+        PairGame {
+            a_won: g1.first_won,
+            result: g1.result,
+        },
+        PairGame {
+            a_won: !g2.first_won,
+            result: g2.result,
+        },
+    ]
+}
+
+/// One game's result from A's view.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PairGame {
+    pub a_won: bool,
+    pub result: GameResult,
+}
+
+impl PairGame {
+    pub fn points(&self) -> i32 {
+        if self.a_won {
+            self.result.points()
+        } else {
+            -self.result.points()
+        }
+    }
+}
+
+/// Mean and 95% half-width (1.96 standard errors, sample standard deviation) of a list
+/// of independent samples. The half-width is NaN with fewer than two samples.
+pub fn mean_ci95(samples: &[f64]) -> (f64, f64) {
+    let n = samples.len();
+    if n == 0 {
+        return (f64::NAN, f64::NAN);
+    }
+    let mean = samples.iter().sum::<f64>() / n as f64;
+    if n < 2 {
+        return (mean, f64::NAN);
+    }
+    let var = samples.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (n - 1) as f64;
+    (mean, 1.96 * (var / n as f64).sqrt())
+}
+
+/// Duel settings.
+#[derive(Debug, Clone)]
+pub struct DuelConfig {
+    /// Games; rounded down to an even number (whole pairs), at least one pair.
+    pub games: u64,
+    pub seed: u64,
+    pub threads: usize,
+    /// Draw a progress bar on stderr.
+    pub progress: bool,
+}
+
+/// What a duel measured, from A's view.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DuelResult {
+    pub a: String,
+    pub b: String,
+    pub games: u64,
+    pub pairs: u64,
+    pub ppg: f64,
+    pub ci95: f64,
+    pub a_wins: u64,
+    /// Games A won with a gammon or backgammon.
+    pub gammons_a: u64,
+    pub backgammons_a: u64,
+    pub gammons_b: u64,
+    pub backgammons_b: u64,
+    pub seconds: f64,
+}
+
+impl DuelResult {
+    /// The JSON object of `stargammon duel --json`.
+    pub fn to_json(&self) -> serde_json::Value {
+        let num = |x: f64| {
+            if x.is_finite() {
+                serde_json::json!(x)
+            } else {
+                serde_json::Value::Null
+            }
+        };
+        serde_json::json!({
+            "a": self.a,
+            "b": self.b,
+            "games": self.games,
+            "pairs": self.pairs,
+            "ppg": num(self.ppg),
+            "ci95": num(self.ci95),
+            "a_wins": self.a_wins,
+            "a_win_rate": num(self.a_wins as f64 / self.games as f64),
+            "gammons_a": self.gammons_a,
+            "gammons_b": self.gammons_b,
+            "backgammons_a": self.backgammons_a,
+            "backgammons_b": self.backgammons_b,
+            "gammon_rate_a": num(self.gammons_a as f64 / self.games as f64),
+            "gammon_rate_b": num(self.gammons_b as f64 / self.games as f64),
+            "seconds": self.seconds,
+        })
+    }
+}
+
+/// Aggregates pair results, in index order.
+pub fn summarise(a: &str, b: &str, pairs: &[[PairGame; 2]], seconds: f64) -> DuelResult {
+    let samples: Vec<f64> = pairs
+        .iter()
+        .map(|p| (p[0].points() + p[1].points()) as f64 / 2.0)
+        .collect();
+    let (ppg, ci95) = mean_ci95(&samples);
+    let mut r = DuelResult {
+        a: a.to_string(),
+        b: b.to_string(),
+        games: 2 * pairs.len() as u64,
+        pairs: pairs.len() as u64,
+        ppg,
+        ci95,
+        a_wins: 0,
+        gammons_a: 0,
+        backgammons_a: 0,
+        gammons_b: 0,
+        backgammons_b: 0,
+        seconds,
+    };
+    for g in pairs.iter().flatten() {
+        let gammon = g.result >= GameResult::Gammon;
+        let bg = g.result == GameResult::Backgammon;
+        if g.a_won {
+            r.a_wins += 1;
+            r.gammons_a += gammon as u64;
+            r.backgammons_a += bg as u64;
+        } else {
+            r.gammons_b += gammon as u64;
+            r.backgammons_b += bg as u64;
+        }
+    }
+    r
+}
+
+/// Plays a duel between the players the two factories make.
+pub fn duel(a: &PlayerFactory, b: &PlayerFactory, cfg: &DuelConfig) -> DuelResult {
+    let pairs = (cfg.games / 2).max(1) as usize;
+    let threads = cfg.threads.clamp(1, pairs);
+    let start = Instant::now();
+    let bar = if cfg.progress {
+        let pb = indicatif::ProgressBar::new(2 * pairs as u64);
+        pb.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{elapsed_precise} [{bar:40}] {pos}/{len} games {per_sec} {msg}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        pb
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<[PairGame; 2]>>> = Mutex::new(vec![None; pairs]);
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                let mut pa = a.make();
+                let mut pb = b.make();
+                let mut list = PlayList::new();
+                let mut local = Vec::new();
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= pairs {
+                        break;
+                    }
+                    let r = play_pair(&mut *pa, &mut *pb, pair_seed(cfg.seed, i as u64), &mut list);
+                    local.push((i, r));
+                    bar.inc(2);
+                    if local.len() >= 64 {
+                        flush(&results, &mut local);
+                    }
+                }
+                flush(&results, &mut local);
+            });
+        }
+    });
+    bar.finish_and_clear();
+    let all: Vec<[PairGame; 2]> = results
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner())
+        .into_iter()
+        .flatten()
+        .collect();
+    summarise(a.name(), b.name(), &all, start.elapsed().as_secs_f64())
+}
+
+fn flush(results: &Mutex<Vec<Option<[PairGame; 2]>>>, local: &mut Vec<(usize, [PairGame; 2])>) {
+    let mut r = results.lock().unwrap_or_else(|e| e.into_inner());
+    for (i, g) in local.drain(..) {
+        r[i] = Some(g);
+    }
+}

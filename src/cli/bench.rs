@@ -15,6 +15,21 @@ pub struct BenchArgs {
 pub enum BenchCommand {
     /// Legal-play generation over the committed set of (position, roll) pairs.
     Movegen(MovegenArgs),
+    /// Static evaluations per second of the contact net on one thread.
+    Eval(EvalArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct EvalArgs {
+    /// Passes over the position set.
+    #[arg(long, default_value_t = 20)]
+    pub rounds: u32,
+    /// A weights file instead of the embedded default nets.
+    #[arg(long)]
+    pub weights: Option<std::path::PathBuf>,
+    /// Print one JSON object on stdout.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -30,6 +45,7 @@ pub struct MovegenArgs {
 pub fn run(args: BenchArgs) -> Result<(), CliError> {
     match args.which {
         BenchCommand::Movegen(a) => movegen(a),
+        BenchCommand::Eval(a) => eval(a),
     }
 }
 
@@ -63,6 +79,50 @@ fn movegen(a: MovegenArgs) -> Result<(), CliError> {
         println!("ns per decision:  {:.1}", r.ns_per_decision);
         println!("decisions/s:      {:.0}", r.decisions_per_sec);
         println!("command:          {command}");
+    }
+    Ok(())
+}
+
+fn eval(a: EvalArgs) -> Result<(), CliError> {
+    use crate::eval::NeuralEvaluator;
+    if a.rounds == 0 {
+        return Err("--rounds must be at least 1".into());
+    }
+    let ev = match &a.weights {
+        Some(p) => NeuralEvaluator::load(p)?,
+        None => NeuralEvaluator::default_nets()?,
+    };
+    let positions = bench::eval_positions()?;
+    let r = bench::run_eval(&ev, &positions, a.rounds);
+    let c = &ev.nets().contact;
+    let net = format!("contact {}x{}x5", c.inputs(), c.hidden());
+    let simd = crate::eval::net::simd::available();
+    let mut command = format!("stargammon bench eval --rounds {}", a.rounds);
+    if let Some(p) = &a.weights {
+        command.push_str(&format!(" --weights {}", p.display()));
+    }
+    if a.json {
+        println!(
+            "{}",
+            serde_json::json!({
+                "evals": r.evals,
+                "evals_per_sec": r.evals_per_sec,
+                "threads": 1,
+                "net": net,
+                "positions": r.positions,
+                "avx2_fma": simd,
+                "command": command,
+            })
+        );
+    } else {
+        println!(
+            "eval: {} contact positions x {} rounds, one thread",
+            r.positions, a.rounds
+        );
+        println!("net:         {net} (AVX2/FMA path: {simd})");
+        println!("evaluations: {}", r.evals);
+        println!("evals/s:     {:.0}", r.evals_per_sec);
+        println!("command:     {command}");
     }
     Ok(())
 }

@@ -4,6 +4,8 @@
 use clap::{Parser, Subcommand};
 
 pub mod bench;
+pub mod duel;
+pub mod train;
 
 /// The error type at the command-line edge: a one-line message.
 pub type CliError = Box<dyn std::error::Error + Send + Sync>;
@@ -23,11 +25,17 @@ pub struct Cli {
 pub enum Command {
     /// Benchmarks: movegen, eval, search, server.
     Bench(bench::BenchArgs),
+    /// In-process cubeless money games between two players, mirrored dice pairs.
+    Duel(duel::DuelArgs),
+    /// TD(lambda) self-play training with checkpoints.
+    Train(train::TrainArgs),
 }
 
 /// Runs a parsed command line.
 pub fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
         Command::Bench(args) => bench::run(args),
+        Command::Duel(args) => duel::run(args),
+        Command::Train(args) => train::run(args),
     }
 }

@@ -69,3 +69,12 @@ pub trait Evaluator: Send + Sync {
     /// A short name for logs and reports.
     fn name(&self) -> String;
 }
+
+pub mod encoding;
+pub mod net;
+pub mod neural;
+pub mod pubeval;
+pub mod weights;
+
+pub use neural::NeuralEvaluator;
+pub use weights::{NetSet, WeightsError};

@@ -1,0 +1,86 @@
+//! `stargammon duel --a SPEC --b SPEC --games N [--seed S] [--threads T] [--json]`.
+
+use clap::Args;
+
+use super::CliError;
+use crate::arena::{duel, DuelConfig, PlayerSpec};
+
+#[derive(Debug, Args)]
+pub struct DuelArgs {
+    /// Player A: net, net:PATH, pubeval, heuristic, random; options after commas.
+    #[arg(long)]
+    pub a: String,
+    /// Player B, same syntax.
+    #[arg(long)]
+    pub b: String,
+    /// Games (N/2 mirrored dice pairs).
+    #[arg(long, default_value_t = 1000)]
+    pub games: u64,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Print one JSON object on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(a: DuelArgs) -> Result<(), CliError> {
+    if a.games < 2 {
+        return Err("--games must be at least 2 (one mirrored pair)".into());
+    }
+    let spec_a = PlayerSpec::parse(&a.a).map_err(|e| format!("--a: {e}"))?;
+    let spec_b = PlayerSpec::parse(&a.b).map_err(|e| format!("--b: {e}"))?;
+    let fa = spec_a.build().map_err(|e| format!("--a: {e}"))?;
+    let fb = spec_b.build().map_err(|e| format!("--b: {e}"))?;
+    let threads = match a.threads {
+        Some(0) => return Err("--threads must be at least 1".into()),
+        Some(t) => t,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    let r = duel(
+        &fa,
+        &fb,
+        &DuelConfig {
+            games: a.games,
+            seed: a.seed,
+            threads,
+            progress: true,
+        },
+    );
+    let command = format!(
+        "stargammon duel --a {} --b {} --games {} --seed {}",
+        a.a, a.b, r.games, a.seed
+    );
+    if a.json {
+        let mut v = r.to_json();
+        v["seed"] = serde_json::json!(a.seed);
+        v["threads"] = serde_json::json!(threads);
+        v["command"] = serde_json::json!(command);
+        println!("{v}");
+    } else {
+        println!(
+            "{} vs {}: {} games ({} mirrored pairs), seed {}",
+            r.a, r.b, r.games, r.pairs, a.seed
+        );
+        println!("ppg (A's view): {:+.4} +/- {:.4} (95%)", r.ppg, r.ci95);
+        println!(
+            "A wins: {} ({:.1}%)",
+            r.a_wins,
+            100.0 * r.a_wins as f64 / r.games as f64
+        );
+        println!(
+            "gammons: A {} ({:.1}%), B {} ({:.1}%); backgammons: A {}, B {}",
+            r.gammons_a,
+            100.0 * r.gammons_a as f64 / r.games as f64,
+            r.gammons_b,
+            100.0 * r.gammons_b as f64 / r.games as f64,
+            r.backgammons_a,
+            r.backgammons_b
+        );
+        println!("time: {:.1} s ({threads} threads)", r.seconds);
+        println!("command: {command}");
+    }
+    Ok(())
+}

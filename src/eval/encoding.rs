@@ -1,0 +1,432 @@
+//! Net inputs: a Tesauro-style raw board encoding plus hand-made backgammon features.
+//!
+//! Why this shape: the raw encoding lets the net see every point, but it learns slowly
+//! what an expert reads at a glance (shots, blockades, the race). The features below
+//! (Palamedes' list plus a few of gnubg's) hand it those quantities directly.
+//!
+//! Layout of [`INPUTS`] values, every side seen in its own numbering (its points 1..24,
+//! moving towards 1):
+//!
+//! ```text
+//!   0..96    mover, point p (1..=24): 4 units at 4*(p-1): n==1, n==2, n>=3, (n-3)/2 if n>3
+//!   96       mover checkers on the bar / 2
+//!   97       mover checkers borne off / 15
+//!   98..196  the same for the opponent
+//!   196..206 mover features (SIDE_FEATURES, see `side_features`)
+//!   206..216 opponent features
+//!   216      pip lead of the mover / 50 (0 when behind)
+//!   217      pip deficit of the mover / 50 (0 when ahead)
+//! ```
+//!
+//! The board block is mostly zeros, so the encoder produces a sparse list of
+//! (index, value) pairs; the first layer of the net sums only those rows.
+
+use crate::game::{Dice, Position, ALL_ROLLS};
+
+/// Identifies this encoding in weights files; bump it whenever the layout changes.
+pub const ENCODING_ID: u32 = 1;
+/// Units per side in the board block.
+pub const BOARD_SIDE: usize = 98;
+/// Features per side.
+pub const SIDE_FEATURES: usize = 10;
+/// Index of the first feature unit.
+pub const FEATURES_START: usize = 2 * BOARD_SIDE;
+/// Total number of inputs.
+pub const INPUTS: usize = FEATURES_START + 2 * SIDE_FEATURES + 2;
+/// The most nonzero inputs an encoding can have (board units plus every feature).
+pub const MAX_NONZERO: usize = 2 * (24 * 2 + 2) + 2 * SIDE_FEATURES + 2;
+
+/// The nonzero inputs of one position, in increasing index order.
+#[derive(Debug, Clone)]
+pub struct SparseInput {
+    pub index: [u16; MAX_NONZERO],
+    pub value: [f32; MAX_NONZERO],
+    pub len: usize,
+}
+
+impl Default for SparseInput {
+    fn default() -> Self {
+        SparseInput {
+            index: [0; MAX_NONZERO],
+            value: [0.0; MAX_NONZERO],
+            len: 0,
+        }
+    }
+}
+
+impl SparseInput {
+    #[inline]
+    fn push(&mut self, i: usize, v: f32) {
+        if v != 0.0 {
+            self.index[self.len] = i as u16;
+            self.value[self.len] = v;
+            self.len += 1;
+        }
+    }
+
+    /// The dense vector of all [`INPUTS`] values (for tests and tools).
+    pub fn to_dense(&self) -> Vec<f32> {
+        let mut d = vec![0.0; INPUTS];
+        for k in 0..self.len {
+            d[self.index[k] as usize] = self.value[k];
+        }
+        d
+    }
+}
+
+/// Encodes `pos` (side to act before rolling) into `out`.
+pub fn encode(pos: &Position, out: &mut SparseInput) {
+    out.len = 0;
+    let s = pos.slots();
+    // Mover: slot p holds the mover's point p.
+    for p in 1..=24 {
+        let n = s[p];
+        if n > 0 {
+            push_point(out, 4 * (p - 1), n as u8);
+        }
+    }
+    out.push(96, s[25] as f32 / 2.0);
+    out.push(97, pos.off() as f32 / 15.0);
+    // Opponent: its point q is the mover's slot 25 - q.
+    for q in 1..=24 {
+        let n = s[25 - q];
+        if n < 0 {
+            push_point(out, BOARD_SIDE + 4 * (q - 1), n.unsigned_abs());
+        }
+    }
+    out.push(BOARD_SIDE + 96, s[0].unsigned_abs() as f32 / 2.0);
+    out.push(BOARD_SIDE + 97, pos.opp_off() as f32 / 15.0);
+
+    let mut f = [0.0f32; 2 * SIDE_FEATURES + 2];
+    let contact = pos.highest() > pos.opp_rearmost();
+    side_features(pos, contact, &mut f[..SIDE_FEATURES]);
+    side_features(
+        &pos.swap(),
+        contact,
+        &mut f[SIDE_FEATURES..2 * SIDE_FEATURES],
+    );
+    let lead = pos.opp_pips() as f32 - pos.pips() as f32;
+    f[2 * SIDE_FEATURES] = lead.max(0.0) / 50.0;
+    f[2 * SIDE_FEATURES + 1] = (-lead).max(0.0) / 50.0;
+    for (k, &v) in f.iter().enumerate() {
+        out.push(FEATURES_START + k, v);
+    }
+}
+
+#[inline]
+fn push_point(out: &mut SparseInput, base: usize, n: u8) {
+    match n {
+        1 => out.push(base, 1.0),
+        2 => out.push(base + 1, 1.0),
+        3 => out.push(base + 2, 1.0),
+        _ => {
+            out.push(base + 2, 1.0);
+            out.push(base + 3, (n as f32 - 3.0) / 2.0);
+        }
+    }
+}
+
+/// Bit masks of one side's situation, in the mover's numbering of `pos`.
+#[derive(Debug, Clone, Copy)]
+struct Masks {
+    /// Points (and bit 25 for the bar) holding mover checkers.
+    sources: u32,
+    /// Points holding two or more mover checkers.
+    multi: u32,
+    /// Points where the opponent has exactly one checker (the mover's targets).
+    blots: u32,
+    /// Points the opponent holds with two or more checkers (closed to the mover).
+    blocked: u32,
+}
+
+fn masks(pos: &Position) -> Masks {
+    let s = pos.slots();
+    let mut m = Masks {
+        sources: 0,
+        multi: 0,
+        blots: 0,
+        blocked: 0,
+    };
+    for p in 1..=25 {
+        let n = s[p];
+        if n > 0 {
+            m.sources |= 1 << p;
+            if n >= 2 {
+                m.multi |= 1 << p;
+            }
+        } else if n == -1 && p <= 24 {
+            m.blots |= 1 << p;
+        } else if n <= -2 {
+            m.blocked |= 1 << p;
+        }
+    }
+    m
+}
+
+/// Which of the opponent's blots the mover of `pos` can hit with `dice`, as the outcome
+/// "at least one" and "at least two". An approximation: it follows single checkers
+/// through open landing points and the bar-entry rule, but only partly accounts for how
+/// many checkers a source point has and ignores the rule that both dice must be played. Its agreement with
+/// exact move generation is measured in the tests.
+pub fn hits_with(pos: &Position, dice: Dice) -> (bool, bool) {
+    hits_masks(&masks(pos), pos.bar(), dice)
+}
+
+const BOARD: u32 = 0x01FF_FFFE; // bits 1..=24
+
+fn hits_masks(m: &Masks, bar: u8, dice: Dice) -> (bool, bool) {
+    let open = !m.blocked & BOARD;
+    let (d1, d2) = (dice.high() as u32, dice.low() as u32);
+    if m.blots == 0 {
+        return (false, false);
+    }
+    if d1 != d2 {
+        if bar >= 2 {
+            let h1 = m.blots & (1 << (25 - d1));
+            let h2 = m.blots & (1 << (25 - d2));
+            return (h1 | h2 != 0, h1 != 0 && h2 != 0);
+        }
+        let board_sources = m.sources & BOARD;
+        if bar == 1 {
+            let mut one = false;
+            let mut two = false;
+            for (a, b) in [(d1, d2), (d2, d1)] {
+                let entry = 25 - a;
+                if open & (1 << entry) == 0 {
+                    continue;
+                }
+                let e_hit = m.blots & (1 << entry) != 0;
+                let srcs = board_sources | (1 << entry);
+                let second = m.blots & (srcs >> b) & !(1 << entry);
+                one |= e_hit || second != 0;
+                two |= e_hit && second != 0;
+            }
+            return (one, two);
+        }
+        let s = board_sources;
+        let h1 = m.blots & (s >> d1);
+        let h2 = m.blots & (s >> d2);
+        let combo = m.blots & ((((s >> d1) & open) >> d2) | (((s >> d2) & open) >> d1));
+        let one = h1 | h2 | combo != 0;
+        // Two different blots, one per die, or one checker hitting and hitting again.
+        let mut two = h1 != 0 && h2 != 0 && !(h1 == h2 && h1.count_ones() == 1);
+        if two && h1.count_ones() == 1 && h2.count_ones() == 1 {
+            let t1 = h1.trailing_zeros();
+            let t2 = h2.trailing_zeros();
+            // The same lone checker would have to hit both.
+            if t1 + d1 == t2 + d2 && m.multi & (1 << (t1 + d1)) == 0 {
+                two = false;
+            }
+        }
+        two |= m.blots & ((h1 >> d2) | (h2 >> d1)) != 0;
+        return (one, two);
+    }
+    // Doubles.
+    let d = d1;
+    let mut steps = 4u32;
+    let mut s = m.sources & BOARD;
+    let mut entry_hit = 0u32;
+    if bar > 0 {
+        let entry = 25 - d;
+        if open & (1 << entry) == 0 {
+            return (false, false);
+        }
+        entry_hit = m.blots & (1 << entry);
+        let used = (bar as u32).min(4);
+        steps -= used;
+        s |= 1 << entry;
+        if bar as u32 >= 4 {
+            return (entry_hit != 0, false);
+        }
+    }
+    // Blots first reached after k steps.
+    let mut reach = s;
+    let mut by_step = [0u32; 5];
+    let mut seen = entry_hit;
+    for k in 1..=steps as usize {
+        reach = (reach >> d) & open;
+        let new = reach & m.blots & !seen;
+        by_step[k] = new;
+        seen |= new;
+    }
+    let one = seen != 0;
+    let mut two = false;
+    if entry_hit != 0 && (seen & !entry_hit) != 0 {
+        two = true;
+    }
+    for k1 in 1..=steps as usize {
+        if by_step[k1].count_ones() >= 2 && 2 * k1 as u32 <= steps {
+            two = true;
+        }
+        for k2 in (k1 + 1)..=steps as usize {
+            if by_step[k1] != 0 && by_step[k2] != 0 && (k1 + k2) as u32 <= steps {
+                two = true;
+            }
+        }
+    }
+    // One checker running through two blots on its way.
+    if !two {
+        let hit = seen & !entry_hit;
+        let mut chain = hit;
+        for _ in 1..steps {
+            chain = (chain >> d) & open;
+            if chain & hit != 0 {
+                two = true;
+                break;
+            }
+        }
+    }
+    (one, two)
+}
+
+/// Probability (over 36 rolls) that the mover of `pos` hits at least one / two blots.
+pub fn hit_probabilities(pos: &Position) -> (f32, f32) {
+    let m = masks(pos);
+    if m.blots == 0 {
+        return (0.0, 0.0);
+    }
+    let bar = pos.bar();
+    let mut one = 0;
+    let mut two = 0;
+    for d in ALL_ROLLS {
+        let (a, b) = hits_masks(&m, bar, d);
+        if a {
+            one += d.weight();
+        }
+        if b {
+            two += d.weight();
+        }
+    }
+    (one as f32 / 36.0, two as f32 / 36.0)
+}
+
+/// Probability (over 36 rolls) that a mover checker on slot `p` gets past the opponent's
+/// blocking points in the 12 points in front of it, moving only that checker through
+/// open landing points. 1 when nothing blocks it.
+pub fn escape_probability(pos: &Position, p: usize) -> f32 {
+    let m = masks(pos);
+    escape_masks(m.blocked, p)
+}
+
+fn escape_masks(blocked: u32, p: usize) -> f32 {
+    if p == 0 {
+        return 1.0;
+    }
+    let lo = p.saturating_sub(12).max(1);
+    let window = blocked & (((1u32 << p) - 1) & !((1u32 << lo) - 1));
+    if window == 0 {
+        return 1.0;
+    }
+    let lowest = window.trailing_zeros() as i32;
+    let is_open = |q: i32| q < 1 || blocked & (1 << q) == 0;
+    let p = p as i32;
+    let mut count = 0;
+    for dice in ALL_ROLLS {
+        let (a, b) = (dice.high() as i32, dice.low() as i32);
+        let mut best = p;
+        if a != b {
+            for (x, y) in [(a, b), (b, a)] {
+                if is_open(p - x) {
+                    best = best.min(p - x);
+                    if is_open(p - x - y) {
+                        best = best.min(p - x - y);
+                    }
+                }
+            }
+        } else {
+            let mut q = p;
+            for _ in 0..4 {
+                if !is_open(q - a) {
+                    break;
+                }
+                q -= a;
+            }
+            best = q;
+        }
+        if best < lowest {
+            count += dice.weight();
+        }
+    }
+    count as f32 / 36.0
+}
+
+/// The mover's features of `pos` into `out` (SIDE_FEATURES values):
+///
+/// 0. P(the opponent hits at least one mover blot with its next roll)
+/// 1. P(it hits at least two)
+/// 2. the mover's pips still to bring home (each checker outside points 1..6 counts its
+///    distance to the 6 point) / 100
+/// 3. P(a mover checker on the bar fails to enter) = (closed entry points / 6)^2
+/// 4. escape probability of the mover's rearmost checker
+/// 5. escape probability of its second rearmost checker
+/// 6. longest run of consecutive mover points held with 2+ checkers / 6
+/// 7. home-board points held / 6
+/// 8. pip count / 150
+/// 9. blots / 5
+///
+/// `contact` false skips the shot and escape features (0 and 1 in a race).
+pub fn side_features(pos: &Position, contact: bool, out: &mut [f32]) {
+    let s = pos.slots();
+    let mut made = 0u32;
+    let mut blots = 0u32;
+    let mut outside = 0u32;
+    for p in 1..=25 {
+        let n = s[p];
+        if n > 0 {
+            if n >= 2 && p <= 24 {
+                made |= 1 << p;
+            }
+            if n == 1 && p <= 24 {
+                blots += 1;
+            }
+            if p > 6 {
+                outside += (p as u32 - 6) * n as u32;
+            }
+        }
+    }
+    let (hit1, hit2) = if contact && blots > 0 {
+        hit_probabilities(&pos.swap())
+    } else {
+        (0.0, 0.0)
+    };
+    out[0] = hit1;
+    out[1] = hit2;
+    out[2] = outside as f32 / 100.0;
+    let closed = (19..=24).filter(|&p| s[p] <= -2).count() as f32;
+    out[3] = (closed / 6.0) * (closed / 6.0);
+    if contact {
+        let mut blocked = 0u32;
+        for p in 1..=24 {
+            if s[p] <= -2 {
+                blocked |= 1 << p;
+            }
+        }
+        let mut rear = [0usize; 2];
+        let mut found = 0;
+        for p in (1..=25).rev() {
+            let n = s[p].max(0) as usize;
+            for _ in 0..n.min(2 - found) {
+                rear[found] = p;
+                found += 1;
+            }
+            if found == 2 {
+                break;
+            }
+        }
+        out[4] = escape_masks(blocked, rear[0]);
+        out[5] = escape_masks(blocked, rear[1]);
+    } else {
+        out[4] = 1.0;
+        out[5] = 1.0;
+    }
+    let mut run = made;
+    let mut prime = 0;
+    while run != 0 {
+        run &= run << 1;
+        prime += 1;
+    }
+    out[6] = prime as f32 / 6.0;
+    out[7] = (made & 0x7E).count_ones() as f32 / 6.0;
+    out[8] = pos.pips() as f32 / 150.0;
+    out[9] = blots as f32 / 5.0;
+}

@@ -1,0 +1,98 @@
+//! The Universal Backgammon Interface (UBGI, draft 2025): a stdin/stdout engine protocol
+//! modelled on chess's UCI (protocols.md section 6).
+//!
+//! The user interface sends `ubgi`, the engine identifies itself and says `readyok`; then each
+//! line is a position (a FIBS board) and the engine answers with a move (steps written singly
+//! in the mover's numbering, no `*`, no `(n)`), `double`, `roll`, `take`, `drop`, or a blank
+//! line when no move is legal. `isready` is answered `readyok`, `stop` ends the current search
+//! early, `quit` ends the process, anything else gets `sorry`.
+
+use crate::engine::Action;
+use crate::protocol::gnubg::{format_play, MoveStyle};
+
+/// One line from the user interface.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UbgiCommand {
+    /// `ubgi`: identify.
+    Hello,
+    /// `isready`.
+    IsReady,
+    /// A position to decide, as a FIBS board line.
+    Board(String),
+    /// `stop`: answer now with what is known.
+    Stop,
+    /// `quit`.
+    Quit,
+    /// A blank line: ignored.
+    Blank,
+    /// Anything else (including position formats this engine does not read).
+    Unknown,
+}
+
+/// Parses a line (terminator removed).
+pub fn parse_command(line: &str) -> UbgiCommand {
+    let t = line.trim();
+    if t.is_empty() {
+        return UbgiCommand::Blank;
+    }
+    if t.len() >= 6 && t.is_char_boundary(6) && t[..6].eq_ignore_ascii_case("board:") {
+        return UbgiCommand::Board(format!("board:{}", &t[6..]));
+    }
+    match t.to_ascii_lowercase().as_str() {
+        "ubgi" => UbgiCommand::Hello,
+        "isready" => UbgiCommand::IsReady,
+        "stop" => UbgiCommand::Stop,
+        "quit" => UbgiCommand::Quit,
+        _ => UbgiCommand::Unknown,
+    }
+}
+
+/// The identification block sent after `ubgi`.
+pub fn hello_lines(engine: &str) -> Vec<String> {
+    vec![
+        "id name Stargammon".to_string(),
+        "id author The Stargammon authors".to_string(),
+        format!("id version {} ({engine})", env!("CARGO_PKG_VERSION")),
+        "readyok".to_string(),
+    ]
+}
+
+/// The reply to an unknown command.
+pub const SORRY: &str = "sorry";
+
+/// The reply line for a decision. Beavers are not part of UBGI's vocabulary: a beaver is
+/// answered as a take; resignation answers do not occur on this path.
+pub fn reply(action: &Action) -> String {
+    match action {
+        Action::Move(p) => format_play(p, MoveStyle::Ubgi),
+        Action::Roll => "roll".to_string(),
+        Action::Double => "double".to_string(),
+        Action::Take | Action::Beaver => "take".to_string(),
+        Action::Drop => "drop".to_string(),
+        Action::AcceptResignation => "accept".to_string(),
+        Action::RejectResignation => "reject".to_string(),
+        Action::Nothing => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands() {
+        assert_eq!(parse_command("ubgi"), UbgiCommand::Hello);
+        assert_eq!(parse_command(" QUIT "), UbgiCommand::Quit);
+        assert_eq!(parse_command("isready"), UbgiCommand::IsReady);
+        assert_eq!(parse_command(""), UbgiCommand::Blank);
+        assert_eq!(
+            parse_command("XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:0:0:10"),
+            UbgiCommand::Unknown
+        );
+        assert_eq!(
+            parse_command("Board:a:b"),
+            UbgiCommand::Board("board:a:b".to_string())
+        );
+        assert_eq!(parse_command("é"), UbgiCommand::Unknown);
+    }
+}

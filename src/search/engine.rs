@@ -1,0 +1,1094 @@
+//! The search proper: [`Searcher`] and the per-thread context that runs Expectimax,
+//! Star1, Star2 and the forward-pruning filter over the shared table.
+
+use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crate::eval::{Evaluator, Probabilities};
+use crate::game::{generate_plays, legal_plays, Dice, Play, PlayList, Position, ALL_ROLLS};
+
+use super::order::heuristic_score;
+use super::tt::{Bound, TranspositionTable, TtEntry};
+use super::value::{
+    bounds, ceil_div, floor_div, to_equity, to_value, Value, MAX_VALUE, MIN_VALUE, SCALE,
+};
+use super::zobrist;
+use super::{
+    Algorithm, Cancel, MoveDecision, PlayOrder, PositionEvaluation, ProbeChoice, RankedPlay,
+    RollOrder, SearchSettings, SearchStats,
+};
+
+/// The widest window: every value lies strictly inside it.
+const NEG_INF: Value = MIN_VALUE - 1;
+const POS_INF: Value = MAX_VALUE + 1;
+/// Mixed into the keys of leaf evaluations so they never collide with chance nodes of
+/// the same position (which have their own depth-dependent entries).
+const LEAF_SALT: u64 = 0x4C45_4146_5F4B_4559;
+/// Growth of the search time from one iteration to the next before it has been measured.
+const DEFAULT_GROWTH: f64 = 30.0;
+
+fn weight(roll: usize) -> i64 {
+    ALL_ROLLS[roll].weight() as i64
+}
+
+fn roll_order(order: RollOrder) -> [usize; 21] {
+    let mut out = [0usize; 21];
+    match order {
+        RollOrder::Natural => {
+            for (i, o) in out.iter_mut().enumerate() {
+                *o = i;
+            }
+        }
+        RollOrder::NonDoublesFirst => {
+            let mut k = 0;
+            for pass in [false, true] {
+                for (i, d) in ALL_ROLLS.iter().enumerate() {
+                    if d.is_double() == pass {
+                        out[k] = i;
+                        k += 1;
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+fn terminal_value(play: &Play) -> Option<Value> {
+    play.position.mover_result().map(|r| r.points() * SCALE)
+}
+
+fn classify(v: Value, alpha: Value, beta: Value) -> Bound {
+    if v <= alpha {
+        Bound::Upper
+    } else if v >= beta {
+        Bound::Lower
+    } else {
+        Bound::Exact
+    }
+}
+
+fn decides(e: &TtEntry, alpha: Value, beta: Value) -> bool {
+    match e.bound {
+        Bound::Exact => true,
+        Bound::Lower => e.value >= beta,
+        Bound::Upper => e.value <= alpha,
+    }
+}
+
+/// Value of a leaf from its probabilities, clamped to the bounds of the position so the
+/// bounds the pruning relies on hold whatever the evaluator says.
+fn leaf_value(p: &Probabilities, pos: &Position) -> Value {
+    let (l, u) = bounds(pos);
+    to_value(p.equity() as f64).clamp(l, u)
+}
+
+/// Synchronous search over an evaluator and a (possibly shared) transposition table.
+/// Cloning is cheap; clones share the evaluator and the table.
+#[derive(Clone)]
+pub struct Searcher {
+    evaluator: Arc<dyn Evaluator>,
+    tt: Arc<TranspositionTable>,
+    eval_salt: u64,
+}
+
+impl std::fmt::Debug for Searcher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Searcher")
+            .field("evaluator", &self.evaluator.name())
+            .field("tt_entries", &self.tt.capacity())
+            .finish()
+    }
+}
+
+/// Per-play result of one root iteration.
+struct RootResult {
+    /// Exact values at this depth (None: only a bound is known, or not searched).
+    values: Vec<Option<Value>>,
+}
+
+impl Searcher {
+    /// A searcher over `evaluator` using table `tt`. The evaluator's name is mixed into
+    /// every table key, so evaluators (and noise settings named in them) can share one
+    /// table.
+    pub fn new(evaluator: Arc<dyn Evaluator>, tt: Arc<TranspositionTable>) -> Searcher {
+        let eval_salt = zobrist::salt(&evaluator.name());
+        Searcher {
+            evaluator,
+            tt,
+            eval_salt,
+        }
+    }
+
+    pub fn evaluator(&self) -> &Arc<dyn Evaluator> {
+        &self.evaluator
+    }
+
+    pub fn table(&self) -> &Arc<TranspositionTable> {
+        &self.tt
+    }
+
+    fn ctx<'a>(
+        &'a self,
+        settings: &'a SearchSettings,
+        cancel: &'a Cancel,
+        deadline: Option<Instant>,
+    ) -> Ctx<'a> {
+        Ctx::new(
+            self.evaluator.as_ref(),
+            &self.tt,
+            self.eval_salt ^ zobrist::salt(&settings.mode_tag()),
+            self.eval_salt ^ LEAF_SALT,
+            settings,
+            cancel,
+            deadline,
+        )
+    }
+
+    /// Ranks the plays of `dice` in `pos` (best first) by iterative deepening up to
+    /// `settings.depth`. Depth 1 always completes; deeper iterations stop on the time
+    /// budget or the cancel flag, and the last completed one answers.
+    pub fn choose(
+        &self,
+        pos: &Position,
+        dice: Dice,
+        settings: &SearchSettings,
+        cancel: &Cancel,
+    ) -> MoveDecision {
+        let start = Instant::now();
+        let deadline = settings.time_budget.map(|b| start + b);
+        let plays = legal_plays(pos, dice);
+        let n = plays.len();
+        let mut ctx = self.ctx(settings, cancel, deadline);
+        let mut stats = SearchStats {
+            move_nodes: 1,
+            ..SearchStats::default()
+        };
+
+        // Depth 1: static values and probabilities of every play.
+        let static_probs = ctx.root_static(&plays);
+        let mut values: Vec<(Value, u8)> = plays
+            .iter()
+            .zip(&static_probs)
+            .map(|(p, pr)| match terminal_value(p) {
+                Some(v) => (v, 1),
+                None => (-leaf_value(pr, &p.next_position()), 1),
+            })
+            .collect();
+        let statics: Vec<Value> = values.iter().map(|v| v.0).collect();
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_by_key(|&i| (-values[i].0, i));
+        let mut completed = 1u8;
+        let mut stopped = false;
+        let target = settings.depth.max(1);
+        let single = n == 1 && !settings.probabilities && settings.rank <= 1;
+        let mut times: Vec<Duration> = vec![start.elapsed()];
+        let mut depth = if settings.iterative { 3 } else { target };
+        while depth <= target && depth >= 3 && !single {
+            if cancel.is_cancelled() {
+                stopped = true;
+                break;
+            }
+            if let Some(budget) = settings.time_budget {
+                let last = times.last().copied().unwrap_or_default().as_secs_f64();
+                let growth = if times.len() >= 2 {
+                    let prev = times[times.len() - 2].as_secs_f64().max(1e-6);
+                    (last / prev).max(4.0)
+                } else {
+                    DEFAULT_GROWTH
+                };
+                let t = start.elapsed().as_secs_f64();
+                if t + last * growth > budget.as_secs_f64() {
+                    stopped = true;
+                    break;
+                }
+            }
+            let it_start = Instant::now();
+            ctx.stop_enabled = true;
+            let result = if settings.threads > 1 {
+                let (r, st) =
+                    self.root_parallel(&plays, &order, &statics, depth, settings, cancel, deadline);
+                stats.add(&st);
+                r
+            } else {
+                ctx.search_root(&plays, &order, &statics, depth)
+            };
+            let Some(result) = result else {
+                stopped = true;
+                break;
+            };
+            times.push(it_start.elapsed());
+            for (i, v) in result.values.iter().enumerate() {
+                if let Some(v) = v {
+                    values[i] = (*v, depth);
+                }
+            }
+            order.sort_by_key(|&i| (std::cmp::Reverse(values[i].1), -values[i].0, i));
+            completed = depth;
+            depth += 2;
+        }
+        ctx.stop_enabled = false;
+
+        let mut ranked: Vec<RankedPlay> = order
+            .iter()
+            .map(|&i| {
+                let (value, d) = values[i];
+                let probs = match plays[i].position.mover_result() {
+                    Some(r) => Probabilities::from_result(r, true),
+                    None if settings.probabilities && d > 1 => {
+                        ctx.pv_probs(&plays[i].next_position(), d - 1).invert()
+                    }
+                    None => static_probs[i].invert(),
+                };
+                RankedPlay {
+                    play: plays[i],
+                    index: i,
+                    value,
+                    equity: to_equity(value),
+                    probs,
+                    depth: d,
+                }
+            })
+            .collect();
+        ranked.sort_by_key(|r| (std::cmp::Reverse(r.depth), -r.value, r.index));
+        stats.add(&ctx.stats);
+        MoveDecision {
+            plays: ranked,
+            depth: completed,
+            stats,
+            elapsed: start.elapsed(),
+            stopped: stopped || completed < target,
+        }
+    }
+
+    /// Values `pos` before its side rolls (cube decisions, evaluation requests): the
+    /// probabilities and equity at `settings.depth` (1 = static evaluation; 3 = average
+    /// over the 21 rolls of the best play; ...).
+    pub fn evaluate_position(
+        &self,
+        pos: &Position,
+        settings: &SearchSettings,
+        cancel: &Cancel,
+    ) -> PositionEvaluation {
+        let start = Instant::now();
+        let deadline = settings.time_budget.map(|b| start + b);
+        let mut ctx = self.ctx(settings, cancel, deadline);
+        ctx.stats.evals += 1;
+        let static_probs = self.evaluator.evaluate(pos);
+        let mut value = leaf_value(&static_probs, pos);
+        let mut completed = 1u8;
+        let mut stopped = false;
+        let target = settings.depth.max(1);
+        let game_over = pos.is_game_over();
+        let mut depth = if settings.iterative { 3 } else { target };
+        let mut last = start.elapsed().as_secs_f64();
+        while depth <= target && depth >= 3 && !game_over {
+            if cancel.is_cancelled() {
+                stopped = true;
+                break;
+            }
+            if let Some(budget) = settings.time_budget {
+                if start.elapsed().as_secs_f64() + last * DEFAULT_GROWTH > budget.as_secs_f64() {
+                    stopped = true;
+                    break;
+                }
+            }
+            let it = Instant::now();
+            ctx.stop_enabled = true;
+            let v = ctx.chance_node(pos, depth - 1, NEG_INF, POS_INF);
+            if ctx.aborted {
+                stopped = true;
+                break;
+            }
+            last = it.elapsed().as_secs_f64();
+            value = v;
+            completed = depth;
+            depth += 2;
+        }
+        ctx.stop_enabled = false;
+        let probs = if completed > 1 {
+            ctx.pv_probs(pos, completed - 1)
+        } else {
+            static_probs
+        };
+        PositionEvaluation {
+            probs,
+            value,
+            equity: to_equity(value),
+            depth: completed,
+            stats: ctx.stats,
+            elapsed: start.elapsed(),
+            stopped: stopped || completed < target,
+        }
+    }
+
+    /// One root iteration with `settings.threads` threads. The first play (the best so
+    /// far) is searched with the full window, which makes its 21 rolls independent: the
+    /// threads share them out. The remaining plays are then shared out, each searched
+    /// against the best value found so far by any thread.
+    #[allow(clippy::type_complexity)]
+    fn root_parallel(
+        &self,
+        plays: &[Play],
+        order: &[usize],
+        statics: &[Value],
+        depth: u8,
+        settings: &SearchSettings,
+        cancel: &Cancel,
+        deadline: Option<Instant>,
+    ) -> (Option<RootResult>, SearchStats) {
+        let threads = settings.threads.max(1);
+        let candidates = root_candidates(order, statics, settings);
+        let n = plays.len();
+        let first = candidates[0];
+        let first_next = plays[first].next_position();
+        let first_terminal = terminal_value(&plays[first]);
+        let (fl, fu) = bounds(&first_next);
+        // Phase 1: the rolls under the first play.
+        let next_roll = AtomicUsize::new(0);
+        let sum = AtomicI64::new(0);
+        // Phase 2: the other candidates; best packs (value, 0xFFFF - index).
+        let next_play = AtomicUsize::new(1);
+        let best = AtomicI64::new(i64::MIN);
+        let results: Mutex<Vec<Option<Value>>> = Mutex::new(vec![None; n]);
+        let aborted = std::sync::atomic::AtomicBool::new(false);
+        let total = Mutex::new(SearchStats::default());
+        let phase1_done = std::sync::Barrier::new(threads);
+        let pack = |v: Value, i: usize| ((v as i64) << 16) | (0xFFFF - (i as i64 & 0xFFFF));
+        let unpack = |p: i64| ((p >> 16) as Value, (0xFFFF - (p & 0xFFFF)) as usize);
+        std::thread::scope(|scope| {
+            for _ in 0..threads {
+                scope.spawn(|| {
+                    let mut ctx = self.ctx(settings, cancel, deadline);
+                    ctx.stop_enabled = true;
+                    if first_terminal.is_none() {
+                        loop {
+                            let k = next_roll.fetch_add(1, Ordering::Relaxed);
+                            if k >= 21 {
+                                break;
+                            }
+                            let r = ctx.roll_order[k];
+                            let v = ctx.move_node(&first_next, r, depth - 2, fl - 1, fu + 1);
+                            if ctx.aborted {
+                                break;
+                            }
+                            sum.fetch_add(weight(r) * v as i64, Ordering::Relaxed);
+                        }
+                    }
+                    if ctx.aborted {
+                        aborted.store(true, Ordering::Relaxed);
+                    }
+                    phase1_done.wait();
+                    if !aborted.load(Ordering::Relaxed) {
+                        let v0 = match first_terminal {
+                            Some(v) => v,
+                            None => -(floor_div(sum.load(Ordering::Relaxed), 36) as Value),
+                        };
+                        best.fetch_max(pack(v0, first), Ordering::Relaxed);
+                        loop {
+                            let k = next_play.fetch_add(1, Ordering::Relaxed);
+                            if k >= candidates.len() {
+                                break;
+                            }
+                            let i = candidates[k];
+                            let (bv, bi) = unpack(best.load(Ordering::Relaxed));
+                            let alpha = if i < bi { bv - 1 } else { bv };
+                            let v = ctx.play_value(&plays[i], depth, alpha, POS_INF);
+                            if ctx.aborted {
+                                aborted.store(true, Ordering::Relaxed);
+                                break;
+                            }
+                            if v > alpha {
+                                if let Ok(mut r) = results.lock() {
+                                    r[i] = Some(v);
+                                }
+                                best.fetch_max(pack(v, i), Ordering::Relaxed);
+                            }
+                        }
+                        if let Ok(mut r) = results.lock() {
+                            if r[first].is_none() {
+                                r[first] = Some(v0);
+                            }
+                        }
+                    }
+                    if let Ok(mut t) = total.lock() {
+                        t.add(&ctx.stats);
+                    }
+                });
+            }
+        });
+        let stats = total.into_inner().unwrap_or_default();
+        if aborted.load(Ordering::Relaxed) {
+            return (None, stats);
+        }
+        let mut values_out = results.into_inner().unwrap_or_default();
+        // A play searched against a stale bound may hold a value below the final best
+        // that another thread's play beat: it is still exact (it was inside its
+        // window), so keep it. Plays never searched or failing low stay None.
+        values_out.resize(n, None);
+        // Extra ranked plays get exact values on this thread.
+        let mut ctx = self.ctx(settings, cancel, deadline);
+        ctx.stop_enabled = true;
+        let mut r = RootResult { values: values_out };
+        ctx.rank_extra(plays, &candidates, depth, &mut r);
+        let mut stats = stats;
+        stats.add(&ctx.stats);
+        if ctx.aborted {
+            return (None, stats);
+        }
+        (Some(r), stats)
+    }
+}
+
+/// The root plays searched at depth >= 3, in search order: every play for the exact
+/// algorithms, the filter's candidates for [`Algorithm::Filter`].
+fn root_candidates(order: &[usize], statics: &[Value], settings: &SearchSettings) -> Vec<usize> {
+    if settings.algorithm != Algorithm::Filter {
+        return order.to_vec();
+    }
+    // The filter keeps plays by their depth-1 values.
+    let mut by_static: Vec<usize> = order.to_vec();
+    by_static.sort_by_key(|&i| (-statics[i], i));
+    let best = statics[by_static[0]];
+    let margin = to_value(settings.filter.threshold);
+    let f = &settings.filter;
+    let mut keep: Vec<usize> = Vec::new();
+    for (k, &i) in by_static.iter().enumerate() {
+        if k < f.accept.max(1) || (k < f.accept.max(1) + f.extra && best - statics[i] <= margin) {
+            keep.push(i);
+        }
+    }
+    // Search the kept plays in the current order (best of the previous iteration first).
+    order.iter().copied().filter(|i| keep.contains(i)).collect()
+}
+
+/// One thread's search state.
+struct Ctx<'a> {
+    eval: &'a dyn Evaluator,
+    tt: &'a TranspositionTable,
+    salt: u64,
+    leaf_salt: u64,
+    cfg: &'a SearchSettings,
+    stats: SearchStats,
+    lists: Vec<Option<PlayList>>,
+    orders: Vec<Vec<(Value, u16)>>,
+    vals: Vec<Value>,
+    batch_pos: Vec<Position>,
+    batch_idx: Vec<usize>,
+    batch_out: Vec<Probabilities>,
+    roll_order: [usize; 21],
+    cancel: &'a Cancel,
+    deadline: Option<Instant>,
+    stop_enabled: bool,
+    aborted: bool,
+    tick: u32,
+    /// The filter's root values at depth 1 keep their meaning (filter values are not
+    /// exact values of the full tree).
+    filter: bool,
+}
+
+impl<'a> Ctx<'a> {
+    fn new(
+        eval: &'a dyn Evaluator,
+        tt: &'a TranspositionTable,
+        salt: u64,
+        leaf_salt: u64,
+        cfg: &'a SearchSettings,
+        cancel: &'a Cancel,
+        deadline: Option<Instant>,
+    ) -> Ctx<'a> {
+        let levels = super::MAX_DEPTH as usize + 2;
+        Ctx {
+            eval,
+            tt,
+            salt,
+            leaf_salt,
+            cfg,
+            stats: SearchStats::default(),
+            lists: (0..levels).map(|_| Some(PlayList::new())).collect(),
+            orders: vec![Vec::new(); levels],
+            vals: Vec::new(),
+            batch_pos: Vec::new(),
+            batch_idx: Vec::new(),
+            batch_out: Vec::new(),
+            roll_order: roll_order(cfg.ordering.rolls),
+            cancel,
+            deadline,
+            stop_enabled: false,
+            aborted: false,
+            tick: 0,
+            filter: cfg.algorithm == Algorithm::Filter,
+        }
+    }
+
+    #[inline]
+    fn should_stop(&mut self) -> bool {
+        if self.aborted {
+            return true;
+        }
+        if !self.stop_enabled {
+            return false;
+        }
+        self.tick = self.tick.wrapping_add(1);
+        if self.tick & 31 == 0
+            && (self.cancel.is_cancelled() || self.deadline.is_some_and(|d| Instant::now() >= d))
+        {
+            self.aborted = true;
+        }
+        self.aborted
+    }
+
+    #[inline]
+    fn probe_tt(&mut self, key: u64) -> Option<TtEntry> {
+        self.stats.tt_probes += 1;
+        let e = self.tt.probe(key);
+        if e.is_some() {
+            self.stats.tt_hits += 1;
+        }
+        e
+    }
+
+    fn take_list(&mut self, level: u8) -> PlayList {
+        self.lists
+            .get_mut(level as usize)
+            .and_then(Option::take)
+            .unwrap_or_default()
+    }
+
+    fn put_list(&mut self, level: u8, list: PlayList) {
+        if let Some(slot) = self.lists.get_mut(level as usize) {
+            *slot = Some(list);
+        }
+    }
+
+    /// The static (depth 1) probabilities of every root play's resulting position, for
+    /// the opponent to act (terminal plays get their result from the opponent's view).
+    fn root_static(&mut self, plays: &[Play]) -> Vec<Probabilities> {
+        let positions: Vec<Position> = plays.iter().map(Play::next_position).collect();
+        let mut out = vec![Probabilities::default(); positions.len()];
+        self.eval.evaluate_batch(&positions, &mut out);
+        self.stats.evals += positions.len() as u64;
+        self.stats.leaves += positions.len() as u64;
+        for (p, o) in plays.iter().zip(out.iter_mut()) {
+            if let Some(r) = p.position.mover_result() {
+                *o = Probabilities::from_result(r, false);
+            }
+        }
+        out
+    }
+
+    /// Value of a position before its side rolls, from the evaluator (cached).
+    fn leaf(&mut self, pos: &Position) -> Value {
+        self.stats.leaves += 1;
+        let key = zobrist::position_key(pos) ^ self.leaf_salt;
+        if let Some(e) = self.probe_tt(key) {
+            if e.depth == 0 && e.bound == Bound::Exact {
+                self.stats.tt_cutoffs += 1;
+                return e.value;
+            }
+        }
+        self.stats.evals += 1;
+        let v = leaf_value(&self.eval.evaluate(pos), pos);
+        self.tt.store(key, 0, Bound::Exact, v, None);
+        v
+    }
+
+    /// Depth-1 values of `plays` (from the mover's view) into `self.vals`, evaluating
+    /// the uncached positions in one batch.
+    fn static_values(&mut self, plays: &[Play]) {
+        self.vals.clear();
+        self.batch_pos.clear();
+        self.batch_idx.clear();
+        for (i, p) in plays.iter().enumerate() {
+            if let Some(v) = terminal_value(p) {
+                self.vals.push(v);
+                continue;
+            }
+            self.stats.leaves += 1;
+            let next = p.next_position();
+            let key = zobrist::position_key(&next) ^ self.leaf_salt;
+            match self.probe_tt(key) {
+                Some(e) if e.depth == 0 && e.bound == Bound::Exact => {
+                    self.stats.tt_cutoffs += 1;
+                    self.vals.push(-e.value);
+                }
+                _ => {
+                    self.vals.push(0);
+                    self.batch_pos.push(next);
+                    self.batch_idx.push(i);
+                }
+            }
+        }
+        let n = self.batch_pos.len();
+        if n == 0 {
+            return;
+        }
+        self.batch_out.clear();
+        self.batch_out.resize(n, Probabilities::default());
+        self.eval
+            .evaluate_batch(&self.batch_pos, &mut self.batch_out);
+        self.stats.evals += n as u64;
+        for k in 0..n {
+            let pos = &self.batch_pos[k];
+            let v = leaf_value(&self.batch_out[k], pos);
+            let key = zobrist::position_key(pos) ^ self.leaf_salt;
+            self.tt.store(key, 0, Bound::Exact, v, None);
+            self.vals[self.batch_idx[k]] = -v;
+        }
+    }
+
+    /// A play's value at a move node of depth `depth` with window (alpha, beta).
+    #[inline]
+    fn play_value(&mut self, play: &Play, depth: u8, alpha: Value, beta: Value) -> Value {
+        if let Some(v) = terminal_value(play) {
+            return v;
+        }
+        let next = play.next_position();
+        if depth <= 1 {
+            -self.leaf(&next)
+        } else {
+            -self.chance_node(&next, depth - 1, -beta, -alpha)
+        }
+    }
+
+    fn move_key(&self, pos: &Position, roll: usize) -> u64 {
+        zobrist::move_key(zobrist::position_key(pos) ^ self.salt, roll)
+    }
+
+    /// A move node: `pos` with roll `roll` (index into `ALL_ROLLS`) to play.
+    fn move_node(
+        &mut self,
+        pos: &Position,
+        roll: usize,
+        depth: u8,
+        alpha: Value,
+        beta: Value,
+    ) -> Value {
+        self.stats.move_nodes += 1;
+        if self.should_stop() {
+            return 0;
+        }
+        let key = self.move_key(pos, roll);
+        let mut hint = None;
+        if let Some(e) = self.probe_tt(key) {
+            if e.depth == depth && decides(&e, alpha, beta) {
+                self.stats.tt_cutoffs += 1;
+                return e.value;
+            }
+            hint = e.best;
+        }
+        let mut list = self.take_list(depth);
+        generate_plays(pos, ALL_ROLLS[roll], &mut list);
+        let (value, best) = if depth <= 1 {
+            self.static_values(&list);
+            let mut best = 0;
+            for (i, &v) in self.vals.iter().enumerate() {
+                if v > self.vals[best] {
+                    best = i;
+                }
+            }
+            (self.vals[best], best)
+        } else {
+            self.move_search(pos, &list, depth, alpha, beta, hint)
+        };
+        self.put_list(depth, list);
+        if self.aborted {
+            return 0;
+        }
+        let bound = if depth <= 1 {
+            Bound::Exact
+        } else {
+            classify(value, alpha, beta)
+        };
+        self.tt.store(key, depth, bound, value, Some(best as u16));
+        value
+    }
+
+    /// Alpha-beta over the plays of a move node deeper than 1 (fail-soft). Returns the
+    /// value and the index of the best play.
+    fn move_search(
+        &mut self,
+        _pos: &Position,
+        list: &[Play],
+        depth: u8,
+        alpha: Value,
+        beta: Value,
+        hint: Option<u16>,
+    ) -> (Value, usize) {
+        let order = self.order_plays(list, depth, hint);
+        let mut best = Value::MIN;
+        let mut best_idx = order.first().map_or(0, |&(_, i)| i as usize);
+        let mut a = alpha;
+        for &(_, i) in &order {
+            let v = self.play_value(&list[i as usize], depth, a, beta);
+            if self.aborted {
+                break;
+            }
+            if v > best {
+                best = v;
+                best_idx = i as usize;
+                if v > a {
+                    a = v;
+                    if a >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        if let Some(slot) = self.orders.get_mut(depth as usize) {
+            *slot = order;
+        }
+        (best, best_idx)
+    }
+
+    /// The plays of a move node in search order (the filter: only its kept replies).
+    fn order_plays(&mut self, list: &[Play], depth: u8, hint: Option<u16>) -> Vec<(Value, u16)> {
+        let mut order = self
+            .orders
+            .get_mut(depth as usize)
+            .map(std::mem::take)
+            .unwrap_or_default();
+        order.clear();
+        let how = if self.filter {
+            PlayOrder::Evaluator
+        } else {
+            self.cfg.ordering.plays
+        };
+        match how {
+            PlayOrder::Evaluator if list.len() > 1 => {
+                self.static_values(list);
+                order.extend(self.vals.iter().enumerate().map(|(i, &v)| (v, i as u16)));
+            }
+            PlayOrder::Heuristic => {
+                order.extend(
+                    list.iter()
+                        .enumerate()
+                        .map(|(i, p)| (heuristic_score(p), i as u16)),
+                );
+            }
+            _ => order.extend((0..list.len()).map(|i| (0, i as u16))),
+        }
+        order.sort_by_key(|&(v, i)| (-(v as i64), i));
+        if self.filter {
+            order.truncate(self.cfg.filter.reply_width.max(1));
+        } else if self.cfg.ordering.tt_best {
+            if let Some(h) = hint {
+                if let Some(k) = order.iter().position(|&(_, i)| i == h) {
+                    let e = order.remove(k);
+                    order.insert(0, e);
+                }
+            }
+        }
+        order
+    }
+
+    /// A chance node: `pos` before its side rolls, searched to `depth` (even).
+    fn chance_node(&mut self, pos: &Position, depth: u8, alpha: Value, beta: Value) -> Value {
+        if depth == 0 {
+            return self.leaf(pos);
+        }
+        self.stats.chance_nodes += 1;
+        if self.should_stop() {
+            return 0;
+        }
+        let key = zobrist::position_key(pos) ^ self.salt;
+        if let Some(e) = self.probe_tt(key) {
+            if e.depth == depth && decides(&e, alpha, beta) {
+                self.stats.tt_cutoffs += 1;
+                return e.value;
+            }
+        }
+        let (l, u) = bounds(pos);
+        let (v, bound) = match self.cfg.algorithm {
+            Algorithm::Expectimax | Algorithm::Filter => self.chance_full(pos, depth, l, u),
+            Algorithm::Star1 => self.chance_star(pos, depth, alpha, beta, l, u, false),
+            Algorithm::Star2 => self.chance_star(pos, depth, alpha, beta, l, u, true),
+        };
+        if self.aborted {
+            return 0;
+        }
+        self.tt.store(key, depth, bound, v, None);
+        v
+    }
+
+    /// Full averaging over the 21 rolls.
+    fn chance_full(&mut self, pos: &Position, depth: u8, l: Value, u: Value) -> (Value, Bound) {
+        let mut s = 0i64;
+        for k in 0..21 {
+            let r = self.roll_order[k];
+            let v = self.move_node(pos, r, depth - 1, l - 1, u + 1);
+            if self.aborted {
+                return (0, Bound::Exact);
+            }
+            s += weight(r) * v as i64;
+        }
+        (floor_div(s, 36) as Value, Bound::Exact)
+    }
+
+    /// Star1 (and Star2 when `probing`) at a chance node. Works on S = 36 x the value:
+    /// the node's value is floor(S / 36), so value <= alpha iff S <= 36 alpha + 35 and
+    /// value >= beta iff S >= 36 beta; every window below is derived from these two
+    /// integer thresholds, which keeps the pruning exact on the grid.
+    #[allow(clippy::too_many_arguments)]
+    fn chance_star(
+        &mut self,
+        pos: &Position,
+        depth: u8,
+        alpha: Value,
+        beta: Value,
+        l: Value,
+        u: Value,
+        probing: bool,
+    ) -> (Value, Bound) {
+        let s_low = 36 * alpha as i64 + 35;
+        let s_high = 36 * beta as i64;
+        let (l64, u64_) = (l as i64, u as i64);
+        let mut lb = [l64; 21];
+        if probing {
+            self.stats.probe_phases += 1;
+            let mut sum_lb = 0i64;
+            let mut rest = 36i64;
+            for k in 0..21 {
+                let r = self.roll_order[k];
+                let w = weight(r);
+                rest -= w;
+                let b = ceil_div(s_high - sum_lb - l64 * rest, w);
+                if b <= l64 {
+                    self.stats.probe_cutoffs += 1;
+                    let s = sum_lb + w * l64 + l64 * rest;
+                    return (floor_div(s, 36) as Value, Bound::Lower);
+                }
+                let a = floor_div(s_low - sum_lb - u64_ * rest, w)
+                    .max(l64 - 1)
+                    .min(b - 1);
+                if a < u64_ {
+                    let got = self.probe(pos, r, depth - 1, a as Value, b.min(u64_ + 1) as Value);
+                    if self.aborted {
+                        return (0, Bound::Exact);
+                    }
+                    if let Some(v) = got {
+                        let v = v as i64;
+                        if v >= b {
+                            self.stats.probe_cutoffs += 1;
+                            let s = sum_lb + w * v + l64 * rest;
+                            return (floor_div(s, 36) as Value, Bound::Lower);
+                        }
+                        lb[k] = v.max(l64);
+                    }
+                }
+                sum_lb += w * lb[k];
+            }
+        }
+        let mut sp = 0i64;
+        let mut lower_rest: i64 = (0..21).map(|k| weight(self.roll_order[k]) * lb[k]).sum();
+        let mut rest = 36i64;
+        for k in 0..21 {
+            let r = self.roll_order[k];
+            let w = weight(r);
+            rest -= w;
+            lower_rest -= w * lb[k];
+            let a = floor_div(s_low - sp - u64_ * rest, w);
+            let b = ceil_div(s_high - sp - lower_rest, w);
+            if a >= u64_ {
+                let s = sp + u64_ * (w + rest);
+                return (floor_div(s, 36) as Value, Bound::Upper);
+            }
+            if b <= lb[k] {
+                let s = sp + w * lb[k] + lower_rest;
+                return (floor_div(s, 36) as Value, Bound::Lower);
+            }
+            let wa = a.max(l64 - 1) as Value;
+            let wb = b.min(u64_ + 1) as Value;
+            let v = self.move_node(pos, r, depth - 1, wa, wb) as i64;
+            if self.aborted {
+                return (0, Bound::Exact);
+            }
+            if v <= a {
+                let s = sp + w * v + u64_ * rest;
+                return (floor_div(s, 36) as Value, Bound::Upper);
+            }
+            if v >= b {
+                let s = sp + w * v + lower_rest;
+                return (floor_div(s, 36) as Value, Bound::Lower);
+            }
+            sp += w * v;
+        }
+        (floor_div(sp, 36) as Value, Bound::Exact)
+    }
+
+    /// Star2's probe of the move node (`pos`, `roll`) at `depth`: one play searched with
+    /// window (alpha, beta). Returns a lower bound on the node's value, or None when the
+    /// probe failed low (it then bounds nothing).
+    fn probe(
+        &mut self,
+        pos: &Position,
+        roll: usize,
+        depth: u8,
+        alpha: Value,
+        beta: Value,
+    ) -> Option<Value> {
+        let key = self.move_key(pos, roll);
+        let mut hint = None;
+        if let Some(e) = self.probe_tt(key) {
+            if e.depth == depth {
+                match e.bound {
+                    Bound::Exact => {
+                        self.stats.tt_cutoffs += 1;
+                        return Some(e.value);
+                    }
+                    Bound::Lower if e.value >= beta => {
+                        self.stats.tt_cutoffs += 1;
+                        return Some(e.value);
+                    }
+                    _ => {}
+                }
+            }
+            hint = e.best;
+        }
+        let mut list = self.take_list(depth);
+        generate_plays(pos, ALL_ROLLS[roll], &mut list);
+        let n = list.len();
+        let idx = match hint {
+            Some(h) if self.cfg.ordering.tt_best && (h as usize) < n => h as usize,
+            _ => self.choose_probe(&list, depth),
+        };
+        let play = list[idx];
+        self.put_list(depth, list);
+        self.stats.move_nodes += 1;
+        let v = self.play_value(&play, depth, alpha, beta);
+        if self.aborted || v <= alpha {
+            return None;
+        }
+        if n == 1 && v < beta {
+            self.tt.store(key, depth, Bound::Exact, v, Some(idx as u16));
+        } else {
+            self.tt.store(key, depth, Bound::Lower, v, Some(idx as u16));
+        }
+        Some(v)
+    }
+
+    fn choose_probe(&mut self, list: &[Play], depth: u8) -> usize {
+        let by_heuristic = |list: &[Play]| {
+            let mut best = 0;
+            let mut best_score = i32::MIN;
+            for (i, p) in list.iter().enumerate() {
+                let s = heuristic_score(p);
+                if s > best_score {
+                    best_score = s;
+                    best = i;
+                }
+            }
+            best
+        };
+        match self.cfg.ordering.probe {
+            ProbeChoice::First => 0,
+            ProbeChoice::Heuristic => by_heuristic(list),
+            ProbeChoice::Evaluator if depth >= 3 && list.len() > 1 => {
+                self.static_values(list);
+                let mut best = 0;
+                for (i, &v) in self.vals.iter().enumerate() {
+                    if v > self.vals[best] {
+                        best = i;
+                    }
+                }
+                best
+            }
+            ProbeChoice::Evaluator => by_heuristic(list),
+        }
+    }
+
+    /// One root iteration at `depth` >= 3 on this thread: alpha-beta over the root plays
+    /// with ties broken towards the lower play index, then exact values for the plays
+    /// `settings.rank` asks for.
+    fn search_root(
+        &mut self,
+        plays: &[Play],
+        order: &[usize],
+        statics: &[Value],
+        depth: u8,
+    ) -> Option<RootResult> {
+        let candidates = root_candidates(order, statics, self.cfg);
+        let mut r = RootResult {
+            values: vec![None; plays.len()],
+        };
+        let mut best: Option<(Value, usize)> = None;
+        for &i in &candidates {
+            let alpha = match best {
+                None => NEG_INF,
+                Some((bv, bi)) if i < bi => bv - 1,
+                Some((bv, _)) => bv,
+            };
+            let v = self.play_value(&plays[i], depth, alpha, POS_INF);
+            if self.aborted {
+                return None;
+            }
+            if v > alpha {
+                r.values[i] = Some(v);
+                best = Some((v, i));
+            }
+        }
+        self.rank_extra(plays, &candidates, depth, &mut r);
+        if self.aborted {
+            return None;
+        }
+        Some(r)
+    }
+
+    /// Exact values for the first `rank` candidates that only have bounds.
+    fn rank_extra(&mut self, plays: &[Play], candidates: &[usize], depth: u8, r: &mut RootResult) {
+        for &i in candidates.iter().take(self.cfg.rank.max(1)) {
+            if r.values[i].is_none() {
+                let v = self.play_value(&plays[i], depth, NEG_INF, POS_INF);
+                if self.aborted {
+                    return;
+                }
+                r.values[i] = Some(v);
+            }
+        }
+    }
+
+    /// The best reply at move node (`pos`, `roll`, `depth`) by a full-window search
+    /// (usually answered by the table).
+    fn best_reply(&mut self, pos: &Position, roll: usize, depth: u8) -> Play {
+        let key = self.move_key(pos, roll);
+        let mut best = match self.tt.probe(key) {
+            Some(e) if e.depth == depth && e.bound == Bound::Exact => e.best,
+            _ => None,
+        };
+        if best.is_none() {
+            self.move_node(pos, roll, depth, NEG_INF, POS_INF);
+            best = self.tt.probe(key).and_then(|e| e.best);
+        }
+        let mut list = self.take_list(depth);
+        generate_plays(pos, ALL_ROLLS[roll], &mut list);
+        let i = best.map_or(0, |b| b as usize);
+        let play = list.get(i).copied().unwrap_or(list[0]);
+        self.put_list(depth, list);
+        play
+    }
+
+    /// Probabilities of `pos` (before its side rolls) at chance depth `depth`, averaged
+    /// over the rolls along the best replies the search finds.
+    fn pv_probs(&mut self, pos: &Position, depth: u8) -> Probabilities {
+        if depth == 0 {
+            self.stats.evals += 1;
+            return self.eval.evaluate(pos);
+        }
+        let mut acc = [0f64; 5];
+        for r in 0..21 {
+            let play = self.best_reply(pos, r, depth - 1);
+            let p = match play.position.mover_result() {
+                Some(res) => Probabilities::from_result(res, true),
+                None => self
+                    .pv_probs(&play.next_position(), depth.saturating_sub(2))
+                    .invert(),
+            };
+            let w = weight(r) as f64;
+            for (a, x) in acc.iter_mut().zip(p.0) {
+                *a += w * x as f64;
+            }
+        }
+        Probabilities(acc.map(|a| (a / 36.0) as f32))
+    }
+}

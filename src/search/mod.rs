@@ -1,0 +1,405 @@
+//! Search over the backgammon game tree: Expectimax, Star1, Star2 with probing, and a
+//! gnubg-style forward-pruning filter.
+//!
+//! Why: a static evaluation of the plays ("depth 1") is only as good as the net; looking
+//! ahead over the opponent's 21 rolls and replies corrects its inconsistencies. The tree
+//! has chance nodes, so plain alpha-beta does not apply; Ballard's *-Minimax (Star1,
+//! Star2) prunes chance nodes with bounds on the value and, as Hauk, Buro and Schaeffer
+//! measured, makes full-width depth-5 search affordable. Star1 and Star2 are exact: they
+//! return the same value and play as Expectimax at the same depth.
+//!
+//! Conventions (negamax): every node's value is from the view of the side to act there.
+//! A move node has known dice and chooses a play; a chance node is a position before its
+//! side rolls. A play's value at depth 1 is minus the evaluator's equity of
+//! `play.next_position()`, or the exact result when the play ends the game. Depth counts
+//! both layers: depth 3 = play, 21 rolls, best reply, evaluate. Values are on the
+//! fixed-point grid of [`value`].
+//!
+//! Entry points: [`Searcher`] (synchronous, used by `hint`, duel players and the pool),
+//! [`pool::Pool`] (worker threads fed by a bounded queue, used by the server).
+
+use std::fmt;
+use std::str::FromStr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::eval::Probabilities;
+use crate::game::Play;
+
+mod engine;
+pub mod order;
+pub mod pool;
+pub mod positions;
+pub mod simple_eval;
+pub mod tt;
+pub mod value;
+pub mod zobrist;
+
+pub use engine::Searcher;
+pub use pool::{Job, Pool, PoolConfig, Query, SubmitError};
+pub use tt::TranspositionTable;
+pub use value::Value;
+
+/// The search algorithm.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Algorithm {
+    /// Alpha-beta at move nodes, full averaging at chance nodes: the baseline.
+    Expectimax,
+    /// Ballard's Star1: bounds-based pruning at chance nodes. Exact.
+    Star1,
+    /// Star1 plus a probing phase (one play per roll) before the search phase. Exact.
+    Star2,
+    /// gnubg-style forward pruning: a few root candidates after depth 1, one best reply
+    /// per roll below. Fast, not exact.
+    Filter,
+}
+
+impl Algorithm {
+    /// All algorithms, baseline first.
+    pub const ALL: [Algorithm; 4] = [
+        Algorithm::Expectimax,
+        Algorithm::Star1,
+        Algorithm::Star2,
+        Algorithm::Filter,
+    ];
+
+    /// The name used on command lines and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Algorithm::Expectimax => "expectimax",
+            Algorithm::Star1 => "star1",
+            Algorithm::Star2 => "star2",
+            Algorithm::Filter => "filter",
+        }
+    }
+}
+
+impl fmt::Display for Algorithm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A search setting that could not be parsed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SettingError {
+    UnknownAlgorithm(String),
+    BadDepth(String),
+}
+
+impl fmt::Display for SettingError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SettingError::UnknownAlgorithm(s) => write!(
+                f,
+                "unknown search algorithm {s:?} (expected expectimax, star1, star2 or filter)"
+            ),
+            SettingError::BadDepth(s) => {
+                write!(
+                    f,
+                    "bad search depth {s:?} (expected an odd number 1..={MAX_DEPTH})"
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for SettingError {}
+
+impl FromStr for Algorithm {
+    type Err = SettingError;
+    fn from_str(s: &str) -> Result<Algorithm, SettingError> {
+        match s.to_ascii_lowercase().as_str() {
+            "expectimax" => Ok(Algorithm::Expectimax),
+            "star1" => Ok(Algorithm::Star1),
+            "star2" => Ok(Algorithm::Star2),
+            "filter" => Ok(Algorithm::Filter),
+            _ => Err(SettingError::UnknownAlgorithm(s.to_string())),
+        }
+    }
+}
+
+/// Deepest search accepted.
+pub const MAX_DEPTH: u8 = 9;
+
+/// Parses a depth: an odd number from 1 to [`MAX_DEPTH`].
+pub fn parse_depth(s: &str) -> Result<u8, SettingError> {
+    match s.trim().parse::<u8>() {
+        Ok(d) if d % 2 == 1 && d <= MAX_DEPTH => Ok(d),
+        _ => Err(SettingError::BadDepth(s.to_string())),
+    }
+}
+
+/// How plays at interior move nodes are ordered after the table's best play.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PlayOrder {
+    /// Generation order.
+    None,
+    /// [`order::heuristic_score`]: hits, points made, exposed blots. No evaluations.
+    Heuristic,
+    /// The evaluator's static value of each play (costs one evaluation per play, cached).
+    Evaluator,
+}
+
+/// How Star2 picks the probe play of a roll.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProbeChoice {
+    /// The first generated play.
+    First,
+    /// The best play by [`order::heuristic_score`] (the paper's rule, refined).
+    Heuristic,
+    /// The best play by static evaluation where the child is deeper than depth 1, the
+    /// heuristic at depth 1 (where evaluating every play is the full search).
+    Evaluator,
+}
+
+/// Order in which a chance node visits the 21 rolls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RollOrder {
+    /// [`crate::game::ALL_ROLLS`] order.
+    Natural,
+    /// The 15 non-doubles (probability 2/36) first, then the doubles.
+    NonDoublesFirst,
+}
+
+/// Ordering and probing heuristics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OrderingConfig {
+    /// Try the transposition table's best play first.
+    pub tt_best: bool,
+    pub plays: PlayOrder,
+    pub probe: ProbeChoice,
+    pub rolls: RollOrder,
+}
+
+impl Default for OrderingConfig {
+    fn default() -> Self {
+        OrderingConfig {
+            tt_best: true,
+            plays: PlayOrder::Evaluator,
+            probe: ProbeChoice::Evaluator,
+            rolls: RollOrder::NonDoublesFirst,
+        }
+    }
+}
+
+/// The forward-pruning filter (gnubg's move filter): after depth 1 keep the best
+/// `accept` root plays plus up to `extra` more within `threshold` equity of the best;
+/// below the root expand the best `reply_width` replies per roll by static value.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FilterConfig {
+    pub accept: usize,
+    pub extra: usize,
+    pub threshold: f64,
+    pub reply_width: usize,
+}
+
+impl Default for FilterConfig {
+    fn default() -> Self {
+        FilterConfig {
+            accept: 1,
+            extra: 8,
+            threshold: 0.16,
+            reply_width: 1,
+        }
+    }
+}
+
+/// Everything that shapes one search.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchSettings {
+    /// Target depth (odd: 1, 3, 5, ...).
+    pub depth: u8,
+    pub algorithm: Algorithm,
+    /// Stop deepening when the next iteration cannot finish within this budget, and abort
+    /// an iteration that overruns it (the last completed iteration answers).
+    pub time_budget: Option<Duration>,
+    /// Search depths 1, 3, ... up to `depth` (ordering and table filled by each
+    /// iteration). When false only depth 1 (for ordering) and `depth` are searched.
+    pub iterative: bool,
+    pub ordering: OrderingConfig,
+    pub filter: FilterConfig,
+    /// Threads searching one decision together (root split sharing the table).
+    pub threads: usize,
+    /// How many of the best root plays get an exact value at the final depth (the rest
+    /// keep the value of the deepest iteration that valued them exactly). 1 = only the
+    /// best play.
+    pub rank: usize,
+    /// Compute the five probabilities of the ranked plays at the searched depth
+    /// (averaged along the best replies); otherwise they are static (depth 1).
+    pub probabilities: bool,
+}
+
+impl Default for SearchSettings {
+    fn default() -> Self {
+        SearchSettings {
+            depth: 3,
+            algorithm: Algorithm::Star2,
+            time_budget: None,
+            iterative: true,
+            ordering: OrderingConfig::default(),
+            filter: FilterConfig::default(),
+            threads: 1,
+            rank: 1,
+            probabilities: false,
+        }
+    }
+}
+
+impl SearchSettings {
+    /// Default settings with a depth and an algorithm.
+    pub fn new(depth: u8, algorithm: Algorithm) -> SearchSettings {
+        SearchSettings {
+            depth,
+            algorithm,
+            ..SearchSettings::default()
+        }
+    }
+
+    /// Text identifying the settings that change node values (mixed into table keys).
+    pub(crate) fn mode_tag(&self) -> String {
+        match self.algorithm {
+            Algorithm::Filter => format!("filter/{}", self.filter.reply_width),
+            _ => "exact".to_string(),
+        }
+    }
+}
+
+/// Counters of one search.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct SearchStats {
+    pub move_nodes: u64,
+    pub chance_nodes: u64,
+    /// Leaf visits (each either a table hit or an evaluation).
+    pub leaves: u64,
+    /// Positions passed to the evaluator.
+    pub evals: u64,
+    pub tt_probes: u64,
+    /// Probes that found an entry for the key.
+    pub tt_hits: u64,
+    /// Probes whose entry decided the node without searching it.
+    pub tt_cutoffs: u64,
+    /// Star2 chance nodes that ran a probing phase.
+    pub probe_phases: u64,
+    /// Probing phases that produced the cut-off on their own.
+    pub probe_cutoffs: u64,
+}
+
+impl SearchStats {
+    /// All nodes: move, chance and leaf.
+    pub fn nodes(&self) -> u64 {
+        self.move_nodes + self.chance_nodes + self.leaves
+    }
+
+    /// Share of probes that found their key.
+    pub fn tt_hit_rate(&self) -> f64 {
+        ratio(self.tt_hits, self.tt_probes)
+    }
+
+    /// Share of Star2 probing phases that produced the cut-off.
+    pub fn probe_efficiency(&self) -> f64 {
+        ratio(self.probe_cutoffs, self.probe_phases)
+    }
+
+    /// Adds another search's counters.
+    pub fn add(&mut self, o: &SearchStats) {
+        self.move_nodes += o.move_nodes;
+        self.chance_nodes += o.chance_nodes;
+        self.leaves += o.leaves;
+        self.evals += o.evals;
+        self.tt_probes += o.tt_probes;
+        self.tt_hits += o.tt_hits;
+        self.tt_cutoffs += o.tt_cutoffs;
+        self.probe_phases += o.probe_phases;
+        self.probe_cutoffs += o.probe_cutoffs;
+    }
+}
+
+fn ratio(a: u64, b: u64) -> f64 {
+    if b == 0 {
+        0.0
+    } else {
+        a as f64 / b as f64
+    }
+}
+
+/// A root play with its valuation.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RankedPlay {
+    pub play: Play,
+    /// Index of the play in the deterministic list of `generate_plays`.
+    pub index: usize,
+    /// Cubeless money equity for the side that plays, on the value grid.
+    pub value: Value,
+    /// `value` as an equity.
+    pub equity: f64,
+    /// Probabilities for the side that plays (after the play, before the opponent rolls,
+    /// inverted to the player's view).
+    pub probs: Probabilities,
+    /// Depth at which `value` is exact.
+    pub depth: u8,
+}
+
+/// The answer to a play decision.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MoveDecision {
+    /// Every legal play, best first.
+    pub plays: Vec<RankedPlay>,
+    /// Deepest completed iteration.
+    pub depth: u8,
+    pub stats: SearchStats,
+    pub elapsed: Duration,
+    /// The search was stopped (cancel flag or time budget) before reaching the target
+    /// depth; the answer is from the last completed iteration.
+    pub stopped: bool,
+}
+
+impl MoveDecision {
+    /// The chosen play.
+    pub fn best(&self) -> Option<&RankedPlay> {
+        self.plays.first()
+    }
+}
+
+/// The answer to a position question (before rolling): cube decisions, evaluations.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PositionEvaluation {
+    /// Probabilities for the side to act.
+    pub probs: Probabilities,
+    pub value: Value,
+    pub equity: f64,
+    /// Deepest completed iteration.
+    pub depth: u8,
+    pub stats: SearchStats,
+    pub elapsed: Duration,
+    pub stopped: bool,
+}
+
+/// What a pool job produces.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SearchOutcome {
+    Move(MoveDecision),
+    Position(PositionEvaluation),
+    /// Cancelled before even depth 1 completed.
+    Cancelled,
+}
+
+/// A shared cancellation flag, checked often by the search.
+#[derive(Debug, Clone, Default)]
+pub struct Cancel(Arc<AtomicBool>);
+
+impl Cancel {
+    pub fn new() -> Cancel {
+        Cancel::default()
+    }
+
+    /// Asks every search holding this flag to stop soon.
+    pub fn cancel(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+}

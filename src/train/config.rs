@@ -1,0 +1,110 @@
+//! The training configuration (TOML). `config/train.toml` documents every key.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::TrainError;
+use crate::eval::net::MAX_HIDDEN;
+
+/// From game `until` on (exclusive of earlier steps), learn with `alpha` and `lambda`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScheduleStep {
+    /// This step applies to games before `until` (and after the previous step's `until`).
+    pub until: u64,
+    pub alpha: f32,
+    pub lambda: f32,
+}
+
+/// Everything that determines a training run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrainConfig {
+    pub name: String,
+    pub run_dir: PathBuf,
+    pub seed: u64,
+    pub threads: usize,
+    pub games_per_round: usize,
+    pub contact_hidden: usize,
+    pub race_hidden: usize,
+    pub init_scale: f32,
+    #[serde(default)]
+    pub init_weights: Option<PathBuf>,
+    pub max_games: u64,
+    #[serde(default)]
+    pub max_minutes: f64,
+    pub checkpoint_minutes: f64,
+    pub bench_every: u64,
+    pub bench_games: u64,
+    pub bench_seed: u64,
+    pub schedule: Vec<ScheduleStep>,
+}
+
+impl TrainConfig {
+    /// Reads and checks a config file.
+    pub fn load(path: &Path) -> Result<TrainConfig, TrainError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| TrainError::Io(format!("{}: {e}", path.display())))?;
+        let c: TrainConfig = toml::from_str(&text)
+            .map_err(|e| TrainError::Config(format!("{}: {e}", path.display())))?;
+        c.check()?;
+        Ok(c)
+    }
+
+    /// Refuses values that cannot work.
+    pub fn check(&self) -> Result<(), TrainError> {
+        let bad = |s: &str| Err(TrainError::Config(s.to_string()));
+        if self.threads == 0 || self.threads > 256 {
+            return bad("threads must be in 1..=256");
+        }
+        if self.games_per_round == 0 || self.games_per_round > 4096 {
+            return bad("games_per_round must be in 1..=4096");
+        }
+        for h in [self.contact_hidden, self.race_hidden] {
+            if h == 0 || h > MAX_HIDDEN {
+                return bad("hidden sizes must be in 1..=1024");
+            }
+        }
+        if !(self.init_scale.is_finite() && self.init_scale > 0.0) {
+            return bad("init_scale must be a positive number");
+        }
+        if !(self.checkpoint_minutes.is_finite() && self.checkpoint_minutes > 0.0) {
+            return bad("checkpoint_minutes must be positive");
+        }
+        if !(self.max_minutes.is_finite() && self.max_minutes >= 0.0) {
+            return bad("max_minutes must be >= 0 (0: no limit)");
+        }
+        if self.bench_every > 0 && self.bench_games < 2 {
+            return bad("bench_games must be at least 2 (one mirrored pair)");
+        }
+        if self.schedule.is_empty() {
+            return bad("the schedule needs at least one step");
+        }
+        let mut prev = 0;
+        for s in &self.schedule {
+            if s.until <= prev {
+                return bad("schedule steps must have increasing 'until'");
+            }
+            if !(s.alpha.is_finite() && s.alpha > 0.0) {
+                return bad("alpha must be positive");
+            }
+            if !(0.0..=1.0).contains(&s.lambda) {
+                return bad("lambda must be in [0, 1]");
+            }
+            prev = s.until;
+        }
+        Ok(())
+    }
+
+    /// Alpha and lambda for the round starting at game `games` (the last step extends
+    /// past its `until`).
+    pub fn schedule_at(&self, games: u64) -> (f32, f32) {
+        let s = self
+            .schedule
+            .iter()
+            .find(|s| games < s.until)
+            .or(self.schedule.last());
+        s.map_or((0.0, 0.0), |s| (s.alpha, s.lambda))
+    }
+}

@@ -1,0 +1,535 @@
+//! TD(lambda) self-play training of the contact and race nets.
+//!
+//! How a run works, and why:
+//! - The nets play both sides, each side choosing the play whose resulting position they
+//!   value most. After a game the positions are walked backwards computing lambda-returns
+//!   (each prediction blends the next position's prediction, seen from the other side,
+//!   with the return after it; the last move gets the exact result), and each position
+//!   is moved towards its return. With the weights frozen during a game this is the same
+//!   update as accumulating TD(lambda) with eligibility traces, at a fraction of the cost.
+//! - Games run in *rounds*: the round's games are split over the threads, each game
+//!   writes its update into its own buffer against a frozen copy of the weights, and the
+//!   buffers are added in game order. A run is therefore fully determined by its config,
+//!   whatever the thread count, and game `i` always gets the dice of seed (seed, i).
+//! - The whole state is the weights and the number of games played, saved at round
+//!   boundaries: resuming continues exactly as if never stopped.
+//! - Every `bench_every` games the current nets play pubeval (mirrored pairs); the figures
+//!   go to `curve.csv` and `curve.svg`, and the best nets so far to `best.sgnet`.
+
+pub mod config;
+pub mod curve;
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+
+pub use config::{ScheduleStep, TrainConfig};
+
+use crate::arena::{duel, opening_roll, splitmix, DuelConfig, PlayerFactory, PubevalPlayer};
+use crate::eval::encoding::{encode, SparseInput, INPUTS};
+use crate::eval::net::{Gradient, Mlp, MAX_HIDDEN};
+use crate::eval::neural::{finished, Scratch};
+use crate::eval::{NetSet, NeuralEvaluator, Probabilities};
+use crate::game::{generate_plays, Dice, Phase, PlayList, Position};
+
+/// Why training stopped or failed.
+#[derive(Debug)]
+pub enum TrainError {
+    Config(String),
+    Io(String),
+    Weights(crate::eval::WeightsError),
+    State(String),
+}
+
+impl std::fmt::Display for TrainError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TrainError::Config(s) => write!(f, "training config: {s}"),
+            TrainError::Io(s) => write!(f, "training files: {s}"),
+            TrainError::Weights(e) => write!(f, "{e}"),
+            TrainError::State(s) => write!(f, "training state: {s}"),
+        }
+    }
+}
+
+impl std::error::Error for TrainError {}
+
+fn io_err(path: &Path, e: std::io::Error) -> TrainError {
+    TrainError::Io(format!("{}: {e}", path.display()))
+}
+
+/// The trainer's saved state besides the weights.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct TrainState {
+    /// Self-play games played so far (also the index of the next game's dice seed).
+    pub games: u64,
+    /// Wall-clock seconds spent training over all sessions.
+    pub seconds: f64,
+    /// Best pubeval benchmark so far (ppg) and when.
+    pub best_ppg: Option<f64>,
+    pub best_games: u64,
+    /// File name of the weights of this checkpoint inside the run directory.
+    pub weights_file: String,
+}
+
+/// The seed of self-play game `index`.
+pub fn game_seed(seed: u64, index: u64) -> u64 {
+    splitmix(splitmix(seed) ^ index.wrapping_mul(0xA076_1D64_78BD_642F))
+}
+
+/// Per-thread buffers for self-play.
+#[derive(Debug)]
+pub struct Workspace {
+    scratch: Scratch,
+    list: PlayList,
+    states: Vec<Position>,
+    input: SparseInput,
+    hidden: Vec<f32>,
+    contact_grad: Option<Gradient>,
+    race_grad: Option<Gradient>,
+}
+
+impl Default for Workspace {
+    fn default() -> Self {
+        Workspace {
+            scratch: Scratch::default(),
+            list: PlayList::new(),
+            states: Vec::with_capacity(256),
+            input: SparseInput::default(),
+            hidden: vec![0.0; MAX_HIDDEN],
+            contact_grad: None,
+            race_grad: None,
+        }
+    }
+}
+
+/// Plays one self-play game with the frozen nets of `eval`, computes the lambda-returns
+/// with those nets, then moves `learner` (a copy of the same nets) towards them one
+/// position at a time, from the last position back (step size `alpha`). Returns the
+/// number of positions in the game.
+pub fn train_game(
+    eval: &NeuralEvaluator,
+    seed: u64,
+    alpha: f32,
+    lambda: f32,
+    ws: &mut Workspace,
+    learner: &mut NetSet,
+) -> usize {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    ws.states.clear();
+    let mut pos = Position::OPENING;
+    let mut dice: Dice = opening_roll(&mut rng);
+    let final_result;
+    loop {
+        ws.states.push(pos);
+        generate_plays(&pos, dice, &mut ws.list);
+        let mut best = 0;
+        let mut best_eq = f32::NEG_INFINITY;
+        let mut won = None;
+        for (i, play) in ws.list.iter().enumerate() {
+            if let Some(r) = play.position.mover_result() {
+                won = Some(r);
+                best = i;
+                break;
+            }
+            let e = -eval
+                .evaluate_with(&play.next_position(), &mut ws.scratch)
+                .equity();
+            if e > best_eq {
+                best_eq = e;
+                best = i;
+            }
+        }
+        if let Some(r) = won {
+            final_result = r;
+            break;
+        }
+        pos = ws.list[best].next_position();
+        dice = Dice::roll(&mut rng);
+    }
+    // Walk backwards: G_{T-1} = exact win for the last mover;
+    // G_t = (1 - lambda) * inv(V(s_{t+1})) + lambda * inv(G_{t+1}).
+    let n = ws.states.len();
+    let mut ret = Probabilities::from_result(final_result, true);
+    for t in (0..n).rev() {
+        let s = ws.states[t];
+        if t + 1 < n {
+            let next_v = eval
+                .evaluate_with(&ws.states[t + 1], &mut ws.scratch)
+                .invert();
+            let back = ret.invert();
+            let mut g = [0.0f32; 5];
+            for k in 0..5 {
+                g[k] = (1.0 - lambda) * next_v.0[k] + lambda * back.0[k];
+            }
+            ret = Probabilities(g);
+        }
+        if finished(&s).is_some() {
+            continue;
+        }
+        encode(&s, &mut ws.input);
+        let (net, grad) = match s.phase() {
+            Phase::Contact => (&mut learner.contact, &mut ws.contact_grad),
+            Phase::Race => (&mut learner.race, &mut ws.race_grad),
+        };
+        let grad = grad.get_or_insert_with(|| net.zero_gradient());
+        net.accumulate_gradient(&ws.input, &ret.0, alpha, &mut ws.hidden, grad);
+        net.apply(grad);
+        grad.clear();
+    }
+    n
+}
+
+/// A training run in a directory.
+#[derive(Debug)]
+pub struct Trainer {
+    pub config: TrainConfig,
+    pub nets: NetSet,
+    pub state: TrainState,
+    dir: PathBuf,
+}
+
+/// What stopped a call to [`Trainer::run`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopReason {
+    MaxGames,
+    TimeLimit,
+    Signal,
+}
+
+impl Trainer {
+    /// Starts a new run in `config.run_dir` (which must not hold a run already).
+    pub fn create(config: TrainConfig) -> Result<Trainer, TrainError> {
+        config.check()?;
+        let dir = config.run_dir.clone();
+        if dir.join("state.json").exists() {
+            return Err(TrainError::Config(format!(
+                "{} already holds a run; use --resume {}",
+                dir.display(),
+                dir.display()
+            )));
+        }
+        std::fs::create_dir_all(&dir).map_err(|e| io_err(&dir, e))?;
+        let nets = match &config.init_weights {
+            Some(p) => NetSet::load(p).map_err(TrainError::Weights)?,
+            None => {
+                let mut rng = ChaCha8Rng::seed_from_u64(splitmix(config.seed ^ 0x1417));
+                NetSet {
+                    contact: Mlp::random(
+                        INPUTS,
+                        config.contact_hidden,
+                        config.init_scale,
+                        &mut rng,
+                    ),
+                    race: Mlp::random(INPUTS, config.race_hidden, config.init_scale, &mut rng),
+                    games: 0,
+                }
+            }
+        };
+        let text =
+            toml::to_string_pretty(&config).map_err(|e| TrainError::Config(e.to_string()))?;
+        let cfg_path = dir.join("config.toml");
+        std::fs::write(&cfg_path, text).map_err(|e| io_err(&cfg_path, e))?;
+        let mut t = Trainer {
+            config,
+            nets,
+            state: TrainState {
+                games: 0,
+                seconds: 0.0,
+                best_ppg: None,
+                best_games: 0,
+                weights_file: String::new(),
+            },
+            dir,
+        };
+        t.checkpoint()?;
+        Ok(t)
+    }
+
+    /// Reopens the run in `dir`. `config` replaces the stored config when given (to
+    /// extend a schedule or change limits); the net sizes must stay the same.
+    pub fn resume(dir: &Path, config: Option<TrainConfig>) -> Result<Trainer, TrainError> {
+        let state_path = dir.join("state.json");
+        let text = std::fs::read_to_string(&state_path).map_err(|e| io_err(&state_path, e))?;
+        let state: TrainState =
+            serde_json::from_str(&text).map_err(|e| TrainError::State(e.to_string()))?;
+        let cfg_path = dir.join("config.toml");
+        let stored = TrainConfig::load(&cfg_path)?;
+        let mut config = match config {
+            Some(c) => {
+                if c.contact_hidden != stored.contact_hidden || c.race_hidden != stored.race_hidden
+                {
+                    return Err(TrainError::Config(
+                        "a resumed run keeps its net sizes".into(),
+                    ));
+                }
+                let text =
+                    toml::to_string_pretty(&c).map_err(|e| TrainError::Config(e.to_string()))?;
+                std::fs::write(&cfg_path, text).map_err(|e| io_err(&cfg_path, e))?;
+                c
+            }
+            None => stored,
+        };
+        config.run_dir = dir.to_path_buf();
+        config.check()?;
+        let nets = NetSet::load(&dir.join(&state.weights_file)).map_err(TrainError::Weights)?;
+        if nets.games != state.games {
+            return Err(TrainError::State(format!(
+                "weights hold {} games, state says {}",
+                nets.games, state.games
+            )));
+        }
+        // Benchmark rows written after this checkpoint would be repeated: drop them.
+        curve::truncate_csv(&dir.join("curve.csv"), state.games)?;
+        Ok(Trainer {
+            config,
+            nets,
+            state,
+            dir: dir.to_path_buf(),
+        })
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Saves weights and state atomically: a new weights file, then the state pointing
+    /// at it, then the old weights file is removed.
+    pub fn checkpoint(&mut self) -> Result<(), TrainError> {
+        self.nets.games = self.state.games;
+        let name = format!("checkpoint-{}.sgnet", self.state.games);
+        self.nets
+            .save(&self.dir.join(&name))
+            .map_err(TrainError::Weights)?;
+        let old = std::mem::replace(&mut self.state.weights_file, name);
+        let state_path = self.dir.join("state.json");
+        let tmp = self.dir.join("state.json.tmp");
+        let text = serde_json::to_string_pretty(&self.state)
+            .map_err(|e| TrainError::State(e.to_string()))?;
+        std::fs::write(&tmp, text).map_err(|e| io_err(&tmp, e))?;
+        std::fs::rename(&tmp, &state_path).map_err(|e| io_err(&state_path, e))?;
+        if !old.is_empty() && old != self.state.weights_file {
+            let _ = std::fs::remove_file(self.dir.join(old));
+        }
+        Ok(())
+    }
+
+    /// Plays one round of self-play games (one learner copy each, all starting from the
+    /// current nets) and adds each game's change to the nets, in game order.
+    pub fn round(&mut self, workspaces: &mut [Workspace], learners: &mut [NetSet]) {
+        let (alpha, lambda) = self.config.schedule_at(self.state.games);
+        let eval = NeuralEvaluator::new(self.nets.clone(), "training");
+        for l in learners.iter_mut() {
+            l.clone_from(&self.nets);
+        }
+        let games = learners.len();
+        let threads = workspaces.len().clamp(1, games);
+        let first = self.state.games;
+        let seed = self.config.seed;
+        std::thread::scope(|scope| {
+            let eval = &eval;
+            // Game j goes to thread j % threads.
+            let mut per_thread: Vec<Vec<(usize, &mut NetSet)>> =
+                (0..threads).map(|_| Vec::new()).collect();
+            for (j, g) in learners.iter_mut().enumerate() {
+                per_thread[j % threads].push((j, g));
+            }
+            for (ws, jobs) in workspaces.iter_mut().zip(per_thread) {
+                scope.spawn(move || {
+                    for (j, g) in jobs {
+                        train_game(
+                            eval,
+                            game_seed(seed, first + j as u64),
+                            alpha,
+                            lambda,
+                            ws,
+                            g,
+                        );
+                    }
+                });
+            }
+        });
+        let base = eval.nets();
+        for l in learners.iter() {
+            self.nets.contact.add_difference(&l.contact, &base.contact);
+            self.nets.race.add_difference(&l.race, &base.race);
+        }
+        self.state.games += games as u64;
+    }
+
+    /// Benchmarks the current nets against pubeval, logs the figures, keeps the best nets.
+    pub fn benchmark(&mut self) -> Result<f64, TrainError> {
+        let eval = Arc::new(NeuralEvaluator::new(self.nets.clone(), "net"));
+        let a = PlayerFactory::net(eval, 0.0, "net".into());
+        let b = PlayerFactory::new("pubeval", || Box::new(PubevalPlayer));
+        let r = duel(
+            &a,
+            &b,
+            &DuelConfig {
+                games: self.config.bench_games,
+                seed: self.config.bench_seed,
+                threads: self.config.threads,
+                progress: false,
+            },
+        );
+        let (alpha, lambda) = self.config.schedule_at(self.state.games);
+        curve::append_csv(
+            &self.dir.join("curve.csv"),
+            &curve::CurvePoint {
+                games: self.state.games,
+                minutes: self.state.seconds / 60.0,
+                ppg: r.ppg,
+                ci95: r.ci95,
+                alpha,
+                lambda,
+            },
+        )?;
+        let points = curve::read_csv(&self.dir.join("curve.csv"))?;
+        let svg = curve::svg(
+            &points,
+            &format!("{}: TD(lambda) self-play vs pubeval", self.config.name),
+        );
+        let svg_path = self.dir.join("curve.svg");
+        std::fs::write(&svg_path, svg).map_err(|e| io_err(&svg_path, e))?;
+        let snaps = self.dir.join("snapshots");
+        std::fs::create_dir_all(&snaps).map_err(|e| io_err(&snaps, e))?;
+        self.nets.games = self.state.games;
+        self.nets
+            .save(&snaps.join(format!("games-{}.sgnet", self.state.games)))
+            .map_err(TrainError::Weights)?;
+        if self.state.best_ppg.map_or(true, |b| r.ppg > b) {
+            self.state.best_ppg = Some(r.ppg);
+            self.state.best_games = self.state.games;
+            self.nets
+                .save(&self.dir.join("best.sgnet"))
+                .map_err(TrainError::Weights)?;
+        }
+        eprintln!(
+            "[train] games {}: vs pubeval {:+.3} +/- {:.3} ({} games, {:.0} s); best {:+.3} at {}",
+            self.state.games,
+            r.ppg,
+            r.ci95,
+            r.games,
+            r.seconds,
+            self.state.best_ppg.unwrap_or(f64::NAN),
+            self.state.best_games
+        );
+        Ok(r.ppg)
+    }
+
+    /// Trains until `max_games`, the time limit, or `stop` is set; checkpoints on the way
+    /// and at the end.
+    pub fn run(&mut self, stop: &AtomicBool, progress: bool) -> Result<StopReason, TrainError> {
+        let threads = self.config.threads.max(1);
+        let mut workspaces: Vec<Workspace> = (0..threads).map(|_| Workspace::default()).collect();
+        let per_round = self.config.games_per_round;
+        let mut learners: Vec<NetSet> = (0..per_round).map(|_| self.nets.clone()).collect();
+        let start = Instant::now();
+        let base_seconds = self.state.seconds;
+        let session_games = self.state.games;
+        let mut last_checkpoint = Instant::now();
+        let mut last_log = Instant::now();
+        let checkpoint_every = Duration::from_secs_f64(self.config.checkpoint_minutes * 60.0);
+        let limit = (self.config.max_minutes > 0.0)
+            .then(|| Duration::from_secs_f64(self.config.max_minutes * 60.0));
+        let bar = if progress {
+            let pb = indicatif::ProgressBar::new(self.config.max_games);
+            pb.set_style(
+                indicatif::ProgressStyle::with_template(
+                    "{elapsed_precise} [{bar:30}] {pos}/{len} games {msg}",
+                )
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            );
+            pb.set_position(self.state.games);
+            pb
+        } else {
+            indicatif::ProgressBar::hidden()
+        };
+        let reason = loop {
+            if self.state.games >= self.config.max_games {
+                break StopReason::MaxGames;
+            }
+            if stop.load(Ordering::Relaxed) {
+                break StopReason::Signal;
+            }
+            if limit.is_some_and(|l| start.elapsed() >= l) {
+                break StopReason::TimeLimit;
+            }
+            let before = self.state.games;
+            self.round(&mut workspaces, &mut learners);
+            self.state.seconds = base_seconds + start.elapsed().as_secs_f64();
+            let rate = (self.state.games - session_games) as f64 / start.elapsed().as_secs_f64();
+            let (alpha, lambda) = self.config.schedule_at(self.state.games);
+            bar.set_position(self.state.games);
+            bar.set_message(format!("{rate:.0} games/s alpha {alpha} lambda {lambda}"));
+            if last_log.elapsed() >= Duration::from_secs(60) {
+                last_log = Instant::now();
+                eprintln!(
+                    "[train] games {} ({rate:.1} games/s this session), alpha {alpha}, lambda {lambda}",
+                    self.state.games
+                );
+            }
+            let every = self.config.bench_every;
+            if every > 0 && before / every != self.state.games / every {
+                self.benchmark()?;
+                self.checkpoint()?;
+                last_checkpoint = Instant::now();
+            } else if last_checkpoint.elapsed() >= checkpoint_every {
+                self.checkpoint()?;
+                last_checkpoint = Instant::now();
+            }
+        };
+        self.state.seconds = base_seconds + start.elapsed().as_secs_f64();
+        self.checkpoint()?;
+        bar.finish_and_clear();
+        eprintln!(
+            "[train] stopped ({reason:?}) at {} games, {:.1} h in all; resume with: stargammon train --resume {}",
+            self.state.games,
+            self.state.seconds / 3600.0,
+            self.dir.display()
+        );
+        Ok(reason)
+    }
+}
+
+/// Sets `flag` when the process gets SIGINT or SIGTERM (a background thread waits for
+/// them), so the trainer can checkpoint and stop cleanly.
+pub fn stop_on_signals(flag: Arc<AtomicBool>) -> Result<(), TrainError> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| TrainError::Io(format!("signal handler: {e}")))?;
+    std::thread::Builder::new()
+        .name("signals".into())
+        .spawn(move || {
+            rt.block_on(async move {
+                #[cfg(unix)]
+                {
+                    use tokio::signal::unix::{signal, SignalKind};
+                    let term = signal(SignalKind::terminate());
+                    let int = signal(SignalKind::interrupt());
+                    if let (Ok(mut term), Ok(mut int)) = (term, int) {
+                        tokio::select! {
+                            _ = term.recv() => {},
+                            _ = int.recv() => {},
+                        }
+                    } else {
+                        let _ = tokio::signal::ctrl_c().await;
+                    }
+                }
+                #[cfg(not(unix))]
+                {
+                    let _ = tokio::signal::ctrl_c().await;
+                }
+                eprintln!("[train] signal received: checkpointing and stopping");
+                flag.store(true, Ordering::Relaxed);
+            });
+        })
+        .map_err(|e| TrainError::Io(format!("signal handler: {e}")))?;
+    Ok(())
+}

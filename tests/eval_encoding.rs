@@ -1,0 +1,189 @@
+//! Input encoding and features: hand-computed values on small positions, and the
+//! measured agreement of the fast shot counter with exact move generation.
+#![allow(clippy::unwrap_used)]
+
+use stargammon::eval::encoding::{
+    encode, escape_probability, hit_probabilities, hits_with, side_features, SparseInput,
+    FEATURES_START, INPUTS, SIDE_FEATURES,
+};
+use stargammon::game::{generate_plays, PlayList, Position, ALL_ROLLS};
+
+fn dense(pos: &Position) -> Vec<f32> {
+    let mut x = SparseInput::default();
+    encode(pos, &mut x);
+    x.to_dense()
+}
+
+fn close(a: f32, b: f32) -> bool {
+    (a - b).abs() < 1e-5
+}
+
+#[test]
+fn opening_board_units() {
+    let x = dense(&Position::OPENING);
+    assert_eq!(x.len(), INPUTS);
+    // Mover: 2 on 24, 5 on 13, 3 on 8, 5 on 6; the opponent the same in its numbering.
+    for base in [0, 98] {
+        assert_eq!(x[base + 4 * 23 + 1], 1.0, "two on the 24 point");
+        assert_eq!(x[base + 4 * 12 + 2], 1.0, "three or more on 13");
+        assert_eq!(x[base + 4 * 12 + 3], 1.0, "(5 - 3) / 2 on 13");
+        assert_eq!(x[base + 4 * 7 + 2], 1.0, "three on 8");
+        assert_eq!(x[base + 4 * 7 + 3], 0.0, "no extra unit for exactly three");
+        assert_eq!(x[base + 4 * 5 + 2], 1.0);
+        assert_eq!(x[base + 4 * 5 + 3], 1.0);
+        assert_eq!(x[base + 96], 0.0, "bar");
+        assert_eq!(x[base + 97], 0.0, "off");
+    }
+    let board_nonzero = x[..FEATURES_START].iter().filter(|v| **v != 0.0).count();
+    assert_eq!(board_nonzero, 2 * 6);
+}
+
+#[test]
+fn opening_features_by_hand() {
+    let mut f = [0.0f32; SIDE_FEATURES];
+    side_features(&Position::OPENING, true, &mut f);
+    assert_eq!(f[0], 0.0, "no blots, no shots");
+    assert_eq!(f[1], 0.0);
+    // Pips to bring home: 2 x 18 + 5 x 7 + 3 x 2 = 77.
+    assert!(close(f[2], 0.77));
+    // One closed point (the opponent's 6) among the entry points: (1/6)^2.
+    assert!(close(f[3], 1.0 / 36.0));
+    // The back checkers cannot jump the 8-point/6-point/13-point wall with any roll.
+    assert_eq!(f[4], 0.0);
+    assert_eq!(f[5], 0.0);
+    assert!(close(f[6], 1.0 / 6.0), "no two adjacent points");
+    assert!(close(f[7], 1.0 / 6.0), "the 6 point");
+    assert!(close(f[8], 167.0 / 150.0));
+    assert_eq!(f[9], 0.0);
+    let x = dense(&Position::OPENING);
+    assert_eq!(&x[FEATURES_START..FEATURES_START + SIDE_FEATURES], &f[..]);
+    assert_eq!(
+        &x[FEATURES_START + SIDE_FEATURES..FEATURES_START + 2 * SIDE_FEATURES],
+        &f[..],
+        "symmetric opening"
+    );
+    assert_eq!(x[INPUTS - 2], 0.0);
+    assert_eq!(x[INPUTS - 1], 0.0);
+}
+
+fn slots(entries: &[(usize, i8)]) -> Position {
+    let mut s = [0i8; 26];
+    for &(i, n) in entries {
+        s[i] = n;
+    }
+    Position::from_slots(s).unwrap()
+}
+
+#[test]
+fn direct_six_away_is_seventeen_in_thirty_six() {
+    // Mover checker on 13, opponent blot on the mover's 7 point: six away.
+    let p = slots(&[(13, 1), (7, -1)]);
+    let (one, two) = hit_probabilities(&p);
+    assert!(close(one, 17.0 / 36.0), "{one}");
+    assert_eq!(two, 0.0);
+    // An opponent point on 10 blocks only the 3-3 route.
+    let p = slots(&[(13, 1), (7, -1), (10, -2)]);
+    assert!(close(hit_probabilities(&p).0, 16.0 / 36.0));
+}
+
+#[test]
+fn two_blots_one_per_die() {
+    // Blots 1 and 2 away from a mover point with two checkers.
+    let p = slots(&[(13, 2), (12, -1), (11, -1)]);
+    let d = stargammon::game::Dice::new(2, 1).unwrap();
+    assert_eq!(hits_with(&p, d), (true, true));
+    let d = stargammon::game::Dice::new(6, 5).unwrap();
+    assert_eq!(hits_with(&p, d), (false, false));
+}
+
+#[test]
+fn bar_checker_hits_only_from_entry() {
+    // Two mover checkers on the bar: each die can only enter. Blot on the entry point 20
+    // (a 5) and another on 5 that a board checker 1 away could hit with a 1.
+    let p = slots(&[(25, 2), (20, -1), (6, 1), (5, -1)]);
+    let five_one = stargammon::game::Dice::new(5, 1).unwrap();
+    assert_eq!(hits_with(&p, five_one), (true, false));
+}
+
+#[test]
+fn escape_past_a_single_point() {
+    // Mover checker on 24, one opponent point on 18 (six away): escapes unless the roll
+    // lands on 18 or cannot pass it: everything except 6-6 and 3-3 (both stop at 18)
+    // and 2-2 (24 -> 16 passes) ... computed: a roll escapes when the checker can reach
+    // below 18 without landing on it.
+    let p = slots(&[(24, 1), (18, -2)]);
+    let mut expect = 0;
+    for d in ALL_ROLLS {
+        let (a, b) = (d.high() as i32, d.low() as i32);
+        let ok = if a != b {
+            (a + b > 6) && (24 - a != 18 || 24 - b != 18)
+        } else {
+            // Steps of a until blocked.
+            let mut q = 24;
+            for _ in 0..4 {
+                if q - a == 18 {
+                    break;
+                }
+                q -= a;
+            }
+            q < 18
+        };
+        if ok {
+            expect += d.weight();
+        }
+    }
+    assert!(close(escape_probability(&p, 24), expect as f32 / 36.0));
+    // Nothing in front: certain.
+    assert_eq!(escape_probability(&slots(&[(24, 1), (2, -2)]), 24), 1.0);
+}
+
+#[test]
+fn race_features() {
+    // A race: no shots, escapes certain, pip lead counted.
+    let p = slots(&[(5, 3), (20, -2)]);
+    let x = dense(&p);
+    let f = &x[FEATURES_START..FEATURES_START + SIDE_FEATURES];
+    assert_eq!(f[0], 0.0);
+    assert_eq!(f[4], 1.0);
+    assert_eq!(f[5], 1.0);
+    // Mover 15 pips, opponent 2 x 5 = 10 pips: behind by 5.
+    assert!(close(x[INPUTS - 2], 0.0));
+    assert!(close(x[INPUTS - 1], 5.0 / 50.0));
+    // Borne off: 12 of the mover's, 13 of the opponent's.
+    assert!(close(x[97], 12.0 / 15.0));
+    assert!(close(x[98 + 97], 13.0 / 15.0));
+}
+
+/// Exact "some play hits at least one / two blots" by move generation.
+fn exact_hits(p: &Position, d: stargammon::game::Dice, list: &mut PlayList) -> (bool, bool) {
+    generate_plays(p, d, list);
+    let mut one = false;
+    let mut two = false;
+    for play in list.iter() {
+        let h = play.steps().iter().filter(|s| s.hit).count();
+        one |= h >= 1;
+        two |= h >= 2;
+    }
+    (one, two)
+}
+
+#[test]
+fn fast_shot_counter_agrees_with_move_generation() {
+    let positions = stargammon::bench::random_game_positions(11, 60);
+    let mut list = PlayList::new();
+    let (mut n, mut agree1, mut agree2) = (0u32, 0u32, 0u32);
+    for (p, _) in positions.iter().filter(|(p, _)| !p.is_game_over()) {
+        for d in ALL_ROLLS {
+            let exact = exact_hits(p, d, &mut list);
+            let fast = hits_with(p, d);
+            n += 1;
+            agree1 += (exact.0 == fast.0) as u32;
+            agree2 += (exact.1 == fast.1) as u32;
+        }
+    }
+    let r1 = agree1 as f64 / n as f64;
+    let r2 = agree2 as f64 / n as f64;
+    println!("shot counter agreement over {n} (position, roll) pairs: one {r1:.4}, two {r2:.4}");
+    assert!(r1 > 0.97, "at least one hit: {r1}");
+    assert!(r2 > 0.95, "two hits: {r2}");
+}
