@@ -17,8 +17,9 @@ use std::time::Duration;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use stargammon::arena::referee::{EngineSeat, InProcessFactory};
 use stargammon::arena::referee::{Reply, Seat, SeatError};
-use stargammon::fibs::{Client, ClientStats, FibsConfig, Password, SeatBrain};
+use stargammon::fibs::{Brain, Client, ClientStats, FibsConfig, Password, SeatBrain};
 use stargammon::game::{legal_plays, Decision, MatchState};
 use tokio_util::sync::CancellationToken;
 
@@ -59,15 +60,22 @@ fn client_config() -> FibsConfig {
 /// Runs the bot against a server with `script` until the server says the run is over
 /// (or the time limit passes), restarting the server when the script asks for it.
 async fn run(script: Script, limit: Duration) -> (Log, ClientStats) {
+    let brain = SeatBrain::new(
+        TestPlayer(ChaCha8Rng::seed_from_u64(script.seed ^ 77)),
+        None,
+    );
+    run_with(script, limit, brain).await
+}
+
+async fn run_with<B: Brain + 'static>(
+    script: Script,
+    limit: Duration,
+    brain: B,
+) -> (Log, ClientStats) {
     let world = Arc::new(Mutex::new(World::new(script.clone())));
     let mut server = FibsTestServer::start("127.0.0.1:0", world.clone()).await;
     let addr = server.addr;
     let token = CancellationToken::new();
-    let brain = SeatBrain::new(
-        TestPlayer(ChaCha8Rng::seed_from_u64(script.seed ^ 77)),
-        None,
-        1.0,
-    );
     let mut client = Client::new(
         client_config(),
         addr.to_string(),
@@ -224,4 +232,25 @@ async fn reconnects_after_a_server_restart_and_finishes_the_match() {
     assert!(log.resumes >= 1);
     assert!(stats.disconnects >= 1);
     assert_eq!(stats.logins, 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_engine_plays_a_match_and_judges_a_resignation() {
+    let mut script = Script::new(5);
+    script.max_matches = 1;
+    script.resign_at = Some((1, 2));
+    let InProcessFactory::Engine { name, engine } =
+        InProcessFactory::parse("engine", true).unwrap()
+    else {
+        panic!("`engine` is the engine facade");
+    };
+    let seat = EngineSeat {
+        name,
+        engine: engine.clone(),
+    };
+    let brain = SeatBrain::new(seat, Some(engine));
+    let (log, stats) = run_with(script.clone(), Duration::from_secs(240), brain).await;
+    check_common(&log, &stats, &script);
+    assert_eq!(log.resign_offers, 1);
+    assert_eq!(stats.resignations_accepted + stats.resignations_rejected, 1);
 }

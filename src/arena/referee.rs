@@ -123,6 +123,256 @@ impl Seat for Box<dyn Seat> {
     }
 }
 
+/// A seat played by the engine facade ([`crate::engine::Engine`]): every decision,
+/// checker plays and cube, the way the bot server answers.
+#[derive(Debug, Clone)]
+pub struct EngineSeat {
+    pub name: String,
+    pub engine: crate::engine::Engine,
+}
+
+fn engine_reply(action: crate::engine::Action, state: &MatchState) -> Result<Reply, SeatError> {
+    use crate::engine::Action;
+    match action {
+        Action::Move(p) => Ok(Reply::Move(p)),
+        Action::Roll => Ok(Reply::Roll),
+        Action::Double => Ok(Reply::Double),
+        // Beavers are not in use: keeping the doubled cube is a take.
+        Action::Take | Action::Beaver => Ok(Reply::Take),
+        Action::Drop => Ok(Reply::Drop),
+        other => Err(SeatError {
+            kind: SeatErrorKind::Illegal(format!("the engine answered {other:?}")),
+            request: format!("{:?}", state.decision),
+            reply: format!("{other:?}"),
+        }),
+    }
+}
+
+impl Seat for EngineSeat {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn act(&mut self, state: &MatchState) -> Result<Reply, SeatError> {
+        let action = self
+            .engine
+            .decide(state, &crate::engine::Limits::none())
+            .map_err(|e| SeatError {
+                kind: SeatErrorKind::EngineError,
+                request: format!("{:?}", state.decision),
+                reply: e.to_string(),
+            })?;
+        engine_reply(action, state)
+    }
+}
+
+/// A seat played by a duel player ([`crate::arena::Player`]) for checker plays, with cube
+/// decisions from an engine when one is given.
+pub struct PlayerSeat {
+    pub name: String,
+    pub player: Box<dyn crate::arena::Player>,
+    pub cube: Option<crate::engine::Engine>,
+}
+
+impl std::fmt::Debug for PlayerSeat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PlayerSeat")
+            .field("name", &self.name)
+            .field("cube", &self.cube.is_some())
+            .finish()
+    }
+}
+
+impl Seat for PlayerSeat {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn act(&mut self, state: &MatchState) -> Result<Reply, SeatError> {
+        match state.decision {
+            Decision::Move(dice) => {
+                let plays = legal_plays(&state.position, dice);
+                let i = self.player.choose(&state.position, dice, &plays);
+                match plays.get(i) {
+                    Some(p) => Ok(Reply::Move(*p)),
+                    None => Err(SeatError {
+                        kind: SeatErrorKind::Illegal(format!(
+                            "play index {i} of {} plays",
+                            plays.len()
+                        )),
+                        request: state.position.debug_string(),
+                        reply: i.to_string(),
+                    }),
+                }
+            }
+            _ => match &self.cube {
+                Some(engine) => {
+                    let action = engine
+                        .decide(state, &crate::engine::Limits::none())
+                        .map_err(|e| SeatError {
+                            kind: SeatErrorKind::EngineError,
+                            request: format!("{:?}", state.decision),
+                            reply: e.to_string(),
+                        })?;
+                    engine_reply(action, state)
+                }
+                None => Err(SeatError {
+                    kind: SeatErrorKind::Illegal(format!("{} makes no cube decisions", self.name)),
+                    request: format!("{:?}", state.decision),
+                    reply: String::new(),
+                }),
+            },
+        }
+    }
+}
+
+/// Why an in-process engine specification was refused.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EngineSpecError {
+    /// The duel player specification is wrong.
+    Player(crate::arena::SpecError),
+    /// An `engine` option is unknown or its value is wrong.
+    BadOption(String),
+    /// The weights could not be loaded.
+    Weights(String),
+    /// The player cannot answer cube questions and the cube is in use.
+    NoCube(String),
+}
+
+impl fmt::Display for EngineSpecError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EngineSpecError::Player(e) => write!(f, "{e}"),
+            EngineSpecError::BadOption(o) => write!(f, "engine spec: {o}"),
+            EngineSpecError::Weights(e) => write!(f, "cannot load weights: {e}"),
+            EngineSpecError::NoCube(s) => write!(
+                f,
+                "{s} makes no cube decisions: use --cube off, `net` or `engine`"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for EngineSpecError {}
+
+/// In-process seats: `engine[:WEIGHTS][,depth=N][,cube_depth=N]` for the engine facade
+/// (the bot's own decisions), or a duel player spec (`net`, `pubeval`, ...), whose cube
+/// decisions come from the engine facade over the same nets for `net` players.
+#[derive(Clone)]
+pub enum InProcessFactory {
+    Engine {
+        name: String,
+        engine: crate::engine::Engine,
+    },
+    Player {
+        name: String,
+        players: crate::arena::PlayerFactory,
+        cube: Option<crate::engine::Engine>,
+    },
+}
+
+impl std::fmt::Debug for InProcessFactory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "InProcessFactory({})", self.name())
+    }
+}
+
+fn nets_engine(
+    path: Option<&std::path::Path>,
+    settings: crate::engine::EngineSettings,
+) -> Result<crate::engine::Engine, EngineSpecError> {
+    let eval = match path {
+        None => crate::eval::NeuralEvaluator::default_nets(),
+        Some(p) => crate::eval::NeuralEvaluator::load(p),
+    }
+    .map_err(|e| EngineSpecError::Weights(e.to_string()))?;
+    let decider = crate::engine::ExpectimaxDecider::new(std::sync::Arc::new(eval));
+    Ok(crate::engine::Engine::new(
+        std::sync::Arc::new(decider),
+        settings,
+    ))
+}
+
+impl InProcessFactory {
+    /// Builds seats for `spec`; `cube` says whether cube decisions will be asked.
+    pub fn parse(spec: &str, cube: bool) -> Result<InProcessFactory, EngineSpecError> {
+        let mut parts = spec.split(',');
+        let head = parts.next().unwrap_or("").trim();
+        if head == "engine" || head.starts_with("engine:") {
+            let path = head.strip_prefix("engine:").map(std::path::PathBuf::from);
+            let mut settings = crate::engine::EngineSettings::default();
+            for opt in parts {
+                let (k, v) = opt.split_once('=').ok_or_else(|| {
+                    EngineSpecError::BadOption(format!("{opt:?} is not key=value"))
+                })?;
+                let n: u32 = v.trim().parse().map_err(|_| {
+                    EngineSpecError::BadOption(format!("{k}={v}: expected a number"))
+                })?;
+                match k.trim() {
+                    "depth" if (1..=5).contains(&n) => settings.depth = n,
+                    "cube_depth" if (1..=5).contains(&n) => settings.cube_depth = n,
+                    _ => {
+                        return Err(EngineSpecError::BadOption(format!(
+                            "{k}={v}: known options are depth=1..5 and cube_depth=1..5"
+                        )))
+                    }
+                }
+            }
+            let engine = nets_engine(path.as_deref(), settings)?;
+            return Ok(InProcessFactory::Engine {
+                name: spec.to_string(),
+                engine,
+            });
+        }
+        let parsed = crate::arena::PlayerSpec::parse(spec).map_err(EngineSpecError::Player)?;
+        let players = parsed.build().map_err(EngineSpecError::Player)?;
+        let cube_engine = if cube {
+            if parsed.kind != crate::arena::PlayerKind::Net {
+                return Err(EngineSpecError::NoCube(spec.to_string()));
+            }
+            Some(nets_engine(
+                parsed.path.as_deref(),
+                crate::engine::EngineSettings::default(),
+            )?)
+        } else {
+            None
+        };
+        Ok(InProcessFactory::Player {
+            name: spec.to_string(),
+            players,
+            cube: cube_engine,
+        })
+    }
+}
+
+impl SeatFactory for InProcessFactory {
+    fn make(&self, _worker: usize) -> Result<Box<dyn Seat>, String> {
+        Ok(match self {
+            InProcessFactory::Engine { name, engine } => Box::new(EngineSeat {
+                name: name.clone(),
+                engine: engine.clone(),
+            }),
+            InProcessFactory::Player {
+                name,
+                players,
+                cube,
+            } => Box::new(PlayerSeat {
+                name: name.clone(),
+                player: players.make(),
+                cube: cube.clone(),
+            }),
+        })
+    }
+
+    fn name(&self) -> String {
+        match self {
+            InProcessFactory::Engine { name, .. } | InProcessFactory::Player { name, .. } => {
+                name.clone()
+            }
+        }
+    }
+}
+
 /// How a game ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ending {

@@ -4,11 +4,14 @@
 //! line (where other users of the machine could read it) and never into a log.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::Args;
 use tokio_util::sync::CancellationToken;
 
 use super::CliError;
+use crate::arena::referee::{EngineSeat, InProcessFactory, Seat};
+use crate::engine::Engine;
 use crate::fibs::{Client, FibsConfig, Password, SeatBrain};
 
 #[derive(Debug, Args)]
@@ -40,7 +43,9 @@ pub fn read_password(args: &FibsArgs) -> Result<Password, CliError> {
                 .map_err(|e| format!("cannot read password file {}: {e}", path.display()))?;
             all.lines().next().unwrap_or("").to_string()
         }
-        _ => return Err("give the password with --password-env VAR or --password-file FILE".into()),
+        _ => {
+            return Err("give the password with --password-env VAR or --password-file FILE".into())
+        }
     };
     let text = text.trim_end_matches(['\r', '\n']).to_string();
     if text.is_empty() || text.contains(char::is_whitespace) {
@@ -63,6 +68,26 @@ fn load_config(args: &FibsArgs) -> Result<FibsConfig, CliError> {
     }
 }
 
+/// The seat that makes the bot's decisions, and the engine that judges resignations.
+fn decision_seat(spec: &str) -> Result<(Box<dyn Seat>, Option<Engine>), CliError> {
+    if spec.starts_with("tcp://") {
+        let factory = super::match_cmd::engine_factory(spec, Duration::from_secs(60), true)?;
+        return Ok((factory.make(0)?, None));
+    }
+    match InProcessFactory::parse(spec, true)? {
+        InProcessFactory::Engine { name, engine } => {
+            let seat = EngineSeat {
+                name,
+                engine: engine.clone(),
+            };
+            Ok((Box::new(seat), Some(engine)))
+        }
+        InProcessFactory::Player { .. } => {
+            Err(format!("play.engine = {spec:?}: use `engine[...]` or `tcp://HOST:PORT`").into())
+        }
+    }
+}
+
 pub fn run(args: FibsArgs) -> Result<(), CliError> {
     if !args.server.contains(':') {
         return Err(format!("--server {:?}: expected HOST:PORT", args.server).into());
@@ -79,9 +104,15 @@ pub fn run(args: FibsArgs) -> Result<(), CliError> {
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
         )
         .try_init();
-    let (seat, judge) = crate::fibs::brain::engine_seat(&config.play.engine)?;
-    let brain = SeatBrain::new(seat, judge, config.play.resign_accept_margin);
-    let mut client = Client::new(config, args.server.clone(), args.user.clone(), password, brain);
+    let (seat, judge) = decision_seat(&config.play.engine)?;
+    let brain = SeatBrain::new(seat, judge);
+    let mut client = Client::new(
+        config,
+        args.server.clone(),
+        args.user.clone(),
+        password,
+        brain,
+    );
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -93,8 +124,7 @@ pub fn run(args: FibsArgs) -> Result<(), CliError> {
             wait_for_stop().await;
             t.cancel();
         });
-        let result = client.run(token).await;
-        result.map(|s| s.clone())
+        client.run(token).await
     })?;
     eprintln!("fibs: stopped; {stats:?}");
     Ok(())

@@ -13,7 +13,8 @@ use clap::{Args, ValueEnum};
 
 use super::CliError;
 use crate::arena::referee::{
-    run_series, write_mat, MatchRecord, SeatFactory, SeriesConfig, SeriesKind, UnitResult,
+    run_series, write_mat, InProcessFactory, MatchRecord, SeatFactory, SeriesConfig, SeriesKind,
+    UnitResult,
 };
 use crate::arena::socket::{parse_tcp_engine, TcpFactory};
 
@@ -58,16 +59,23 @@ pub struct MatchArgs {
     /// Write one JSON line per game to this file.
     #[arg(long)]
     pub games_out: Option<std::path::PathBuf>,
-    /// Write the matches as a .mat file gnubg imports (match play only).
+    /// Write the matches as .mat files gnubg imports (match play only; with several
+    /// matches, FILE-001.mat, FILE-002.mat, ...).
     #[arg(long)]
     pub mat: Option<std::path::PathBuf>,
 }
 
-/// Builds the seat factory for an engine argument.
-pub fn engine_factory(spec: &str, timeout: Duration) -> Result<Box<dyn SeatFactory>, CliError> {
+/// Builds the seat factory for an engine argument; `cube` says whether cube questions
+/// will be asked.
+pub fn engine_factory(
+    spec: &str,
+    timeout: Duration,
+    cube: bool,
+) -> Result<Box<dyn SeatFactory>, CliError> {
     if spec.starts_with("tcp://") {
-        let addrs = parse_tcp_engine(spec)
-            .ok_or_else(|| format!("bad engine {spec:?}: expected tcp://HOST:PORT[,HOST:PORT...]"))?;
+        let addrs = parse_tcp_engine(spec).ok_or_else(|| {
+            format!("bad engine {spec:?}: expected tcp://HOST:PORT[,HOST:PORT...]")
+        })?;
         return Ok(Box::new(TcpFactory {
             spec: spec.to_string(),
             addrs,
@@ -76,7 +84,7 @@ pub fn engine_factory(spec: &str, timeout: Duration) -> Result<Box<dyn SeatFacto
             parse_move: crate::arena::socket::gnubg_move_reply,
         }));
     }
-    crate::arena::socket::spec_factory(spec)
+    Ok(Box::new(InProcessFactory::parse(spec, cube)?))
 }
 
 pub fn run(args: MatchArgs) -> Result<(), CliError> {
@@ -104,8 +112,8 @@ pub fn run(args: MatchArgs) -> Result<(), CliError> {
         None => matches!(kind, SeriesKind::Matches { .. }),
     };
     let timeout = Duration::from_secs_f64(args.timeout);
-    let a = engine_factory(&args.a, timeout)?;
-    let b = engine_factory(&args.b, timeout)?;
+    let a = engine_factory(&args.a, timeout, cube)?;
+    let b = engine_factory(&args.b, timeout, cube)?;
     let cfg = SeriesConfig {
         kind,
         cube,
@@ -135,9 +143,17 @@ pub fn run(args: MatchArgs) -> Result<(), CliError> {
         for g in unit.games() {
             games += 1;
             let pts = g.record.points as i64;
-            sum += if g.record.winner == g.a_seat { pts } else { -pts };
+            sum += if g.record.winner == g.a_seat {
+                pts
+            } else {
+                -pts
+            };
             if let Some(f) = &g.record.forfeit {
-                let side = if g.record.winner == g.a_seat { "B" } else { "A" };
+                let side = if g.record.winner == g.a_seat {
+                    "B"
+                } else {
+                    "A"
+                };
                 bar.suspend(|| {
                     eprintln!(
                         "match: game {} forfeited by {side}: {} (request {:?}, reply {:?})",
@@ -167,12 +183,20 @@ pub fn run(args: MatchArgs) -> Result<(), CliError> {
         w.flush()?;
     }
     if let (Some(path), SeriesKind::Matches { length, .. }) = (&args.mat, kind) {
-        let mut f = std::io::BufWriter::new(
-            std::fs::File::create(path)
-                .map_err(|e| format!("cannot write {}: {e}", path.display()))?,
-        );
-        write_mat(&mut f, length, &records)?;
-        f.flush()?;
+        // gnubg imports one match per .mat file: several matches go to numbered files.
+        for (i, record) in records.iter().enumerate() {
+            let file = if records.len() == 1 {
+                path.clone()
+            } else {
+                numbered(path, i + 1)
+            };
+            let mut f = std::io::BufWriter::new(
+                std::fs::File::create(&file)
+                    .map_err(|e| format!("cannot write {}: {e}", file.display()))?,
+            );
+            write_mat(&mut f, length, std::slice::from_ref(record))?;
+            f.flush()?;
+        }
     }
 
     let t = &summary.tally;
@@ -227,6 +251,19 @@ pub fn run(args: MatchArgs) -> Result<(), CliError> {
         println!("{:.1} s  ({command})", summary.seconds);
     }
     Ok(())
+}
+
+/// `dir/name.mat` -> `dir/name-007.mat`.
+fn numbered(path: &std::path::Path, n: usize) -> std::path::PathBuf {
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_else(|| "match".into());
+    let ext = path
+        .extension()
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_else(|| "mat".into());
+    path.with_file_name(format!("{stem}-{n:03}.{ext}"))
 }
 
 fn reproduce(args: &MatchArgs, cube: bool) -> String {

@@ -5,6 +5,8 @@ use clap::{Parser, Subcommand};
 
 pub mod bench;
 pub mod duel;
+pub mod fibs;
+pub mod match_cmd;
 pub mod train;
 
 /// The error type at the command-line edge: a one-line message.
@@ -29,6 +31,10 @@ pub enum Command {
     Duel(duel::DuelArgs),
     /// TD(lambda) self-play training with checkpoints.
     Train(train::TrainArgs),
+    /// Games or matches between two engines (sockets or in-process), refereed here.
+    Match(match_cmd::MatchArgs),
+    /// Runs the FIBS bot account until stopped.
+    Fibs(fibs::FibsArgs),
 }
 
 /// Runs a parsed command line.
@@ -37,5 +43,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Bench(args) => bench::run(args),
         Command::Duel(args) => duel::run(args),
         Command::Train(args) => train::run(args),
+        Command::Match(args) => match_cmd::run(args),
+        Command::Fibs(args) => fibs::run(args),
     }
 }

@@ -8,26 +8,24 @@
 //! `bar-22`, `6-off`), a double only when the board gives the bot the cube.
 
 use crate::arena::referee::{Reply, Seat};
-use crate::eval::Evaluator;
+use crate::engine::{Action, Engine, Limits};
 use crate::game::{legal_plays, Decision, Play, Position};
 use crate::notation::fibs_board::{Convention, FibsBoard, FibsSeat};
 use crate::notation::{format_play, FibsOrientation, MoveStyle};
 
 use super::client::{Brain, BrainError};
 
-/// A [`Brain`] that asks a [`Seat`] and, for resignations, an optional evaluator.
+/// A [`Brain`] that asks a [`Seat`] and, for resignations, an optional engine.
 pub struct SeatBrain<S: Seat> {
     seat: S,
-    judge: Option<Box<dyn Evaluator>>,
-    /// Accept a resignation giving at least this share of the expected points.
-    margin: f64,
+    judge: Option<Engine>,
 }
 
 impl<S: Seat> std::fmt::Debug for SeatBrain<S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SeatBrain")
             .field("seat", &self.seat.name())
-            .field("judge", &self.judge.as_ref().map(|j| j.name()))
+            .field("judge", &self.judge.as_ref().map(|j| j.decider_name()))
             .finish()
     }
 }
@@ -35,12 +33,8 @@ impl<S: Seat> std::fmt::Debug for SeatBrain<S> {
 impl<S: Seat> SeatBrain<S> {
     /// Decisions from `seat`; resignations judged by `judge` (without one, only an offer
     /// of the most the position could still give is accepted).
-    pub fn new(seat: S, judge: Option<Box<dyn Evaluator>>, margin: f64) -> SeatBrain<S> {
-        SeatBrain {
-            seat,
-            judge,
-            margin,
-        }
+    pub fn new(seat: S, judge: Option<Engine>) -> SeatBrain<S> {
+        SeatBrain { seat, judge }
     }
 }
 
@@ -124,27 +118,33 @@ impl<S: Seat> Brain for SeatBrain<S> {
         let Ok(state) = board.to_match_state(Convention::Fibs) else {
             return false;
         };
-        // Our view of the position, and whether we are the side about to roll.
-        let (our_view, we_roll) = match (state.acting_player, state.decision) {
-            (0, Decision::TakeOrDrop) => (state.position, false),
-            (0, _) => (state.position, true),
-            (_, Decision::TakeOrDrop) => (state.position.swap(), true),
-            (_, _) => (state.position.swap(), false),
+        if let Some(engine) = &self.judge {
+            // The engine values the offer against playing on, from the acting side; when
+            // the opponent is acting, ask from our side with the opponent to roll.
+            let ours = if state.acting_player == 0 {
+                state.clone()
+            } else {
+                let mut s = state.clone();
+                s.position = state.position.swap();
+                s.decision = Decision::TakeOrDrop;
+                s.cube_owner = state.cube_owner.swap();
+                std::mem::swap(&mut s.score, &mut s.opp_score);
+                std::mem::swap(&mut s.may_double, &mut s.opp_may_double);
+                s.acting_player = 0;
+                s.names = (state.names.1.clone(), state.names.0.clone());
+                s
+            };
+            return matches!(
+                engine.resignation(&ours, points, &Limits::none()),
+                Ok(Action::AcceptResignation)
+            );
+        }
+        let our_view = if state.acting_player == 0 {
+            state.position
+        } else {
+            state.position.swap()
         };
-        let cube = state.cube as f64;
-        let offered = points as f64;
-        let expected = match &self.judge {
-            Some(eval) => {
-                let probs = if we_roll {
-                    eval.evaluate(&our_view)
-                } else {
-                    eval.evaluate(&our_view.swap()).invert()
-                };
-                probs.equity() as f64 * cube
-            }
-            None => most_points(&our_view) * cube,
-        };
-        offered >= self.margin * expected.max(0.0)
+        points as f64 >= most_points(&our_view) * state.cube as f64
     }
 }
 
@@ -174,7 +174,7 @@ mod tests {
 
     #[test]
     fn moves_are_written_in_absolute_numbers_for_either_colour() {
-        let mut b = SeatBrain::new(FirstPlay, None, 1.0);
+        let mut b = SeatBrain::new(FirstPlay, None);
         let o = b.on_board(O_62).unwrap().unwrap();
         let x = b.on_board(X_45).unwrap().unwrap();
         assert!(o.starts_with("move "), "{o}");
@@ -194,14 +194,14 @@ mod tests {
     fn the_opponents_turn_needs_no_answer() {
         // O_62 with the turn given to X and X's dice set.
         let theirs = O_62.replace(":0:1:6:2:0:0:1:", ":0:-1:0:0:6:2:1:");
-        let mut b = SeatBrain::new(FirstPlay, None, 1.0);
+        let mut b = SeatBrain::new(FirstPlay, None);
         assert_eq!(b.on_board(&theirs).unwrap(), None);
         assert!(b.on_board("board:bad").is_err());
     }
 
     #[test]
     fn resignations_without_an_evaluator_need_the_most_points() {
-        let mut b = SeatBrain::new(FirstPlay, None, 1.0);
+        let mut b = SeatBrain::new(FirstPlay, None);
         assert!(!b.accept_resignation(O_62, 1));
         assert!(b.accept_resignation(O_62, 3));
     }

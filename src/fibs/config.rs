@@ -106,27 +106,26 @@ impl ConnectionConfig {
 }
 
 /// How the bot decides.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct PlayConfig {
-    /// Engine specification passed to the engine facade (e.g. `net`).
+    /// Who decides: `engine[:WEIGHTS][,depth=N][,cube_depth=N]` (the engine facade, which
+    /// also judges resignations) or `tcp://HOST:PORT` (any gnubg external-interface server,
+    /// e.g. `stargammon serve`; resignations are then accepted only for the most the
+    /// position could give).
     pub engine: String,
-    /// Accept a resignation when it gives at least this share of the points the engine
-    /// expects to win from the position (1.0 = exactly the expected value).
-    pub resign_accept_margin: f64,
 }
 
 impl Default for PlayConfig {
     fn default() -> PlayConfig {
         PlayConfig {
-            engine: "net".into(),
-            resign_accept_margin: 1.0,
+            engine: "engine".into(),
         }
     }
 }
 
 /// The whole `fibs.toml`.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct FibsConfig {
     /// Client name sent in the CLIP login line.
@@ -199,10 +198,8 @@ impl FibsConfig {
         if c.send_burst == 0 {
             return Err(ConfigError::Invalid("send_burst must be at least 1".into()));
         }
-        if !(0.0..=10.0).contains(&self.play.resign_accept_margin) {
-            return Err(ConfigError::Invalid(
-                "resign_accept_margin must be between 0 and 10".into(),
-            ));
+        if self.play.engine.trim().is_empty() {
+            return Err(ConfigError::Invalid("play.engine must not be empty".into()));
         }
         Ok(())
     }
