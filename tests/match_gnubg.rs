@@ -13,7 +13,9 @@ use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use stargammon::arena::referee::{run_series, SeriesConfig, SeriesKind, UnitResult};
+use stargammon::arena::referee::{
+    run_series, InProcessFactory, SeriesConfig, SeriesKind, UnitResult,
+};
 use stargammon::arena::socket::{gnubg_board_request, gnubg_move_reply, TcpFactory};
 
 const GNUBG: &str = "/usr/games/gnubg";
@@ -172,4 +174,48 @@ fn gnubg_against_gnubg_through_the_referee_has_no_forfeits() {
         m.games.len(),
         cube_actions
     );
+}
+
+#[test]
+fn the_engine_against_gnubg_has_no_forfeits() {
+    if !gnubg_available() {
+        eprintln!("gnubg missing: skipped outside CI");
+        return;
+    }
+    let g = GnubgServer::start();
+    let gnubg = factory(&g, "gnubg");
+    let engine = InProcessFactory::parse("engine", true).unwrap();
+    let mut forfeits = Vec::new();
+    for (kind, cube) in [
+        (SeriesKind::Money { games: 10 }, false),
+        (
+            SeriesKind::Matches {
+                length: 3,
+                matches: 1,
+            },
+            true,
+        ),
+    ] {
+        let cfg = SeriesConfig {
+            kind,
+            cube,
+            seed: 8,
+            parallel: 1,
+        };
+        let summary = run_series(&cfg, &engine, &gnubg, &mut |u| {
+            for g in u.games() {
+                if let Some(f) = &g.record.forfeit {
+                    forfeits.push(format!("game {}: {f}", g.index));
+                }
+            }
+        })
+        .unwrap();
+        assert!(summary.tally.games >= 1);
+        eprintln!(
+            "engine vs gnubg 0-ply, {kind:?}: ppg {:+.3} over {} games",
+            summary.tally.ppg(),
+            summary.tally.games
+        );
+    }
+    assert!(forfeits.is_empty(), "{}", forfeit_report(&forfeits));
 }

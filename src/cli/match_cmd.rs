@@ -227,11 +227,15 @@ pub fn run(args: MatchArgs) -> Result<(), CliError> {
         println!("{obj}");
     } else {
         println!("A: {}  B: {}", args.a, args.b);
+        let ci = if t.ci95().is_finite() {
+            format!("{:.4}", t.ci95())
+        } else {
+            "n/a".to_string()
+        };
         println!(
-            "games {}  ppg (A) {:+.4} +- {:.4} (95%)  A won {} ({:.1}%)",
+            "games {}  ppg (A) {:+.4} +- {ci} (95%)  A won {} ({:.1}%)",
             t.games,
             t.ppg(),
-            t.ci95(),
             t.a_wins,
             100.0 * t.a_wins as f64 / t.games.max(1) as f64
         );
