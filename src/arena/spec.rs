@@ -41,7 +41,7 @@ impl PlayerKind {
     /// The option keys this kind accepts.
     pub fn known_options(self) -> &'static [&'static str] {
         match self {
-            PlayerKind::Net => &["noise"],
+            PlayerKind::Net => &["noise", "depth", "algo"],
             PlayerKind::Pubeval | PlayerKind::Heuristic | PlayerKind::Random => &[],
         }
     }
@@ -234,6 +234,10 @@ impl PlayerSpec {
                         value: noise.to_string(),
                         expected: "a number >= 0",
                     });
+                }
+                // Search players: `depth=N` (odd, > 1) and/or `algo=...`.
+                if self.option("depth").is_some() || self.option("algo").is_some() {
+                    return crate::search::player::factory_from_spec(self, Arc::new(eval), noise);
                 }
                 Ok(PlayerFactory::net(Arc::new(eval), noise, name))
             }

@@ -15,6 +15,8 @@ pub struct BenchArgs {
 pub enum BenchCommand {
     /// Legal-play generation over the committed set of (position, roll) pairs.
     Movegen(MovegenArgs),
+    /// Search algorithms and depths over the committed set of contact decisions.
+    Search(super::search_bench::SearchBenchArgs),
     /// Static evaluations per second of the contact net on one thread.
     Eval(EvalArgs),
 }
@@ -45,6 +47,7 @@ pub struct MovegenArgs {
 pub fn run(args: BenchArgs) -> Result<(), CliError> {
     match args.which {
         BenchCommand::Movegen(a) => movegen(a),
+        BenchCommand::Search(a) => super::search_bench::run(a),
         BenchCommand::Eval(a) => eval(a),
     }
 }

@@ -6,7 +6,9 @@ use clap::{Parser, Subcommand};
 pub mod bench;
 pub mod duel;
 pub mod fibs;
+pub mod hint;
 pub mod match_cmd;
+mod search_bench;
 pub mod train;
 
 /// The error type at the command-line edge: a one-line message.
@@ -27,6 +29,8 @@ pub struct Cli {
 pub enum Command {
     /// Benchmarks: movegen, eval, search, server.
     Bench(bench::BenchArgs),
+    /// Ranks the plays of a roll with the search (equities and probabilities).
+    Hint(hint::HintArgs),
     /// In-process cubeless money games between two players, mirrored dice pairs.
     Duel(duel::DuelArgs),
     /// TD(lambda) self-play training with checkpoints.
@@ -41,6 +45,7 @@ pub enum Command {
 pub fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
         Command::Bench(args) => bench::run(args),
+        Command::Hint(args) => hint::run(args),
         Command::Duel(args) => duel::run(args),
         Command::Train(args) => train::run(args),
         Command::Match(args) => match_cmd::run(args),

@@ -27,8 +27,11 @@ use std::time::Duration;
 use crate::eval::Probabilities;
 use crate::game::Play;
 
+pub mod bench;
 mod engine;
+pub mod noisy;
 pub mod order;
+pub mod player;
 pub mod pool;
 pub mod positions;
 pub mod simple_eval;

@@ -165,15 +165,9 @@ impl TranspositionTable {
             let d = s.data.load(Ordering::Relaxed);
             let c = s.check.load(Ordering::Relaxed);
             if c ^ d == key {
-                // Same node: keep a deeper result from this generation unless the new
-                // one is at least as deep, but always keep a best play around.
+                // Same node: keep a deeper result from this generation.
                 if let Some((old, g)) = unpack(d) {
                     if g == generation && old.depth > depth {
-                        if old.best.is_none() && best.is_some() {
-                            let merged = pack(old.value, old.depth, old.bound, g, best);
-                            s.data.store(merged, Ordering::Relaxed);
-                            s.check.store(key ^ merged, Ordering::Relaxed);
-                        }
                         return;
                     }
                 }

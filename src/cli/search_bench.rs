@@ -1,0 +1,210 @@
+//! `stargammon bench search`: every algorithm at depths 1, 3, 5 over the committed set of
+//! contact decisions (tests/data/search_positions.txt), and `--generate` to re-create
+//! that set from seeded self-play.
+
+use clap::Args;
+
+use super::hint::evaluator_by_name;
+use super::CliError;
+use crate::search::bench::{run_search_bench, search_set, AlgoFigures};
+use crate::search::positions::{format_set, self_play_positions};
+use crate::search::{parse_depth, Algorithm};
+
+#[derive(Debug, Args)]
+pub struct SearchBenchArgs {
+    /// One search depth (overrides --depths).
+    #[arg(long, value_parser = parse_depth)]
+    pub depth: Option<u8>,
+    /// Comma-separated depths.
+    #[arg(long, default_value = "1,3")]
+    pub depths: String,
+    /// Use the first N decisions of the set.
+    #[arg(long)]
+    pub positions: Option<usize>,
+    /// Comma-separated algorithms (expectimax is the reference for the root play).
+    #[arg(long, default_value = "expectimax,star1,star2,filter")]
+    pub algos: String,
+    /// Search threads per decision.
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
+    /// Transposition table size in MB (cleared before every decision).
+    #[arg(long, default_value_t = 64)]
+    pub tt_mb: usize,
+    /// Evaluator at the leaves: net (the shipped nets), net:PATH, or pip-sigmoid.
+    #[arg(long, default_value = "net")]
+    pub eval: String,
+    /// Instead of benchmarking, print a new set of N decisions from seeded self-play.
+    #[arg(long)]
+    pub generate: Option<usize>,
+    /// Seed for --generate.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Print one JSON object on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(a: SearchBenchArgs) -> Result<(), CliError> {
+    let evaluator = evaluator_by_name(&a.eval)?;
+    if let Some(n) = a.generate {
+        let set = self_play_positions(evaluator.as_ref(), a.seed, n, 3);
+        let header = format!(
+            "Search benchmark set: {n} contact decisions (position, roll) from seeded self-play.\n\
+             Made with: stargammon bench search --generate {n} --seed {} --eval {}\n\
+             Format: 26 signed slot counts (side to act's view), then the two dice.",
+            a.seed, a.eval
+        );
+        print!("{}", format_set(&set, &header));
+        return Ok(());
+    }
+    let depths: Vec<u8> = match a.depth {
+        Some(d) => vec![d],
+        None => a
+            .depths
+            .split(',')
+            .map(parse_depth)
+            .collect::<Result<_, _>>()?,
+    };
+    let algos: Vec<Algorithm> = a
+        .algos
+        .split(',')
+        .map(|s| s.trim().parse())
+        .collect::<Result<_, _>>()?;
+    if a.threads == 0 || a.threads > 64 {
+        return Err("--threads must be 1..=64".into());
+    }
+    let mut set = search_set()?;
+    if let Some(n) = a.positions {
+        if n == 0 {
+            return Err("--positions must be at least 1".into());
+        }
+        set.truncate(n);
+    }
+    let mut command = format!(
+        "stargammon bench search --depths {} --positions {} --algos {} --threads {} --tt-mb {} --eval {}",
+        depths.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(","),
+        set.len(),
+        algos.iter().map(|a| a.name()).collect::<Vec<_>>().join(","),
+        a.threads,
+        a.tt_mb,
+        a.eval
+    );
+    if a.json {
+        command.push_str(" --json");
+    }
+    let mut all: Vec<AlgoFigures> = Vec::new();
+    for &d in &depths {
+        let figs = run_search_bench(
+            evaluator.clone(),
+            &set,
+            &algos,
+            d,
+            a.threads,
+            a.tt_mb,
+            |algo, k| {
+                if k == set.len() || k % 20 == 0 {
+                    eprint!("\rdepth {d} {algo}: {k}/{}   ", set.len());
+                }
+            },
+        );
+        eprintln!();
+        all.extend(figs);
+    }
+    let deepest = depths.iter().copied().max().unwrap_or(1);
+    if a.json {
+        let mut by_depth = serde_json::Map::new();
+        for &d in &depths {
+            let mut algos_obj = serde_json::Map::new();
+            for f in all.iter().filter(|f| f.depth == d) {
+                algos_obj.insert(f.algo.clone(), figure_json(f));
+            }
+            by_depth.insert(d.to_string(), serde_json::Value::Object(algos_obj));
+        }
+        let same = all
+            .iter()
+            .filter(|f| f.depth == deepest && f.algo != "filter")
+            .all(|f| f.same_root_play.map_or(true, |s| s == f.positions));
+        println!(
+            "{}",
+            serde_json::json!({
+                "positions": set.len(),
+                "depth": deepest,
+                "algos": by_depth.get(&deepest.to_string()),
+                "same_root_play": same,
+                "depths": by_depth,
+                "threads": a.threads,
+                "eval": a.eval,
+                "command": command,
+            })
+        );
+    } else {
+        println!(
+            "search benchmark: {} decisions, evaluator {}, {} thread(s)",
+            set.len(),
+            a.eval,
+            a.threads
+        );
+        println!(
+            "{:<11} {:>5} {:>10} {:>10} {:>12} {:>12} {:>8} {:>8} {:>7} {:>12}",
+            "algo",
+            "depth",
+            "mean ms",
+            "median ms",
+            "mean nodes",
+            "mean evals",
+            "evals %",
+            "TT hit",
+            "probe",
+            "same play"
+        );
+        for f in &all {
+            let base = all
+                .iter()
+                .find(|g| g.depth == f.depth && g.algo == "expectimax")
+                .map(|g| g.mean_evals);
+            let pct = base.map_or("-".to_string(), |b| {
+                format!("{:.1}%", 100.0 * f.mean_evals / b.max(1.0))
+            });
+            let same = match f.same_root_play {
+                None if f.algo == "expectimax" => "reference".to_string(),
+                None => "-".to_string(),
+                Some(s) if s == f.positions => "yes".to_string(),
+                Some(s) => format!("no ({s}/{})", f.positions),
+            };
+            let probe = if f.algo == "star2" {
+                format!("{:.1}%", 100.0 * f.probe_efficiency)
+            } else {
+                "-".to_string()
+            };
+            println!(
+                "{:<11} {:>5} {:>10.2} {:>10.2} {:>12.0} {:>12.0} {:>8} {:>7.1}% {:>7} {:>12}",
+                f.algo,
+                f.depth,
+                f.mean_ms,
+                f.median_ms,
+                f.mean_nodes,
+                f.mean_evals,
+                pct,
+                100.0 * f.tt_hit_rate,
+                probe,
+                same
+            );
+        }
+        println!("command: {command}");
+    }
+    Ok(())
+}
+
+fn figure_json(f: &AlgoFigures) -> serde_json::Value {
+    serde_json::json!({
+        "mean_ms": f.mean_ms,
+        "median_ms": f.median_ms,
+        "mean_nodes": f.mean_nodes,
+        "mean_evals": f.mean_evals,
+        "tt_hit_rate": f.tt_hit_rate,
+        "probe_efficiency": f.probe_efficiency,
+        "same_root_play": f.same_root_play.map(|s| s == f.positions),
+        "same_root_play_count": f.same_root_play,
+        "same_root_value_count": f.same_root_value,
+    })
+}

@@ -1,0 +1,197 @@
+//! Duels: mirrored pairing, the confidence interval formula, thread-count independence,
+//! the player specification parser.
+#![allow(clippy::unwrap_used)]
+
+use stargammon::arena::{
+    duel, mean_ci95, pair_seed, play_pair, summarise, DuelConfig, PairGame, PlayerSpec,
+    PubevalPlayer, RandomPlayer, SpecError,
+};
+use stargammon::game::{GameResult, PlayList};
+
+#[test]
+fn ci_formula_on_known_samples() {
+    // Samples 1, 2, 3, 4: mean 2.5, sample variance 5/3, standard error sqrt(5/12).
+    let (m, h) = mean_ci95(&[1.0, 2.0, 3.0, 4.0]);
+    assert_eq!(m, 2.5);
+    assert!((h - 1.96 * (5.0f64 / 12.0).sqrt()).abs() < 1e-12);
+    let (m, h) = mean_ci95(&[0.5]);
+    assert_eq!(m, 0.5);
+    assert!(h.is_nan());
+    let (_, h) = mean_ci95(&[2.0, 2.0, 2.0]);
+    assert_eq!(h, 0.0);
+}
+
+#[test]
+fn pair_samples_are_the_mean_of_both_games() {
+    let g = |a_won, result| PairGame { a_won, result };
+    let pairs = [
+        [g(true, GameResult::Gammon), g(false, GameResult::Single)], // (2 - 1) / 2
+        [
+            g(false, GameResult::Backgammon),
+            g(false, GameResult::Single),
+        ], // (-3 - 1) / 2
+    ];
+    let r = summarise("a", "b", &pairs, 1.0);
+    assert_eq!(r.games, 4);
+    assert_eq!(r.pairs, 2);
+    assert_eq!(r.ppg, (0.5 - 2.0) / 2.0);
+    let (_, h) = mean_ci95(&[0.5, -2.0]);
+    assert_eq!(r.ci95, h);
+    assert_eq!(r.a_wins, 1);
+    assert_eq!(r.gammons_a, 1);
+    assert_eq!(r.gammons_b, 1);
+    assert_eq!(r.backgammons_b, 1);
+    assert_eq!(r.backgammons_a, 0);
+}
+
+#[test]
+fn a_deterministic_player_against_itself_scores_exactly_zero() {
+    // Same dice, sides swapped, same deterministic player: the second game replays the
+    // first with the roles exchanged, so every pair sums to zero.
+    let mut list = PlayList::new();
+    for i in 0..20 {
+        let [g1, g2] = play_pair(
+            &mut PubevalPlayer,
+            &mut PubevalPlayer,
+            pair_seed(99, i),
+            &mut list,
+        );
+        assert_eq!(g1.result, g2.result);
+        assert_ne!(g1.a_won, g2.a_won);
+        assert_eq!(g1.points() + g2.points(), 0);
+    }
+}
+
+#[test]
+fn random_players_are_reproducible() {
+    let mut list = PlayList::new();
+    let a = play_pair(
+        &mut RandomPlayer::new(0),
+        &mut PubevalPlayer,
+        pair_seed(5, 3),
+        &mut list,
+    );
+    let b = play_pair(
+        &mut RandomPlayer::new(77),
+        &mut PubevalPlayer,
+        pair_seed(5, 3),
+        &mut list,
+    );
+    assert_eq!(a, b, "the random player is reseeded from the pair seed");
+}
+
+#[test]
+fn same_seed_same_result_whatever_the_threads() {
+    let a = PlayerSpec::parse("pubeval").unwrap().build().unwrap();
+    let b = PlayerSpec::parse("random").unwrap().build().unwrap();
+    let run = |threads| {
+        let mut r = duel(
+            &a,
+            &b,
+            &DuelConfig {
+                games: 40,
+                seed: 12,
+                threads,
+                progress: false,
+            },
+        );
+        r.seconds = 0.0;
+        r
+    };
+    let one = run(1);
+    assert_eq!(one, run(2));
+    assert_eq!(one, run(3));
+    assert!(one.ppg > 1.0, "pubeval crushes random: {}", one.ppg);
+    let mut other = duel(
+        &a,
+        &b,
+        &DuelConfig {
+            games: 40,
+            seed: 13,
+            threads: 2,
+            progress: false,
+        },
+    );
+    other.seconds = 0.0;
+    assert_ne!(one, other, "another seed, other dice");
+}
+
+#[test]
+fn heuristic_beats_random() {
+    let a = PlayerSpec::parse("heuristic").unwrap().build().unwrap();
+    let b = PlayerSpec::parse("random").unwrap().build().unwrap();
+    let r = duel(
+        &a,
+        &b,
+        &DuelConfig {
+            games: 20,
+            seed: 1,
+            threads: 2,
+            progress: false,
+        },
+    );
+    assert!(r.ppg > 0.5, "{}", r.ppg);
+}
+
+#[test]
+fn spec_parser() {
+    let s = PlayerSpec::parse("net,noise=0.03").unwrap();
+    assert_eq!(s.option("noise"), Some("0.03"));
+    assert_eq!(s.f32_option("noise", 0.0).unwrap(), 0.03);
+    let s = PlayerSpec::parse("net:/tmp/x.sgnet").unwrap();
+    assert_eq!(
+        s.path.as_deref(),
+        Some(std::path::Path::new("/tmp/x.sgnet"))
+    );
+    assert!(matches!(
+        PlayerSpec::parse("gnubg"),
+        Err(SpecError::UnknownKind(_))
+    ));
+    assert!(matches!(
+        PlayerSpec::parse("pubeval:/x"),
+        Err(SpecError::PathNotAllowed("pubeval"))
+    ));
+    assert!(matches!(
+        PlayerSpec::parse("net,depth"),
+        Err(SpecError::MalformedOption(_))
+    ));
+    let e = PlayerSpec::parse("net,depth=2").unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "unknown option 'depth' for player 'net' (known: noise)"
+    );
+    assert!(matches!(
+        PlayerSpec::parse("net,noise=1,noise=2"),
+        Err(SpecError::DuplicateOption(_))
+    ));
+    let bad = PlayerSpec::parse("net,noise=abc").unwrap();
+    assert!(matches!(
+        bad.f32_option("noise", 0.0),
+        Err(SpecError::BadValue { .. })
+    ));
+    assert!(matches!(
+        PlayerSpec::parse("net:/nonexistent/file.sgnet")
+            .unwrap()
+            .build(),
+        Err(SpecError::Weights(_))
+    ));
+    assert_eq!(PlayerSpec::parse(""), Err(SpecError::Empty));
+}
+
+#[test]
+fn noise_is_deterministic_per_position() {
+    use stargammon::arena::position_noise;
+    use stargammon::game::Position;
+    let a = position_noise(&Position::OPENING);
+    assert_eq!(a, position_noise(&Position::OPENING));
+    let positions = stargammon::bench::random_game_positions(2, 20);
+    assert_ne!(a, position_noise(&positions[7].0));
+    let v: Vec<f64> = positions
+        .iter()
+        .map(|(p, _)| position_noise(p) as f64)
+        .collect();
+    let (m, _) = mean_ci95(&v);
+    let var = v.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / v.len() as f64;
+    assert!(m.abs() < 0.1, "mean {m}");
+    assert!((var - 1.0).abs() < 0.15, "variance {var}");
+}

@@ -1,0 +1,170 @@
+//! The weights file format: round trip, and every kind of bad file refused with its
+//! own error.
+#![allow(clippy::unwrap_used)]
+
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use stargammon::eval::encoding::INPUTS;
+use stargammon::eval::net::Mlp;
+use stargammon::eval::weights::{fnv1a64, FORMAT_VERSION, MAGIC};
+use stargammon::eval::{NetSet, NeuralEvaluator, WeightsError};
+
+fn small_set() -> NetSet {
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    NetSet {
+        contact: Mlp::random(INPUTS, 6, 0.5, &mut rng),
+        race: Mlp::random(INPUTS, 4, 0.5, &mut rng),
+        games: 1234,
+    }
+}
+
+/// Rewrites the checksum after editing the body, so the edit itself is what is tested.
+fn reseal(bytes: &mut [u8]) {
+    let n = bytes.len() - 8;
+    let c = fnv1a64(&bytes[..n]);
+    bytes[n..].copy_from_slice(&c.to_le_bytes());
+}
+
+#[test]
+fn round_trip_is_exact() {
+    let set = small_set();
+    let bytes = set.to_bytes();
+    assert_eq!(&bytes[..8], &MAGIC);
+    let back = NetSet::from_bytes(&bytes).unwrap();
+    assert_eq!(back, set);
+    assert_eq!(back.games, 1234);
+}
+
+#[test]
+fn save_and_load_through_a_file() {
+    let dir = std::env::temp_dir().join(format!("sg-weights-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("nets.sgnet");
+    small_set().save(&path).unwrap();
+    assert_eq!(NetSet::load(&path).unwrap(), small_set());
+    let missing = NetSet::load(&dir.join("missing.sgnet"));
+    assert!(matches!(missing, Err(WeightsError::Io(_))));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn wrong_magic_is_refused() {
+    let mut b = small_set().to_bytes();
+    b[0] = b'X';
+    assert_eq!(NetSet::from_bytes(&b), Err(WeightsError::BadMagic));
+    assert_eq!(
+        NetSet::from_bytes(b"not a weights file at all"),
+        Err(WeightsError::BadMagic)
+    );
+}
+
+#[test]
+fn every_truncation_is_refused() {
+    let b = small_set().to_bytes();
+    for cut in [
+        0,
+        3,
+        8,
+        12,
+        20,
+        40,
+        60,
+        100,
+        b.len() / 2,
+        b.len() - 9,
+        b.len() - 1,
+    ] {
+        let r = NetSet::from_bytes(&b[..cut]);
+        assert!(
+            matches!(
+                r,
+                Err(WeightsError::Truncated { .. }) | Err(WeightsError::BadMagic)
+            ),
+            "cut at {cut}: {r:?}"
+        );
+        if cut >= 8 {
+            assert!(
+                matches!(r, Err(WeightsError::Truncated { .. })),
+                "cut {cut}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_flipped_bit_fails_the_checksum() {
+    let b = small_set().to_bytes();
+    for at in [60, 61, 500, b.len() - 20, b.len() - 3] {
+        let mut c = b.clone();
+        c[at] ^= 0x10;
+        let r = NetSet::from_bytes(&c);
+        assert!(
+            matches!(r, Err(WeightsError::ChecksumMismatch { .. })),
+            "byte {at}: {r:?}"
+        );
+    }
+}
+
+#[test]
+fn other_version_or_encoding_is_refused() {
+    let mut b = small_set().to_bytes();
+    b[8..12].copy_from_slice(&(FORMAT_VERSION + 1).to_le_bytes());
+    reseal(&mut b);
+    assert_eq!(
+        NetSet::from_bytes(&b),
+        Err(WeightsError::UnsupportedVersion(FORMAT_VERSION + 1))
+    );
+    let mut b = small_set().to_bytes();
+    b[12..16].copy_from_slice(&99u32.to_le_bytes());
+    reseal(&mut b);
+    assert!(matches!(
+        NetSet::from_bytes(&b),
+        Err(WeightsError::EncodingMismatch { found: 99, .. })
+    ));
+}
+
+#[test]
+fn wrong_layer_sizes_are_refused() {
+    // The contact net's input count sits after magic, version, encoding, games, count
+    // and its phase tag: 8 + 4 + 4 + 8 + 4 + 4 = 32.
+    let mut b = small_set().to_bytes();
+    b[32..36].copy_from_slice(&((INPUTS + 1) as u32).to_le_bytes());
+    reseal(&mut b);
+    assert!(matches!(
+        NetSet::from_bytes(&b),
+        Err(WeightsError::BadShape(_))
+    ));
+    let mut b = small_set().to_bytes();
+    b[28..32].copy_from_slice(&7u32.to_le_bytes());
+    reseal(&mut b);
+    assert!(matches!(
+        NetSet::from_bytes(&b),
+        Err(WeightsError::BadShape(_))
+    ));
+}
+
+#[test]
+fn trailing_bytes_are_refused() {
+    let mut b = small_set().to_bytes();
+    b.push(0);
+    assert_eq!(NetSet::from_bytes(&b), Err(WeightsError::TrailingBytes(1)));
+}
+
+#[test]
+fn errors_read_clearly() {
+    let e = WeightsError::EncodingMismatch {
+        found: 2,
+        expected: 1,
+    };
+    assert_eq!(
+        e.to_string(),
+        "weights file uses input encoding 2, this program computes encoding 1"
+    );
+}
+
+#[test]
+fn the_embedded_default_nets_load() {
+    let e = NeuralEvaluator::default_nets().unwrap();
+    assert_eq!(e.nets().contact.inputs(), INPUTS);
+    assert!(e.nets().contact.hidden() >= 1);
+}
