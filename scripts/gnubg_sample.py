@@ -313,7 +313,20 @@ def xgid_samples(count):
         n += 1
 
 
+def check_hint_lists_every_play():
+    """gnubg's hint must list every legal play, not a capped selection: from the opening
+    gnubg counts 11 plays for 6-6, 16 for 3-1 and 15 for 2-1."""
+    cmd("new session")
+    turn = gnubg.posinfo()["turn"]
+    for d1, d2, want in [(6, 6, 11), (3, 1, 16), (2, 1, 15)]:
+        put(turn, "4HPwATDgc/ABMA", d1, d2)
+        got = len(gnubg.hint(HINT_LIMIT)["hint"])
+        if got != want:
+            fail("hint lists %d plays for %d%d from the opening, not %d" % (got, d1, d2, want))
+
+
 setup()
+check_hint_lists_every_play()
 cmd("new session")
 done = 0
 game_share = PAIRS * 3 // 4

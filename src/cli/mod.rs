@@ -8,7 +8,10 @@ pub mod duel;
 pub mod fibs;
 pub mod hint;
 pub mod match_cmd;
+pub mod moves;
+pub mod pos_arg;
 mod search_bench;
+pub mod show;
 pub mod train;
 
 /// The error type at the command-line edge: a one-line message.
@@ -39,6 +42,10 @@ pub enum Command {
     Match(match_cmd::MatchArgs),
     /// Runs the FIBS bot account until stopped.
     Fibs(fibs::FibsArgs),
+    /// Every legal play of a roll, with the Position ID after each.
+    Moves(moves::MovesArgs),
+    /// Draw a position with its ids, pip counts, cube, score and dice.
+    Show(show::ShowArgs),
 }
 
 /// Runs a parsed command line.
@@ -50,5 +57,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Train(args) => train::run(args),
         Command::Match(args) => match_cmd::run(args),
         Command::Fibs(args) => fibs::run(args),
+        Command::Moves(args) => moves::run(args),
+        Command::Show(args) => show::run(args),
     }
 }

@@ -1,9 +1,14 @@
 //! eXtreme Gammon's position id (XGID), e.g.
 //! `XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:0:0:10`.
 //!
-//! Field definitions (as published by eXtreme Gammon with its "XGID" export and restated
-//! by the position-posting guide of backgammonforums.com; cross-checked here against
-//! gnubg 1.07's `set xgid` command on random XGIDs, see tests/gnubg_rules.rs):
+//! Sources for the field definitions: the field list eXtreme Gammon documents for its
+//! "XGID" export (restated by public XGID readers and by the position-posting guide at
+//! backgammonforums.com/t/how-to-post-positions/153, whose example
+//! `XGID=--A-bBBBB--BbB-----dbbc-B-:0:0:1:31:6:4:1:7:10` is read in the tests), and gnubg
+//! 1.07's own `set xgid` importer, against which tests/gnubg_rules.rs checks 300 random
+//! XGIDs (position, cube, turn, dice, scores, Crawford flag, match length). gnubg cannot
+//! import a pending double ("D"); its importer steps back to the doubler on roll, which
+//! supports reading the turn field as the player on roll (the doubler) in that case too.
 //!
 //! ```text
 //! XGID=PPPPPPPPPPPPPPPPPPPPPPPPPP:CV:CP:T:D:S1:S2:CJ:ML:MC
@@ -355,6 +360,28 @@ mod tests {
         assert!(ms.is_money());
         let back = Xgid::from_match_state(&ms);
         assert_eq!(back.to_string(), text);
+    }
+
+    #[test]
+    fn forum_guide_example() {
+        let text = "XGID=--A-bBBBB--BbB-----dbbc-B-:0:0:1:31:6:4:1:7:10";
+        let x = Xgid::parse(text).expect("valid");
+        assert_eq!(x.to_string(), text);
+        let ms = x.to_match_state().expect("state");
+        assert_eq!(ms.decision, Decision::Move(Dice::new(3, 1).expect("dice")));
+        assert_eq!((ms.score, ms.opp_score, ms.match_length), (6, 4, 7));
+        assert!(ms.crawford);
+        assert!(!ms.may_double && !ms.opp_may_double);
+        assert_eq!(ms.position.pips(), x.board.pips());
+    }
+
+    #[test]
+    fn pending_double_is_a_take_decision_for_the_other_side() {
+        let x = Xgid::parse("XGID=-b----E-C---eE---c-e----B-:1:0:1:D:0:0:0:5:10").expect("ok");
+        let ms = x.to_match_state().expect("state");
+        assert_eq!(ms.decision, Decision::TakeOrDrop);
+        assert_eq!(ms.acting_player, 0);
+        assert_eq!(Xgid::from_match_state(&ms).to_match_state(), Ok(ms));
     }
 
     #[test]

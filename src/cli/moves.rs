@@ -1,0 +1,109 @@
+//! `stargammon moves POS D1 D2 [--json]`: every distinct legal play, in gnubg notation,
+//! each with the Position ID after it (opponent on roll), as gnubg shows it.
+
+use clap::Args;
+use serde::Serialize;
+
+use super::pos_arg::parse_pos_arg;
+use super::CliError;
+use crate::game::{legal_plays, Decision, Dice, MatchState, Position};
+use crate::notation::{format_play, position_id, MoveStyle};
+
+#[derive(Debug, Args)]
+pub struct MovesArgs {
+    /// Position: gnubg Position ID, PositionID:MatchID, XGID or FIBS board string.
+    pub pos: String,
+    /// First die (1-6).
+    pub d1: u8,
+    /// Second die (1-6).
+    pub d2: u8,
+    /// Print one JSON object on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Serialize)]
+struct PlayOut {
+    #[serde(rename = "move")]
+    mv: String,
+    position_id: String,
+}
+
+#[derive(Debug, Serialize)]
+struct MovesOut {
+    plays: Vec<PlayOut>,
+}
+
+/// The board seen by the player on roll: the taker's view is swapped back to the doubler.
+pub fn on_roll_position(ms: &MatchState) -> Position {
+    match ms.decision {
+        Decision::TakeOrDrop => ms.position.swap(),
+        _ => ms.position,
+    }
+}
+
+/// Each legal play of `dice` in `pos` as (gnubg move text, Position ID after the play
+/// with the opponent on roll). No legal play gives one entry with an empty move.
+pub fn list_plays(pos: &Position, dice: Dice) -> Vec<(String, String)> {
+    legal_plays(pos, dice)
+        .iter()
+        .map(|p| {
+            (
+                format_play(pos, p, MoveStyle::Gnubg),
+                position_id(&p.next_position()),
+            )
+        })
+        .collect()
+}
+
+pub fn run(args: MovesArgs) -> Result<(), CliError> {
+    let ms = parse_pos_arg(&args.pos)?;
+    let dice = Dice::new(args.d1, args.d2)?;
+    let plays = list_plays(&on_roll_position(&ms), dice);
+    if args.json {
+        let out = MovesOut {
+            plays: plays
+                .into_iter()
+                .map(|(mv, position_id)| PlayOut { mv, position_id })
+                .collect(),
+        };
+        println!("{}", serde_json::to_string(&out)?);
+    } else {
+        let mut text = String::new();
+        for (mv, id) in plays {
+            text.push_str(&mv);
+            text.push('\t');
+            text.push_str(&id);
+            text.push('\n');
+        }
+        print!("{text}");
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn opening_three_one_as_gnubg_lists_it() {
+        let plays = list_plays(&Position::OPENING, Dice::new(3, 1).expect("dice"));
+        assert_eq!(plays.len(), 16);
+        // gnubg: 8/5 6/5 leads to sGfwATDgc/ABMA with the opponent on roll.
+        assert!(plays.contains(&("8/5 6/5".to_string(), "sGfwATDgc/ABMA".to_string())));
+    }
+
+    #[test]
+    fn no_legal_play_is_an_empty_move_and_the_swapped_position() {
+        let mut s = [0i8; 26];
+        s[25] = 1;
+        s[13] = 14;
+        for p in 19..=24 {
+            s[p] = -2;
+        }
+        s[1] = -3;
+        let p = Position::from_slots(s).expect("valid");
+        let plays = list_plays(&p, Dice::new(6, 3).expect("dice"));
+        assert_eq!(plays, vec![(String::new(), position_id(&p.swap()))]);
+    }
+}

@@ -1,0 +1,108 @@
+//! The `POS` argument of the commands that take a position: one function reads every
+//! format a user may paste, so all commands accept the same inputs.
+//!
+//! Accepted: a gnubg Position ID (`4HPwATDgc/ABMA`), a gnubg id with Match ID
+//! (`4HPwATDgc/ABMA:MAELAAAAAAAA`), an XGID (`XGID=...`, prefix optional), and FIBS board
+//! strings (`board:...`) where the FIBS board reader is part of the build.
+
+use std::fmt;
+
+use crate::game::MatchState;
+use crate::notation::{parse_gnubg_ids, IdError, Xgid, XgidError};
+
+/// Why a `POS` argument was not understood.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PosArgError {
+    /// Nothing was given.
+    Empty,
+    /// It looked like a gnubg id and was not a valid one.
+    Gnubg(IdError),
+    /// It looked like an XGID and was not a valid one.
+    Xgid(XgidError),
+    /// A FIBS board string, which this build cannot read.
+    FibsBoardUnsupported,
+}
+
+impl fmt::Display for PosArgError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PosArgError::Empty => write!(f, "no position given"),
+            PosArgError::Gnubg(e) => write!(f, "bad gnubg id: {e}"),
+            PosArgError::Xgid(e) => write!(f, "bad XGID: {e}"),
+            PosArgError::FibsBoardUnsupported => {
+                write!(f, "FIBS board strings are not readable by this build")
+            }
+        }
+    }
+}
+
+impl std::error::Error for PosArgError {}
+
+/// The kinds of text a `POS` argument can be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PosFormat {
+    Xgid,
+    FibsBoard,
+    Gnubg,
+}
+
+fn detect(text: &str) -> PosFormat {
+    let head = text.get(..6).unwrap_or(text).to_ascii_lowercase();
+    if head.starts_with("xgid=") {
+        return PosFormat::Xgid;
+    }
+    if head.starts_with("board:") {
+        return PosFormat::FibsBoard;
+    }
+    // An XGID without its prefix: 26 position characters and at least 8 more fields.
+    let first = text.split(':').next().unwrap_or("");
+    if first.chars().count() == 26 && text.split(':').count() >= 9 {
+        return PosFormat::Xgid;
+    }
+    PosFormat::Gnubg
+}
+
+/// Reads a `POS` argument into the typed match state (relative to the side to act).
+pub fn parse_pos_arg(text: &str) -> Result<MatchState, PosArgError> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Err(PosArgError::Empty);
+    }
+    match detect(text) {
+        PosFormat::Xgid => Xgid::parse(text)
+            .and_then(|x| x.to_match_state())
+            .map_err(PosArgError::Xgid),
+        // FIBS board strings: the reader in `crate::notation::fibs_board` plugs in here.
+        PosFormat::FibsBoard => Err(PosArgError::FibsBoardUnsupported),
+        PosFormat::Gnubg => parse_gnubg_ids(text).map_err(PosArgError::Gnubg),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::{Decision, Position};
+
+    #[test]
+    fn reads_every_format() {
+        let a = parse_pos_arg("4HPwATDgc/ABMA").expect("position id");
+        assert_eq!(a.position, Position::OPENING);
+        assert_eq!(a.decision, Decision::DoubleOrRoll);
+        let b = parse_pos_arg(" 4HPwATDgc/ABMA:MAELAAAAAAAA ").expect("gnubg id");
+        assert!(matches!(b.decision, Decision::Move(_)));
+        let c = parse_pos_arg("XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:0:0:10").expect("xgid");
+        assert_eq!(c.position, Position::OPENING);
+        let d = parse_pos_arg("-b----E-C---eE---c-e----B-:0:0:1:52:0:0:0:0:10").expect("bare xgid");
+        assert_eq!(d, c);
+    }
+
+    #[test]
+    fn errors_name_the_format() {
+        assert_eq!(parse_pos_arg("  "), Err(PosArgError::Empty));
+        assert!(matches!(parse_pos_arg("hello"), Err(PosArgError::Gnubg(_))));
+        assert!(matches!(
+            parse_pos_arg("XGID=-b--:0"),
+            Err(PosArgError::Xgid(_))
+        ));
+    }
+}

@@ -1,0 +1,215 @@
+//! `stargammon show POS [--json]`: the position drawn as text with pip counts, cube,
+//! score and dice, and its gnubg Position ID and Match ID (and XGID).
+
+use clap::Args;
+use serde::Serialize;
+
+use super::pos_arg::parse_pos_arg;
+use super::CliError;
+use crate::game::{CubeOwner, Decision, MatchState, Position};
+use crate::notation::{encode_match_state, parse_gnubg_ids, MatchId, Xgid};
+
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// Position: gnubg Position ID, PositionID:MatchID, XGID or FIBS board string.
+    pub pos: String,
+    /// Print one JSON object on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Serialize)]
+struct ShowOut {
+    position_id: String,
+    match_id: String,
+    xgid: String,
+    /// "move", "double_or_roll", "take_or_drop", "beaver_answer" or "game_over".
+    decision: &'static str,
+    dice: Option<[u8; 2]>,
+    /// Pip counts (side to act, opponent).
+    pips: [u32; 2],
+    /// Checkers borne off (side to act, opponent).
+    off: [u8; 2],
+    /// Checkers on the bar (side to act, opponent).
+    bar: [u8; 2],
+    cube: u32,
+    /// "centered", "me" (the side to act) or "opponent".
+    cube_owner: &'static str,
+    match_length: u32,
+    /// Scores (side to act, opponent).
+    score: [u32; 2],
+    crawford: bool,
+    /// gnubg's number (0 or 1) of the side to act.
+    acting_player: u8,
+}
+
+fn decision_name(d: Decision) -> &'static str {
+    match d {
+        Decision::Move(_) => "move",
+        Decision::DoubleOrRoll => "double_or_roll",
+        Decision::TakeOrDrop => "take_or_drop",
+        Decision::BeaverAnswer => "beaver_answer",
+        Decision::GameOver => "game_over",
+    }
+}
+
+/// One board cell: the checker mark for row `row` (0 = nearest the edge) of a point
+/// holding `count` (positive X, negative O), or the count itself on the fifth row when
+/// more than five checkers stand there.
+fn cell(count: i8, row: usize) -> String {
+    let n = count.unsigned_abs() as usize;
+    let mark = if count > 0 { 'X' } else { 'O' };
+    if row == 4 && n > 5 {
+        format!("{n:>2} ")
+    } else if n > row {
+        format!(" {mark} ")
+    } else {
+        "   ".to_string()
+    }
+}
+
+/// The board as text, from the side to act (X, moving 24 -> 1 at the bottom) against O.
+pub fn draw_board(pos: &Position) -> String {
+    let s = pos.slots();
+    let mut out = String::new();
+    out.push_str(" +13-14-15-16-17-18------19-20-21-22-23-24-+\n");
+    for row in 0..5 {
+        out.push_str(" |");
+        for p in 13..=18 {
+            out.push_str(&cell(s[p], row));
+        }
+        out.push('|');
+        out.push_str(&cell(s[0], row));
+        out.push('|');
+        for p in 19..=24 {
+            out.push_str(&cell(s[p], row));
+        }
+        out.push_str("|\n");
+    }
+    out.push_str(" |                  |BAR|                  |\n");
+    for row in (0..5).rev() {
+        out.push_str(" |");
+        for p in (7..=12).rev() {
+            out.push_str(&cell(s[p], row));
+        }
+        out.push('|');
+        out.push_str(&cell(s[25], row));
+        out.push('|');
+        for p in (1..=6).rev() {
+            out.push_str(&cell(s[p], row));
+        }
+        out.push_str("|\n");
+    }
+    out.push_str(" +12-11-10--9--8--7-------6--5--4--3--2--1-+\n");
+    out
+}
+
+fn describe(ms: &MatchState) -> String {
+    let p = &ms.position;
+    let task = match ms.decision {
+        Decision::Move(d) => format!("X to play {}{}", d.high(), d.low()),
+        Decision::DoubleOrRoll => "X to double or roll".to_string(),
+        Decision::TakeOrDrop => "O has doubled: X to take or drop".to_string(),
+        Decision::BeaverAnswer => "O has beavered: X to take or drop".to_string(),
+        Decision::GameOver => "the game is over".to_string(),
+    };
+    let cube = match ms.cube_owner {
+        CubeOwner::Centered => format!("cube {} centred", ms.cube),
+        CubeOwner::Me => format!("cube {} owned by X", ms.cube),
+        CubeOwner::Opponent => format!("cube {} owned by O", ms.cube),
+    };
+    let score = if ms.is_money() {
+        "money game".to_string()
+    } else {
+        format!(
+            "{}-point match, X {} O {}{}",
+            ms.match_length,
+            ms.score,
+            ms.opp_score,
+            if ms.crawford {
+                ", Crawford game"
+            } else if ms.post_crawford {
+                ", post-Crawford"
+            } else {
+                ""
+            }
+        )
+    };
+    format!(
+        " X (gnubg player {}): pips {}, off {}, bar {}\n O: pips {}, off {}, bar {}\n {}; {}; {}\n",
+        ms.acting_player & 1,
+        p.pips(),
+        p.off(),
+        p.bar(),
+        p.opp_pips(),
+        p.opp_off(),
+        p.opp_bar(),
+        task,
+        cube,
+        score
+    )
+}
+
+pub fn run(args: ShowArgs) -> Result<(), CliError> {
+    let ms = parse_pos_arg(&args.pos)?;
+    let (position_id, mut match_id) = encode_match_state(&ms)?;
+    // A pasted Match ID may hold what the typed state does not (the Jacoby flag, a
+    // resignation on offer): show it as given when it describes this state.
+    if let Some((_, given)) = args.pos.trim().split_once(':') {
+        if let Ok(m) = MatchId::decode(given.trim()) {
+            if parse_gnubg_ids(args.pos.trim()).as_ref() == Ok(&ms) {
+                match_id = m.encode()?;
+            }
+        }
+    }
+    let xgid = Xgid::from_match_state(&ms).to_string();
+    let p = &ms.position;
+    if args.json {
+        let out = ShowOut {
+            position_id,
+            match_id,
+            xgid,
+            decision: decision_name(ms.decision),
+            dice: match ms.decision {
+                Decision::Move(d) => Some([d.high(), d.low()]),
+                _ => None,
+            },
+            pips: [p.pips(), p.opp_pips()],
+            off: [p.off(), p.opp_off()],
+            bar: [p.bar(), p.opp_bar()],
+            cube: ms.cube,
+            cube_owner: match ms.cube_owner {
+                CubeOwner::Centered => "centered",
+                CubeOwner::Me => "me",
+                CubeOwner::Opponent => "opponent",
+            },
+            match_length: ms.match_length,
+            score: [ms.score, ms.opp_score],
+            crawford: ms.crawford,
+            acting_player: ms.acting_player & 1,
+        };
+        println!("{}", serde_json::to_string(&out)?);
+    } else {
+        print!(
+            " Position ID: {position_id}\n Match ID   : {match_id}\n {xgid}\n{}{}",
+            draw_board(p),
+            describe(&ms)
+        );
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn opening_board_drawing() {
+        let text = draw_board(&Position::OPENING);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 13);
+        assert_eq!(lines[1], " | X           O    |   | O              X |");
+        assert_eq!(lines[11], " | O           X    |   | X              O |");
+        assert!(lines.iter().all(|l| l.len() == lines[0].len()));
+    }
+}
