@@ -1,29 +1,33 @@
 //! The engine facade: "given this match state and these settings, what do I do?"
 //!
 //! Every front end (gnubg's external-player mode, the external-interface requests, UBGI, the
-//! CLI) turns its input into a [`MatchState`] and asks an [`Engine`]; the engine asks a
-//! [`Decider`] for cubeless probabilities (ranked plays at a depth, or a position's
-//! probabilities before rolling) and turns them into an [`Action`] with the match score and
-//! the cube in mind ([`crate::cube`]). Engines are synchronous and CPU-bound: the server runs
-//! them on worker threads, never on the async runtime.
+//! CLI) turns its input into a [`Work`] item around a [`MatchState`]. Answering it takes two
+//! steps so that the expensive part can run wherever the caller likes:
+//! 1. [`Engine::need`] says what cubeless search result the work needs: ranked plays for a
+//!    roll, or the probabilities of the side about to roll at a depth (or nothing, e.g. a
+//!    "double or roll?" question without cube access). The server hands this to the search
+//!    worker pool ([`crate::search::pool`]); [`Engine::run`] asks the engine's own
+//!    [`Decider`] synchronously.
+//! 2. [`Engine::complete`] turns that result into an [`Action`] or an [`EvalReport`] with
+//!    the match score and the cube in mind ([`crate::cube`]). This step is cheap (no
+//!    evaluations), and the server runs it on the worker thread too, in the job's reply.
 //!
-//! [`ExpectimaxDecider`] is the decider built into this module: full-width expectimax over
-//! [`generate_plays`] with any [`Evaluator`] at the leaves (depth 1 = each play evaluated
-//! statically, depth 3 = one more roll-and-reply layer, ...). It honours a cancel flag and a
-//! deadline so that abandoned or over-long decisions stop early.
+//! Play choice: at depth 1 every play's probabilities are exact, so plays are re-ranked by
+//! their cubeful value at the score (money equity with the cube where it is, or match-winning
+//! chance). At deeper searches the search's own ranking (cubeless money equity of the best
+//! line) decides, since only the best play's value is exact at the full depth.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::Duration;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use crate::cube::{self, CubeSettings, CubeView, TakeAction};
-use crate::eval::{Evaluator, Probabilities};
-use crate::game::{
-    generate_plays, CubeOwner, Decision, Dice, MatchState, Play, PlayList, Position, ALL_ROLLS,
-};
+use crate::eval::Probabilities;
+use crate::game::{CubeOwner, Decision, Dice, MatchState, Play, Position};
+use crate::search::{Algorithm, Cancel, SearchSettings, Searcher};
 
 /// What the acting side does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,43 +50,20 @@ pub enum Action {
 pub enum EngineError {
     /// The cancel flag was raised (the client went away, or the server is stopping).
     Cancelled,
+    /// A search result of the wrong kind was supplied to [`Engine::complete`].
+    WrongResult,
 }
 
 impl std::fmt::Display for EngineError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             EngineError::Cancelled => f.write_str("the decision was cancelled"),
+            EngineError::WrongResult => f.write_str("internal error: mismatched search result"),
         }
     }
 }
 
 impl std::error::Error for EngineError {}
-
-/// Stops a decision early: a cancel flag (checked often) and an optional deadline after which
-/// a deeper search gives up and the best completed depth answers.
-#[derive(Debug, Clone)]
-pub struct Limits {
-    pub cancel: Arc<AtomicBool>,
-    pub deadline: Option<Instant>,
-}
-
-impl Limits {
-    /// No deadline, a fresh cancel flag.
-    pub fn none() -> Limits {
-        Limits {
-            cancel: Arc::new(AtomicBool::new(false)),
-            deadline: None,
-        }
-    }
-
-    pub fn cancelled(&self) -> bool {
-        self.cancel.load(Ordering::Relaxed)
-    }
-
-    fn expired(&self) -> bool {
-        self.cancelled() || self.deadline.is_some_and(|d| Instant::now() >= d)
-    }
-}
 
 /// A play with the cubeless probabilities of the side that made it, after the play (the
 /// opponent to roll next).
@@ -92,16 +73,15 @@ pub struct RankedPlay {
     pub probs: Probabilities,
 }
 
-/// Cubeless search: the part of a decision that depends only on the position.
+/// Cubeless search, synchronous: what [`Engine::run`] asks.
 pub trait Decider: Send + Sync {
-    /// Every legal play with its probabilities at `depth`, best first by cubeless money
-    /// equity. `Err(Cancelled)` when the limits stopped the search before depth 1 finished.
+    /// Every legal play with its probabilities, best first by the search at `depth`.
     fn rank_plays(
         &self,
         pos: &Position,
         dice: Dice,
         depth: u32,
-        limits: &Limits,
+        cancel: &Cancel,
     ) -> Result<Vec<RankedPlay>, EngineError>;
 
     /// Probabilities of the side to act in `pos`, before it rolls, at `depth`.
@@ -109,152 +89,115 @@ pub trait Decider: Send + Sync {
         &self,
         pos: &Position,
         depth: u32,
-        limits: &Limits,
+        cancel: &Cancel,
     ) -> Result<Probabilities, EngineError>;
 
     /// A short description for logs and `version`.
     fn name(&self) -> String;
 }
 
-/// Full-width expectimax over an evaluator (see the module docs).
-pub struct ExpectimaxDecider {
-    evaluator: Arc<dyn Evaluator>,
+/// How searches are run: algorithm and time budget (the depth comes with each request).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SearchPlan {
+    pub algorithm: Algorithm,
+    /// Per-decision time budget (None = unlimited): deeper iterations stop at the budget
+    /// and the deepest completed one answers.
+    pub time_budget: Option<Duration>,
 }
 
-impl std::fmt::Debug for ExpectimaxDecider {
+impl Default for SearchPlan {
+    fn default() -> Self {
+        SearchPlan {
+            algorithm: Algorithm::Star2,
+            time_budget: None,
+        }
+    }
+}
+
+impl SearchPlan {
+    /// The search settings for one request at `depth` (clamped to the search's range).
+    pub fn settings(&self, depth: u32) -> SearchSettings {
+        let d = depth.clamp(1, crate::search::MAX_DEPTH as u32) as u8;
+        let d = if d % 2 == 0 { d - 1 } else { d };
+        SearchSettings {
+            time_budget: self.time_budget,
+            ..SearchSettings::new(d, self.algorithm)
+        }
+    }
+}
+
+/// The search engine as a [`Decider`].
+#[derive(Clone)]
+pub struct SearchDecider {
+    searcher: Searcher,
+    plan: SearchPlan,
+    evaluator: String,
+}
+
+impl std::fmt::Debug for SearchDecider {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "ExpectimaxDecider({})", self.evaluator.name())
+        write!(f, "SearchDecider({:?})", self.plan)
     }
 }
 
-impl ExpectimaxDecider {
-    pub fn new(evaluator: Arc<dyn Evaluator>) -> ExpectimaxDecider {
-        ExpectimaxDecider { evaluator }
-    }
-
-    /// Probabilities of the side to act before rolling, with `layers` chance/move layer
-    /// pairs below (0 = static). `None` when the limits expired.
-    fn chance(&self, pos: &Position, layers: u32, limits: &Limits) -> Option<Probabilities> {
-        if layers == 0 || pos.is_game_over() {
-            return Some(self.evaluator.evaluate(pos));
+impl SearchDecider {
+    /// `evaluator` names the searcher's evaluator in [`Decider::name`].
+    pub fn new(
+        searcher: Searcher,
+        plan: SearchPlan,
+        evaluator: impl Into<String>,
+    ) -> SearchDecider {
+        SearchDecider {
+            searcher,
+            plan,
+            evaluator: evaluator.into(),
         }
-        if limits.expired() {
-            return None;
-        }
-        let mut sum = [0f64; 5];
-        let mut list = PlayList::new();
-        for dice in ALL_ROLLS {
-            generate_plays(pos, dice, &mut list);
-            let mut best: Option<(f32, Probabilities)> = None;
-            for play in list.iter() {
-                let p = self
-                    .chance(&play.next_position(), layers - 1, limits)?
-                    .invert();
-                let e = p.equity();
-                if best.map_or(true, |(b, _)| e > b) {
-                    best = Some((e, p));
-                }
-            }
-            let w = dice.probability();
-            if let Some((_, p)) = best {
-                for (s, v) in sum.iter_mut().zip(p.0) {
-                    *s += w * v as f64;
-                }
-            }
-        }
-        Some(Probabilities(sum.map(|v| v as f32)))
-    }
-
-    fn rank_at(
-        &self,
-        pos: &Position,
-        dice: Dice,
-        depth: u32,
-        limits: &Limits,
-    ) -> Option<Vec<RankedPlay>> {
-        let mut list = PlayList::new();
-        generate_plays(pos, dice, &mut list);
-        let layers = depth.saturating_sub(1) / 2;
-        let mut out = Vec::with_capacity(list.len());
-        for play in list.iter() {
-            if limits.cancelled() {
-                return None;
-            }
-            let probs = if layers == 0 {
-                let next = play.next_position();
-                match next.opponent_result() {
-                    Some(r) => Probabilities::from_result(r, true),
-                    None => self.evaluator.evaluate(&next).invert(),
-                }
-            } else {
-                self.chance(&play.next_position(), layers, limits)?.invert()
-            };
-            out.push(RankedPlay { play: *play, probs });
-        }
-        out.sort_by(|a, b| b.probs.equity().total_cmp(&a.probs.equity()));
-        Some(out)
     }
 }
 
-impl Decider for ExpectimaxDecider {
+impl Decider for SearchDecider {
     fn rank_plays(
         &self,
         pos: &Position,
         dice: Dice,
         depth: u32,
-        limits: &Limits,
+        cancel: &Cancel,
     ) -> Result<Vec<RankedPlay>, EngineError> {
-        // Depth 1 always completes (unless cancelled); deeper levels stop at the deadline.
-        let mut best = self
-            .rank_at(
-                pos,
-                dice,
-                1,
-                &Limits {
-                    cancel: limits.cancel.clone(),
-                    deadline: None,
-                },
-            )
-            .ok_or(EngineError::Cancelled)?;
-        let mut d = 3;
-        while d <= depth.max(1) {
-            if best.len() <= 1 {
-                break;
-            }
-            match self.rank_at(pos, dice, d, limits) {
-                Some(r) => best = r,
-                None if limits.cancelled() => return Err(EngineError::Cancelled),
-                None => break,
-            }
-            d += 2;
+        let d = self
+            .searcher
+            .choose(pos, dice, &self.plan.settings(depth), cancel);
+        if d.plays.is_empty() || (cancel.is_cancelled() && d.stopped && d.depth == 0) {
+            return Err(EngineError::Cancelled);
         }
-        Ok(best)
+        Ok(d.plays
+            .iter()
+            .map(|r| RankedPlay {
+                play: r.play,
+                probs: r.probs,
+            })
+            .collect())
     }
 
     fn probabilities(
         &self,
         pos: &Position,
         depth: u32,
-        limits: &Limits,
+        cancel: &Cancel,
     ) -> Result<Probabilities, EngineError> {
-        let mut best = self.evaluator.evaluate(pos);
-        let mut layers = 1;
-        while 2 * layers < depth.max(1) {
-            match self.chance(pos, layers, limits) {
-                Some(p) => best = p,
-                None if limits.cancelled() => return Err(EngineError::Cancelled),
-                None => break,
-            }
-            layers += 1;
-        }
-        if limits.cancelled() {
+        let e = self
+            .searcher
+            .evaluate_position(pos, &self.plan.settings(depth), cancel);
+        if cancel.is_cancelled() && e.depth == 0 {
             return Err(EngineError::Cancelled);
         }
-        Ok(best)
+        Ok(e.probs)
     }
 
     fn name(&self) -> String {
-        format!("expectimax/{}", self.evaluator.name())
+        format!(
+            "{} search, {} evaluator",
+            self.plan.algorithm, self.evaluator
+        )
     }
 }
 
@@ -263,12 +206,9 @@ impl Decider for ExpectimaxDecider {
 pub struct EngineSettings {
     /// Search depth for checker plays (1 = static evaluation of each play).
     pub depth: u32,
-    /// Search depth for cube decisions.
+    /// Search depth for cube decisions (1 = static evaluation of the position).
     pub cube_depth: u32,
-    /// Per-decision time budget in milliseconds (0 = none): deeper levels stop at the budget
-    /// and the best completed depth answers.
-    pub time_budget_ms: u64,
-    /// Rank plays by cubeful value (cube position and score aware) rather than cubeless.
+    /// Rank plays by cubeful value at the score (depth 1 only, see the module docs).
     pub cubeful_plays: bool,
     pub cube: CubeSettings,
 }
@@ -278,7 +218,6 @@ impl Default for EngineSettings {
         EngineSettings {
             depth: 1,
             cube_depth: 1,
-            time_budget_ms: 0,
             cubeful_plays: true,
             cube: CubeSettings::default(),
         }
@@ -302,6 +241,57 @@ pub struct EvalOptions {
 pub struct EvalReport {
     pub probs: Probabilities,
     pub value: f64,
+}
+
+/// One question for the engine.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Work {
+    /// The action for the acting side.
+    Decide(MatchState),
+    /// The opponent offers to resign this many points (1-3) per cube: accept or reject.
+    Resignation(MatchState, u32),
+    /// Probabilities and value of the acting side, before rolling.
+    Evaluate(MatchState, EvalOptions),
+}
+
+impl Work {
+    pub fn state(&self) -> &MatchState {
+        match self {
+            Work::Decide(s) | Work::Resignation(s, _) | Work::Evaluate(s, _) => s,
+        }
+    }
+}
+
+/// The cubeless search a [`Work`] needs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Need {
+    Nothing,
+    /// Rank the plays of `dice` in `position` at `depth`.
+    Plays {
+        position: Position,
+        dice: Dice,
+        depth: u32,
+    },
+    /// Probabilities of the side to roll in `position` at `depth`.
+    Probabilities {
+        position: Position,
+        depth: u32,
+    },
+}
+
+/// A search result for [`Engine::complete`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Found {
+    Nothing,
+    Plays(Vec<RankedPlay>),
+    Probabilities(Probabilities),
+}
+
+/// What the engine answers.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Outcome {
+    Action(Action),
+    Evaluation(EvalReport),
 }
 
 /// The facade. Cheap to clone and share between worker threads.
@@ -333,6 +323,16 @@ pub fn cube_view(state: &MatchState) -> CubeView {
     }
 }
 
+/// The position of the side about to roll, and whether that is the acting side's opponent
+/// (at a take question the doubler rolls next).
+fn roller(state: &MatchState) -> (Position, bool) {
+    if state.decision == Decision::TakeOrDrop {
+        (state.position.swap(), true)
+    } else {
+        (state.position, false)
+    }
+}
+
 impl Engine {
     pub fn new(decider: Arc<dyn Decider>, settings: EngineSettings) -> Engine {
         Engine { decider, settings }
@@ -342,26 +342,118 @@ impl Engine {
         &self.settings
     }
 
+    /// The same engine with other cube rules (per-request overrides).
+    pub fn with_cube(&self, cube: CubeSettings) -> Engine {
+        Engine {
+            decider: self.decider.clone(),
+            settings: EngineSettings {
+                cube,
+                ..self.settings
+            },
+        }
+    }
+
+    /// The same engine with other settings.
+    pub fn with_settings(&self, settings: EngineSettings) -> Engine {
+        Engine {
+            decider: self.decider.clone(),
+            settings,
+        }
+    }
+
     pub fn decider_name(&self) -> String {
         self.decider.name()
     }
 
-    fn limits_with_budget(&self, limits: &Limits) -> Limits {
-        let deadline = if self.settings.time_budget_ms > 0 {
-            let budget =
-                Instant::now() + std::time::Duration::from_millis(self.settings.time_budget_ms);
-            Some(limits.deadline.map_or(budget, |d| d.min(budget)))
-        } else {
-            limits.deadline
+    fn efficiency(&self, pos: &Position) -> f64 {
+        self.settings.cube.efficiency(pos.phase(), pos.pips())
+    }
+
+    fn can_double(state: &MatchState) -> bool {
+        state.may_double && state.cube_owner != CubeOwner::Opponent && !state.crawford
+    }
+
+    /// What search `work` needs.
+    pub fn need(&self, work: &Work) -> Need {
+        let state = work.state();
+        let probs_at = |depth: u32| Need::Probabilities {
+            position: roller(state).0,
+            depth,
         };
-        Limits {
-            cancel: limits.cancel.clone(),
-            deadline,
+        match work {
+            Work::Decide(s) => match s.decision {
+                Decision::GameOver => Need::Nothing,
+                Decision::Move(dice) => Need::Plays {
+                    position: s.position,
+                    dice,
+                    depth: self.settings.depth,
+                },
+                Decision::DoubleOrRoll if !Self::can_double(s) => Need::Nothing,
+                Decision::DoubleOrRoll | Decision::TakeOrDrop | Decision::BeaverAnswer => {
+                    probs_at(self.settings.cube_depth)
+                }
+            },
+            Work::Resignation(..) => probs_at(self.settings.cube_depth),
+            Work::Evaluate(_, opts) => probs_at(opts.depth),
         }
     }
 
-    fn efficiency(&self, pos: &Position) -> f64 {
-        self.settings.cube.efficiency(pos.phase(), pos.pips())
+    /// Turns the search result for `work` into the answer (cheap: no evaluations).
+    pub fn complete(&self, work: &Work, found: Found) -> Result<Outcome, EngineError> {
+        let state = work.state();
+        match (work, found) {
+            (Work::Decide(s), Found::Nothing) => Ok(Outcome::Action(match s.decision {
+                Decision::GameOver => Action::Nothing,
+                Decision::DoubleOrRoll => Action::Roll,
+                _ => return Err(EngineError::WrongResult),
+            })),
+            (Work::Decide(s), Found::Plays(plays)) => {
+                let Decision::Move(_) = s.decision else {
+                    return Err(EngineError::WrongResult);
+                };
+                let play = self
+                    .best_play(s, plays)
+                    .unwrap_or_else(|| Play::none(s.position));
+                Ok(Outcome::Action(Action::Move(play)))
+            }
+            (Work::Decide(s), Found::Probabilities(p)) => {
+                Ok(Outcome::Action(self.cube_action(s, &p)?))
+            }
+            (Work::Resignation(s, points), Found::Probabilities(p)) => {
+                Ok(Outcome::Action(self.resignation_answer(s, *points, &p)))
+            }
+            (Work::Evaluate(s, opts), Found::Probabilities(p)) => {
+                Ok(Outcome::Evaluation(self.report(s, opts, &p)))
+            }
+            _ => {
+                let _ = state;
+                Err(EngineError::WrongResult)
+            }
+        }
+    }
+
+    /// Answers `work` with the engine's own decider, synchronously.
+    pub fn run(&self, work: &Work, cancel: &Cancel) -> Result<Outcome, EngineError> {
+        let found = match self.need(work) {
+            Need::Nothing => Found::Nothing,
+            Need::Plays {
+                position,
+                dice,
+                depth,
+            } => Found::Plays(self.decider.rank_plays(&position, dice, depth, cancel)?),
+            Need::Probabilities { position, depth } => {
+                Found::Probabilities(self.decider.probabilities(&position, depth, cancel)?)
+            }
+        };
+        self.complete(work, found)
+    }
+
+    /// The action for the acting side of `state` (synchronous).
+    pub fn decide(&self, state: &MatchState, cancel: &Cancel) -> Result<Action, EngineError> {
+        match self.run(&Work::Decide(state.clone()), cancel)? {
+            Outcome::Action(a) => Ok(a),
+            Outcome::Evaluation(_) => Err(EngineError::WrongResult),
+        }
     }
 
     /// The mover's value of a play, from the probabilities after it (opponent to roll).
@@ -386,85 +478,60 @@ impl Engine {
         }
     }
 
-    /// Plays ranked best first by the engine's value at the score, with that value.
-    pub fn ranked_plays(
+    /// Plays ranked best first with the engine's value at the score.
+    pub fn value_plays(
         &self,
         state: &MatchState,
-        dice: Dice,
-        limits: &Limits,
-    ) -> Result<Vec<(RankedPlay, f64)>, EngineError> {
-        let limits = self.limits_with_budget(limits);
-        let ranked =
-            self.decider
-                .rank_plays(&state.position, dice, self.settings.depth, &limits)?;
-        let mut valued: Vec<(RankedPlay, f64)> = ranked
+        plays: Vec<RankedPlay>,
+    ) -> Vec<(RankedPlay, f64)> {
+        let mut valued: Vec<(RankedPlay, f64)> = plays
             .into_iter()
             .map(|rp| {
                 let v = self.play_value(state, &rp);
                 (rp, v)
             })
             .collect();
-        // Stable: ties keep the decider's order.
-        valued.sort_by(|a, b| b.1.total_cmp(&a.1));
-        Ok(valued)
-    }
-
-    /// Probabilities of the side about to roll: the acting side, or for a take decision the
-    /// doubler. Returned from the *acting* side's view.
-    fn acting_probs(
-        &self,
-        state: &MatchState,
-        depth: u32,
-        limits: &Limits,
-    ) -> Result<Probabilities, EngineError> {
-        if matches!(state.decision, Decision::TakeOrDrop) {
-            let doubler = self
-                .decider
-                .probabilities(&state.position.swap(), depth, limits)?;
-            Ok(doubler.invert())
-        } else {
-            self.decider.probabilities(&state.position, depth, limits)
+        if self.settings.depth <= 1 {
+            // Stable: ties keep the search's order.
+            valued.sort_by(|a, b| b.1.total_cmp(&a.1));
         }
+        valued
     }
 
-    /// The cube analysis for the acting side's cube question, from the roller's view (the
-    /// acting side at "double or roll?", the doubler at "take or drop?").
-    pub fn cube_decision(
+    fn best_play(&self, state: &MatchState, plays: Vec<RankedPlay>) -> Option<Play> {
+        self.value_plays(state, plays)
+            .first()
+            .map(|(rp, _)| rp.play)
+    }
+
+    /// The cube analysis from the roller's view: `roller_probs` are the probabilities of
+    /// the side about to roll (the acting side, or the doubler at a take question).
+    pub fn cube_analysis(
         &self,
         state: &MatchState,
-        limits: &Limits,
-    ) -> Result<cube::CubeDecision, EngineError> {
-        let limits = self.limits_with_budget(limits);
-        let taking = state.decision == Decision::TakeOrDrop;
-        let (roller_pos, view) = if taking {
-            (state.position.swap(), cube_view(state).swap())
+        roller_probs: &Probabilities,
+    ) -> cube::CubeDecision {
+        let (pos, swapped) = roller(state);
+        let view = if swapped {
+            cube_view(state).swap()
         } else {
-            (state.position, cube_view(state))
+            cube_view(state)
         };
-        let probs = self
-            .decider
-            .probabilities(&roller_pos, self.settings.cube_depth, &limits)?;
-        let x = self.efficiency(&roller_pos);
-        Ok(cube::analyse(&probs, &view, &self.settings.cube, x))
+        cube::analyse(
+            roller_probs,
+            &view,
+            &self.settings.cube,
+            self.efficiency(&pos),
+        )
     }
 
-    /// The action for the acting side of `state`.
-    pub fn decide(&self, state: &MatchState, limits: &Limits) -> Result<Action, EngineError> {
+    fn cube_action(&self, state: &MatchState, p: &Probabilities) -> Result<Action, EngineError> {
         match state.decision {
-            Decision::GameOver => Ok(Action::Nothing),
-            Decision::Move(dice) => {
-                let ranked = self.ranked_plays(state, dice, limits)?;
-                let play = ranked
-                    .first()
-                    .map(|(rp, _)| rp.play)
-                    .unwrap_or_else(|| Play::none(state.position));
-                Ok(Action::Move(play))
-            }
             Decision::DoubleOrRoll => {
-                if !state.may_double || state.cube_owner == CubeOwner::Opponent || state.crawford {
+                if !Self::can_double(state) {
                     return Ok(Action::Roll);
                 }
-                let d = self.cube_decision(state, limits)?;
+                let d = self.cube_analysis(state, p);
                 Ok(if d.action.doubles() {
                     Action::Double
                 } else {
@@ -472,7 +539,7 @@ impl Engine {
                 })
             }
             Decision::TakeOrDrop => {
-                let d = self.cube_decision(state, limits)?;
+                let d = self.cube_analysis(state, p);
                 let beavers = self.settings.cube.beavers && state.is_money();
                 Ok(match d.response {
                     TakeAction::Beaver if beavers => Action::Beaver,
@@ -482,41 +549,55 @@ impl Engine {
             }
             Decision::BeaverAnswer => {
                 // Our double was beavered: the opponent owns a cube at four times the old
-                // value. Keep playing (take) unless that is worse than giving up twice it.
-                let limits = self.limits_with_budget(limits);
-                let probs = self.decider.probabilities(
-                    &state.position,
-                    self.settings.cube_depth,
-                    &limits,
-                )?;
+                // value. Keep playing unless that is worse than giving up twice the old cube.
                 let x = self.efficiency(&state.position);
-                let e = cube::money_equity(&probs, CubeOwner::Opponent, x, false);
+                let e = cube::money_equity(p, CubeOwner::Opponent, x, false);
                 Ok(if 4.0 * e >= -2.0 {
                     Action::Take
                 } else {
                     Action::Drop
                 })
             }
+            Decision::Move(_) | Decision::GameOver => Err(EngineError::WrongResult),
         }
     }
 
-    /// Answer to the opponent's offer to resign `points` (1 single, 2 gammon, 3 backgammon,
-    /// times the cube): accept when it is worth at least as much as playing on.
-    pub fn resignation(
-        &self,
-        state: &MatchState,
-        points: u32,
-        limits: &Limits,
-    ) -> Result<Action, EngineError> {
-        let limits = self.limits_with_budget(limits);
-        let probs = self.acting_probs(state, self.settings.cube_depth, &limits)?;
-        let mut view = cube_view(state);
-        if state.decision == Decision::TakeOrDrop {
-            // The doubled cube is not ours yet: value the game with the cube as it stands.
-            view.owner = state.cube_owner;
+    /// The acting side's probabilities from the roller's.
+    fn acting_probs(state: &MatchState, roller_probs: &Probabilities) -> Probabilities {
+        if roller(state).1 {
+            roller_probs.invert()
+        } else {
+            *roller_probs
         }
-        let x = self.efficiency(&state.position);
-        let play_on = cube::cubeful_value(&probs, &view, &self.settings.cube, x);
+    }
+
+    /// The acting side's cubeful (or cubeless) value from the roller's probabilities.
+    fn acting_value(&self, state: &MatchState, roller_probs: &Probabilities, cubeful: bool) -> f64 {
+        let (pos, swapped) = roller(state);
+        let view = if swapped {
+            cube_view(state).swap()
+        } else {
+            cube_view(state)
+        };
+        let v = if cubeful {
+            cube::cubeful_value(
+                roller_probs,
+                &view,
+                &self.settings.cube,
+                self.efficiency(&pos),
+            )
+        } else {
+            cube::cubeless_value(roller_probs, &view)
+        };
+        match (swapped, state.is_money()) {
+            (false, _) => v,
+            (true, true) => -v,
+            (true, false) => 1.0 - v,
+        }
+    }
+
+    fn resignation_answer(&self, state: &MatchState, points: u32, p: &Probabilities) -> Action {
+        let play_on = self.acting_value(state, p, true);
         let offered = if state.is_money() {
             points as f64
         } else {
@@ -526,29 +607,16 @@ impl Engine {
                 state.crawford || state.post_crawford,
             )
         };
-        Ok(if offered + 1e-9 >= play_on {
+        if offered + 1e-9 >= play_on {
             Action::AcceptResignation
         } else {
             Action::RejectResignation
-        })
+        }
     }
 
-    /// Probabilities and value of the acting side before rolling.
-    pub fn evaluate(
-        &self,
-        state: &MatchState,
-        opts: &EvalOptions,
-        limits: &Limits,
-    ) -> Result<EvalReport, EngineError> {
-        let limits = self.limits_with_budget(limits);
-        let probs = self.acting_probs(state, opts.depth, &limits)?;
-        let view = cube_view(state);
-        let mut value = if opts.cubeful {
-            let x = self.efficiency(&state.position);
-            cube::cubeful_value(&probs, &view, &self.settings.cube, x)
-        } else {
-            cube::cubeless_value(&probs, &view)
-        };
+    fn report(&self, state: &MatchState, opts: &EvalOptions, p: &Probabilities) -> EvalReport {
+        let probs = Self::acting_probs(state, p);
+        let mut value = self.acting_value(state, p, opts.cubeful);
         if opts.noise > 0.0 {
             let seed = if opts.deterministic {
                 position_seed(&state.position)
@@ -558,13 +626,13 @@ impl Engine {
             let mut rng = ChaCha8Rng::seed_from_u64(seed);
             value += opts.noise * standard_normal(&mut rng);
         }
-        Ok(EvalReport { probs, value })
+        EvalReport { probs, value }
     }
 }
 
-/// Seeds for non-deterministic noise: a process-wide counter, so runs are reproducible given
-/// the order of requests.
-static NOISE_COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+/// Seeds for non-deterministic noise: a process-wide counter, so a run is reproducible given
+/// the order of its requests.
+static NOISE_COUNTER: AtomicU64 = AtomicU64::new(1);
 
 /// A stable seed from the checker layout (FNV-1a over the slots).
 pub fn position_seed(pos: &Position) -> u64 {
@@ -583,49 +651,20 @@ fn standard_normal(rng: &mut ChaCha8Rng) -> f64 {
     (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
 }
 
-/// A simple race/contact evaluator for tests and tools that need *some* evaluator without
-/// weights: the winning chance follows the pip-count lead (a logistic in the lead relative to
-/// the race length), gammon chances grow when the loser has not borne off and trails far.
-/// It is a baseline, not a strong player.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct PipCountEvaluator;
-
-impl Evaluator for PipCountEvaluator {
-    fn evaluate(&self, pos: &Position) -> Probabilities {
-        if let Some(r) = pos.mover_result() {
-            return Probabilities::from_result(r, true);
-        }
-        if let Some(r) = pos.opponent_result() {
-            return Probabilities::from_result(r, false);
-        }
-        // The side to roll gains about 4 pips (half a roll's worth of 8.17 pips).
-        let mine = pos.pips() as f64 - 4.0;
-        let theirs = pos.opp_pips() as f64;
-        let scale = (mine + theirs).max(20.0).sqrt() * 0.9;
-        let win = 1.0 / (1.0 + ((mine - theirs) / scale).exp());
-        let gammon = |loser_off: u8, lead: f64| -> f64 {
-            if loser_off > 0 {
-                0.0
-            } else {
-                (0.3 / (1.0 + (-(lead - 40.0) / 15.0).exp())).clamp(0.0, 0.3)
-            }
-        };
-        let wg = (gammon(pos.opp_off(), theirs - mine)).min(win);
-        let lg = (gammon(pos.off(), mine - theirs)).min(1.0 - win);
-        Probabilities([win as f32, wg as f32, 0.0, lg as f32, 0.0])
-    }
-
-    fn name(&self) -> String {
-        "pipcount".to_string()
-    }
-}
-
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+    use crate::search::simple_eval::PipSigmoid;
+    use crate::search::TranspositionTable;
 
     fn engine(depth: u32) -> Engine {
-        let d = Arc::new(ExpectimaxDecider::new(Arc::new(PipCountEvaluator)));
+        let searcher = Searcher::new(Arc::new(PipSigmoid), Arc::new(TranspositionTable::new(4)));
+        let d = Arc::new(SearchDecider::new(
+            searcher,
+            SearchPlan::default(),
+            "pipsigmoid",
+        ));
         Engine::new(
             d,
             EngineSettings {
@@ -638,11 +677,11 @@ mod tests {
 
     #[test]
     fn move_decision_returns_a_legal_play() {
-        let dice = Dice::new(3, 1).unwrap_or(ALL_ROLLS[0]);
+        let dice = Dice::new(3, 1).unwrap();
         let state = MatchState::money(Position::OPENING, Decision::Move(dice));
         let legal = crate::game::legal_plays(&Position::OPENING, dice);
         for depth in [1, 3] {
-            match engine(depth).decide(&state, &Limits::none()) {
+            match engine(depth).decide(&state, &Cancel::new()) {
                 Ok(Action::Move(p)) => assert!(legal.contains(&p)),
                 other => panic!("{other:?}"),
             }
@@ -650,36 +689,60 @@ mod tests {
     }
 
     #[test]
-    fn cancelled_decisions_stop() {
-        let dice = Dice::new(6, 5).unwrap_or(ALL_ROLLS[0]);
-        let state = MatchState::money(Position::OPENING, Decision::Move(dice));
-        let limits = Limits::none();
-        limits.cancel.store(true, Ordering::Relaxed);
-        assert_eq!(
-            engine(3).decide(&state, &limits),
-            Err(EngineError::Cancelled)
-        );
+    fn cubeless_money_choice_at_depth_one_is_the_greedy_play() {
+        let mut e = engine(1);
+        e.settings.cubeful_plays = false;
+        let evaluator = PipSigmoid;
+        let set = crate::bench::random_game_positions(5, 20);
+        for (pos, dice) in set.iter().take(200) {
+            let state = MatchState::money(*pos, Decision::Move(*dice));
+            let Ok(Action::Move(chosen)) = e.decide(&state, &Cancel::new()) else {
+                panic!("no move");
+            };
+            let value = |p: &Play| -> f32 {
+                let next = p.next_position();
+                match next.opponent_result() {
+                    Some(r) => Probabilities::from_result(r, true).equity(),
+                    None => -crate::eval::Evaluator::evaluate(&evaluator, &next).equity(),
+                }
+            };
+            let best = crate::game::legal_plays(pos, *dice)
+                .iter()
+                .map(value)
+                .fold(f32::MIN, f32::max);
+            assert!((value(&chosen) - best).abs() < 1e-4, "{pos:?} {dice:?}");
+        }
     }
 
     #[test]
     fn opening_position_is_not_a_double_and_is_a_take() {
         let e = engine(1);
         let state = MatchState::money(Position::OPENING, Decision::DoubleOrRoll);
-        assert_eq!(e.decide(&state, &Limits::none()), Ok(Action::Roll));
+        assert_eq!(e.decide(&state, &Cancel::new()), Ok(Action::Roll));
         let state = MatchState::money(Position::OPENING, Decision::TakeOrDrop);
-        assert_eq!(e.decide(&state, &Limits::none()), Ok(Action::Take));
+        assert_eq!(e.decide(&state, &Cancel::new()), Ok(Action::Take));
     }
 
     #[test]
-    fn crawford_game_never_doubles() {
+    fn crawford_game_needs_no_search_and_rolls() {
         let e = engine(1);
         let mut state = MatchState::money(Position::OPENING, Decision::DoubleOrRoll);
         state.match_length = 5;
-        state.score = 0;
         state.opp_score = 4;
         state.crawford = true;
         state.may_double = false;
-        assert_eq!(e.decide(&state, &Limits::none()), Ok(Action::Roll));
+        assert_eq!(e.need(&Work::Decide(state.clone())), Need::Nothing);
+        assert_eq!(e.decide(&state, &Cancel::new()), Ok(Action::Roll));
+    }
+
+    #[test]
+    fn take_questions_search_the_doublers_position() {
+        let e = engine(1);
+        let state = MatchState::money(Position::OPENING, Decision::TakeOrDrop);
+        match e.need(&Work::Decide(state)) {
+            Need::Probabilities { position, .. } => assert_eq!(position, Position::OPENING.swap()),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]
@@ -692,8 +755,23 @@ mod tests {
             noise: 0.05,
             deterministic: true,
         };
-        let a = e.evaluate(&state, &opts, &Limits::none());
-        let b = e.evaluate(&state, &opts, &Limits::none());
-        assert_eq!(a, b);
+        let w = Work::Evaluate(state, opts);
+        assert_eq!(e.run(&w, &Cancel::new()), e.run(&w, &Cancel::new()));
+    }
+
+    #[test]
+    fn resignations_are_accepted_when_worth_more_than_playing_on() {
+        let e = engine(1);
+        let state = MatchState::money(Position::OPENING, Decision::DoubleOrRoll);
+        // Offered a single game at the opening: worth more than playing on (equity ~0).
+        assert_eq!(
+            e.run(&Work::Resignation(state.clone(), 1), &Cancel::new()),
+            Ok(Outcome::Action(Action::AcceptResignation))
+        );
+        let p = Probabilities([0.9, 0.5, 0.0, 0.0, 0.0]);
+        assert_eq!(
+            e.complete(&Work::Resignation(state, 1), Found::Probabilities(p)),
+            Ok(Outcome::Action(Action::RejectResignation))
+        );
     }
 }

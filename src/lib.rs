@@ -1,6 +1,7 @@
 pub mod arena;
 pub mod bench;
 pub mod cli;
+pub mod config;
 pub mod cube;
 pub mod engine;
 pub mod eval;
@@ -9,4 +10,5 @@ pub mod game;
 pub mod notation;
 pub mod protocol;
 pub mod search;
+pub mod server;
 pub mod train;

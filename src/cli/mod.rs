@@ -11,8 +11,10 @@ pub mod match_cmd;
 pub mod moves;
 pub mod pos_arg;
 mod search_bench;
+pub mod serve;
 pub mod show;
 pub mod train;
+pub mod ubgi;
 
 /// The error type at the command-line edge: a one-line message.
 pub type CliError = Box<dyn std::error::Error + Send + Sync>;
@@ -46,6 +48,10 @@ pub enum Command {
     Moves(moves::MovesArgs),
     /// Draw a position with its ids, pip counts, cube, score and dice.
     Show(show::ShowArgs),
+    /// The bot server: gnubg external players and external-interface requests over TCP.
+    Serve(serve::ServeArgs),
+    /// The Universal Backgammon Interface on stdin/stdout.
+    Ubgi(ubgi::UbgiArgs),
 }
 
 /// Runs a parsed command line.
@@ -59,5 +65,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Fibs(args) => fibs::run(args),
         Command::Moves(args) => moves::run(args),
         Command::Show(args) => show::run(args),
+        Command::Serve(args) => serve::run(args),
+        Command::Ubgi(args) => ubgi::run(args),
     }
 }

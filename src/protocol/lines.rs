@@ -3,9 +3,11 @@
 //! gnubg ends each board it sends to an external player with `\n` and a NUL byte; clients of
 //! its external interface end lines with `\n` (sometimes `\r\n`); hand-typed or broken clients
 //! send anything. The splitter turns a byte stream into frames:
-//! - a line ends at `\n` or at a NUL; a `\n` directly followed by a NUL (gnubg's terminator)
-//!   is one terminator, and the frame remembers that a NUL was seen ([`Frame::Line::nul`]);
-//! - stray NULs at the start of a line are dropped, a trailing `\r` is removed;
+//! - a line ends at `\n`; a `\n` directly followed by a NUL (gnubg's terminator) is one
+//!   terminator, and the frame remembers that the NUL was seen (`nul` in [`Frame::Line`]);
+//! - stray NULs at the start of a line are dropped (a NUL that arrived after its line was
+//!   already taken), a trailing `\r` is removed; NULs inside a line stay (binary garbage is
+//!   then one line the request parser rejects as a whole);
 //! - a line longer than the limit becomes one [`Frame::TooLong`] and the rest of it, up to the
 //!   next terminator, is discarded, so memory stays bounded whatever the peer sends;
 //! - bytes that are not UTF-8 are kept (the frame holds bytes); the request parser rejects
@@ -59,18 +61,17 @@ impl LineSplitter {
             .position(|&b| b != 0)
             .unwrap_or(self.buf.len());
         let rest = &self.buf[start..];
-        rest.iter().position(|&b| b == b'\n' || b == 0) == Some(rest.len().wrapping_sub(1))
-            && rest.last() == Some(&b'\n')
+        rest.iter().position(|&b| b == b'\n') == Some(rest.len().wrapping_sub(1))
     }
 
     /// The next frame, if a complete one is buffered.
     pub fn next_frame(&mut self) -> Option<Frame> {
         loop {
             if self.discarding {
-                match self.buf.iter().position(|&b| b == b'\n' || b == 0) {
+                match self.buf.iter().position(|&b| b == b'\n') {
                     Some(i) => {
                         let mut end = i + 1;
-                        if self.buf[i] == b'\n' && self.buf.get(end) == Some(&0) {
+                        if self.buf.get(end) == Some(&0) {
                             end += 1;
                         }
                         self.buf.drain(..end);
@@ -88,7 +89,7 @@ impl LineSplitter {
             if lead > 0 {
                 self.buf.drain(..lead);
             }
-            let Some(i) = self.buf.iter().position(|&b| b == b'\n' || b == 0) else {
+            let Some(i) = self.buf.iter().position(|&b| b == b'\n') else {
                 if self.buf.len() > self.max_len {
                     self.buf.clear();
                     self.discarding = true;
@@ -96,9 +97,9 @@ impl LineSplitter {
                 }
                 return None;
             };
-            let mut nul = self.buf[i] == 0;
+            let mut nul = false;
             let mut end = i + 1;
-            if self.buf[i] == b'\n' && self.buf.get(end) == Some(&0) {
+            if self.buf.get(end) == Some(&0) {
                 nul = true;
                 end += 1;
             }
@@ -177,6 +178,20 @@ mod tests {
         // A complete over-long line in one read.
         s.push(b"0123456789abc\nok\n");
         assert_eq!(s.next_frame(), Some(Frame::TooLong));
+        assert_eq!(s.next_frame(), Some(line("ok", false)));
+    }
+
+    #[test]
+    fn nul_inside_a_line_stays_in_the_line() {
+        let mut s = LineSplitter::new(100);
+        s.push(b"\xff\x00\xfe\nok\n");
+        assert_eq!(
+            s.next_frame(),
+            Some(Frame::Line {
+                bytes: b"\xff\x00\xfe".to_vec(),
+                nul: false
+            })
+        );
         assert_eq!(s.next_frame(), Some(line("ok", false)));
     }
 

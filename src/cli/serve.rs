@@ -1,0 +1,66 @@
+//! `stargammon serve [--config FILE] [--listen ADDR]`: the bot server until SIGINT/SIGTERM.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::CliError;
+use crate::config::Config;
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Configuration file (TOML). Default: config/default.toml when it exists, else the
+    /// built-in defaults (the same values).
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Address to listen on, overriding server.listen (e.g. 0.0.0.0:4321).
+    #[arg(long)]
+    pub listen: Option<String>,
+}
+
+/// Reads the config named on the command line, or the default file, or the defaults.
+pub fn load_config(path: Option<&PathBuf>) -> Result<Config, CliError> {
+    match path {
+        Some(p) => Ok(Config::load(p)?),
+        None => {
+            let default = PathBuf::from("config/default.toml");
+            if default.exists() {
+                Ok(Config::load(&default)?)
+            } else {
+                Ok(Config::default())
+            }
+        }
+    }
+}
+
+/// Logs to stderr, level from RUST_LOG (default `info`).
+pub fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
+}
+
+pub fn run(args: ServeArgs) -> Result<(), CliError> {
+    let mut config = load_config(args.config.as_ref())?;
+    if let Some(l) = args.listen {
+        config.server.listen = l;
+    }
+    config.validate()?;
+    init_logging();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(&config.server.listen)
+            .await
+            .map_err(|e| format!("cannot listen on {}: {e}", config.server.listen))?;
+        crate::server::run(listener, config, crate::server::shutdown_signal()).await?;
+        Ok::<(), CliError>(())
+    })?;
+    tracing::info!("stopped");
+    Ok(())
+}

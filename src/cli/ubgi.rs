@@ -1,0 +1,136 @@
+//! `stargammon ubgi [--config FILE]`: the Universal Backgammon Interface on stdin/stdout
+//! (protocols.md section 6). Lines are read on their own thread so that `stop` and `quit`
+//! reach a running search.
+
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use clap::Args;
+use crossbeam::channel::{select, unbounded};
+
+use super::CliError;
+use crate::config::BoardConvention;
+use crate::engine::{Action, Engine, EngineSettings, SearchDecider};
+use crate::notation::fibs_board::FibsBoard;
+use crate::protocol::ubgi::{self, UbgiCommand};
+use crate::search::{Cancel, Searcher, TranspositionTable};
+
+#[derive(Debug, Args)]
+pub struct UbgiArgs {
+    /// Configuration file (TOML); its [engine] and [cube] sections apply.
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+}
+
+pub fn run(args: UbgiArgs) -> Result<(), CliError> {
+    let config = super::serve::load_config(args.config.as_ref())?;
+    let evaluator = crate::server::make_evaluator(&config.engine.evaluator)?;
+    let name = evaluator.name();
+    let searcher = Searcher::new(
+        evaluator,
+        Arc::new(TranspositionTable::new(config.engine.tt_megabytes.max(1))),
+    );
+    let engine = Engine::new(
+        Arc::new(SearchDecider::new(searcher, config.search_plan(), name)),
+        config.engine_settings(),
+    );
+    run_ubgi(
+        engine,
+        config.server.board_convention,
+        std::io::BufReader::new(std::io::stdin()),
+        std::io::stdout(),
+    )?;
+    Ok(())
+}
+
+fn decide(engine: &Engine, conv: BoardConvention, board: &str, cancel: &Cancel) -> Option<Action> {
+    let parsed = FibsBoard::parse(board).ok()?;
+    let state = parsed.to_match_state(conv.resolve(&parsed)).ok()?;
+    match engine.decide(&state, cancel) {
+        Ok(a) => Some(a),
+        // Stopped before anything was searched: answer from a static evaluation.
+        Err(_) => {
+            let quick = engine.with_settings(EngineSettings {
+                depth: 1,
+                cube_depth: 1,
+                ..*engine.settings()
+            });
+            quick.decide(&state, &Cancel::new()).ok()
+        }
+    }
+}
+
+/// Runs the protocol over any line source and sink (the CLI passes stdin and stdout).
+pub fn run_ubgi<R, W>(
+    engine: Engine,
+    conv: BoardConvention,
+    input: R,
+    mut out: W,
+) -> std::io::Result<()>
+where
+    R: BufRead + Send + 'static,
+    W: Write,
+{
+    let (line_tx, line_rx) = unbounded::<String>();
+    // Not scoped: after `quit` the reader may still be blocked on input, and the process
+    // must not wait for it.
+    std::thread::spawn(move || {
+        for line in input.lines() {
+            match line {
+                Ok(l) => {
+                    if line_tx.send(l).is_err() {
+                        break;
+                    }
+                }
+                Err(_) => break,
+            }
+        }
+    });
+    std::thread::scope(|scope| {
+        let mut quit = false;
+        while !quit {
+            let Ok(line) = line_rx.recv() else { break };
+            match ubgi::parse_command(&line) {
+                UbgiCommand::Hello => {
+                    for l in ubgi::hello_lines(&engine.decider_name()) {
+                        writeln!(out, "{l}")?;
+                    }
+                }
+                UbgiCommand::IsReady => writeln!(out, "readyok")?,
+                UbgiCommand::Blank | UbgiCommand::Stop => {}
+                UbgiCommand::Quit => quit = true,
+                UbgiCommand::Unknown => writeln!(out, "{}", ubgi::SORRY)?,
+                UbgiCommand::Board(board) => {
+                    let cancel = Cancel::new();
+                    let (done_tx, done_rx) = unbounded();
+                    let worker_cancel = cancel.clone();
+                    let engine_ref = &engine;
+                    scope.spawn(move || {
+                        let _ = done_tx.send(decide(engine_ref, conv, &board, &worker_cancel));
+                    });
+                    let answer = loop {
+                        select! {
+                            recv(done_rx) -> r => break r.ok().flatten(),
+                            recv(line_rx) -> l => match l.as_deref().map(ubgi::parse_command) {
+                                Ok(UbgiCommand::Stop) => cancel.cancel(),
+                                Ok(UbgiCommand::Quit) | Err(_) => {
+                                    cancel.cancel();
+                                    quit = true;
+                                }
+                                Ok(UbgiCommand::IsReady) => writeln!(out, "readyok")?,
+                                Ok(_) => writeln!(out, "{}", ubgi::SORRY)?,
+                            },
+                        }
+                    };
+                    match answer {
+                        Some(a) => writeln!(out, "{}", ubgi::reply(&a))?,
+                        None => writeln!(out, "{}", ubgi::SORRY)?,
+                    }
+                }
+            }
+            out.flush()?;
+        }
+        Ok(())
+    })
+}

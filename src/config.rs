@@ -1,0 +1,263 @@
+//! The server's configuration file (TOML). `config/default.toml` holds every key with its
+//! default and a comment; a file may set any subset. Unknown keys are rejected with the
+//! key's name, so a typo never silently falls back to a default.
+
+use std::fmt;
+use std::path::Path;
+use std::str::FromStr;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::cube::CubeSettings;
+use crate::engine::{EngineSettings, SearchPlan};
+use crate::notation::fibs_board::Convention;
+use crate::search::Algorithm;
+
+/// Everything `stargammon serve` reads.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    pub server: ServerConfig,
+    pub engine: EngineConfig,
+    pub cube: CubeSettings,
+}
+
+/// Which FIBS-board convention the external interface assumes for boards whose fields do
+/// not tell (gnubg's external players are always read in gnubg's convention).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BoardConvention {
+    /// Detect per board, FIBS when undecidable.
+    Auto,
+    Fibs,
+    Gnubg,
+}
+
+impl BoardConvention {
+    /// The convention for a board record under this setting.
+    pub fn resolve(self, board: &crate::notation::fibs_board::FibsBoard) -> Convention {
+        match self {
+            BoardConvention::Fibs => Convention::Fibs,
+            BoardConvention::Gnubg => Convention::Gnubg,
+            BoardConvention::Auto => {
+                crate::notation::fibs_board::detect_convention(board).unwrap_or(Convention::Fibs)
+            }
+        }
+    }
+}
+
+/// Network limits and behaviour.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ServerConfig {
+    pub listen: String,
+    pub max_connections: usize,
+    pub max_line_bytes: usize,
+    pub idle_timeout_secs: u64,
+    pub shutdown_grace_ms: u64,
+    pub board_convention: BoardConvention,
+    pub nul_wait_ms: u64,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        ServerConfig {
+            listen: "127.0.0.1:4321".to_string(),
+            max_connections: 256,
+            max_line_bytes: 1024,
+            idle_timeout_secs: 0,
+            shutdown_grace_ms: 2000,
+            board_convention: BoardConvention::Auto,
+            nul_wait_ms: 30,
+        }
+    }
+}
+
+impl ServerConfig {
+    pub fn idle_timeout(&self) -> Option<Duration> {
+        (self.idle_timeout_secs > 0).then(|| Duration::from_secs(self.idle_timeout_secs))
+    }
+}
+
+/// What plays and how hard it thinks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct EngineConfig {
+    pub evaluator: String,
+    pub algorithm: String,
+    pub depth: u32,
+    pub cube_depth: u32,
+    pub time_budget_ms: u64,
+    pub cubeful_plays: bool,
+    pub threads: usize,
+    pub queue: usize,
+    pub tt_megabytes: usize,
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        EngineConfig {
+            evaluator: "net".to_string(),
+            algorithm: "star2".to_string(),
+            depth: 1,
+            cube_depth: 1,
+            time_budget_ms: 0,
+            cubeful_plays: true,
+            threads: 0,
+            queue: 256,
+            tt_megabytes: 64,
+        }
+    }
+}
+
+impl EngineConfig {
+    /// Worker threads: the configured number, or one per available core when 0.
+    pub fn worker_threads(&self) -> usize {
+        if self.threads > 0 {
+            self.threads
+        } else {
+            std::thread::available_parallelism().map_or(2, |n| n.get())
+        }
+    }
+}
+
+/// A configuration that cannot be used.
+#[derive(Debug)]
+pub enum ConfigError {
+    Read { path: String, error: std::io::Error },
+    Parse { path: String, message: String },
+    Invalid(String),
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConfigError::Read { path, error } => write!(f, "cannot read config {path}: {error}"),
+            ConfigError::Parse { path, message } => {
+                write!(f, "config {path}: {}", message.trim().replace('\n', " "))
+            }
+            ConfigError::Invalid(m) => write!(f, "invalid config: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+impl Config {
+    /// Parses TOML text; `origin` names it in messages.
+    pub fn from_toml(text: &str, origin: &str) -> Result<Config, ConfigError> {
+        let c: Config = toml::from_str(text).map_err(|e| ConfigError::Parse {
+            path: origin.to_string(),
+            message: e.to_string(),
+        })?;
+        c.validate()?;
+        Ok(c)
+    }
+
+    /// Reads and checks a file.
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|error| ConfigError::Read {
+            path: path.display().to_string(),
+            error,
+        })?;
+        Config::from_toml(&text, &path.display().to_string())
+    }
+
+    /// Checks values serde cannot check.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let bad = |m: String| Err(ConfigError::Invalid(m));
+        if Algorithm::from_str(&self.engine.algorithm).is_err() {
+            return bad(format!(
+                "engine.algorithm = {:?}: expected expectimax, star1, star2 or filter",
+                self.engine.algorithm
+            ));
+        }
+        for (key, d) in [
+            ("depth", self.engine.depth),
+            ("cube_depth", self.engine.cube_depth),
+        ] {
+            if d == 0 || d % 2 == 0 || d > crate::search::MAX_DEPTH as u32 {
+                return bad(format!(
+                    "engine.{key} = {d}: expected an odd depth from 1 to {}",
+                    crate::search::MAX_DEPTH
+                ));
+            }
+        }
+        if self.server.max_connections == 0 {
+            return bad("server.max_connections must be at least 1".to_string());
+        }
+        if self.server.max_line_bytes < 256 {
+            return bad("server.max_line_bytes must be at least 256 (gnubg lines)".to_string());
+        }
+        if self.engine.queue == 0 {
+            return bad("engine.queue must be at least 1".to_string());
+        }
+        let c = &self.cube;
+        for (key, x) in [
+            ("efficiency_contact", c.efficiency_contact),
+            ("race_min", c.race_min),
+            ("race_max", c.race_max),
+        ] {
+            if !(0.0..=1.0).contains(&x) {
+                return bad(format!("cube.{key} = {x}: expected 0 to 1"));
+            }
+        }
+        if c.race_min > c.race_max {
+            return bad("cube.race_min must not exceed cube.race_max".to_string());
+        }
+        Ok(())
+    }
+
+    /// The engine settings this configuration asks for.
+    pub fn engine_settings(&self) -> EngineSettings {
+        EngineSettings {
+            depth: self.engine.depth,
+            cube_depth: self.engine.cube_depth,
+            cubeful_plays: self.engine.cubeful_plays,
+            cube: self.cube,
+        }
+    }
+
+    /// The search algorithm and time budget.
+    pub fn search_plan(&self) -> SearchPlan {
+        SearchPlan {
+            algorithm: Algorithm::from_str(&self.engine.algorithm).unwrap_or(Algorithm::Star2),
+            time_budget: (self.engine.time_budget_ms > 0)
+                .then(|| Duration::from_millis(self.engine.time_budget_ms)),
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shipped_default_file_matches_the_built_in_defaults() {
+        let text = include_str!("../config/default.toml");
+        let c = Config::from_toml(text, "config/default.toml").unwrap();
+        assert_eq!(c, Config::default());
+    }
+
+    #[test]
+    fn unknown_keys_are_rejected_by_name() {
+        let e = Config::from_toml("[server]\nlisten_addr = \"x\"\n", "t").unwrap_err();
+        assert!(e.to_string().contains("listen_addr"), "{e}");
+        let e = Config::from_toml("[engin]\n", "t").unwrap_err();
+        assert!(e.to_string().contains("engin"), "{e}");
+    }
+
+    #[test]
+    fn partial_files_and_bad_values() {
+        let c = Config::from_toml("[engine]\ndepth = 3\n", "t").unwrap();
+        assert_eq!(c.engine.depth, 3);
+        assert_eq!(c.server, ServerConfig::default());
+        assert!(Config::from_toml("[engine]\ndepth = 2\n", "t").is_err());
+        assert!(Config::from_toml("[engine]\nalgorithm = \"alpha\"\n", "t").is_err());
+        assert!(Config::from_toml("[server]\nboard_convention = \"x\"\n", "t").is_err());
+        let c = Config::from_toml("[server]\nboard_convention = \"gnubg\"\n", "t").unwrap();
+        assert_eq!(c.server.board_convention, BoardConvention::Gnubg);
+    }
+}

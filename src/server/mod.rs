@@ -1,0 +1,682 @@
+//! The bot server (tokio): gnubg's external-player protocol and its external-interface
+//! requests on one TCP port.
+//!
+//! Shape (after tokio's mini-redis): the whole API is [`run`] (or [`run_with`]) taking a bound
+//! listener and a shutdown future, so tests and benchmarks bind port 0 and talk to a real
+//! server over a real socket.
+//!
+//! - **Connections**: a semaphore caps them (`server.max_connections`; a client beyond the
+//!   cap gets `Error: too many connections` and is closed). Each runs in its own task and
+//!   tracing span. Lines are read through a bounded splitter
+//!   ([`crate::protocol::lines`]): over-long lines, binary data, half lines and abrupt
+//!   disconnects end in an error reply or a clean close, never in unbounded memory or a
+//!   panic, and never affect other connections. An optional idle timeout closes silent
+//!   connections.
+//! - **Protocol detection**: the first line decides. A `board:` line terminated by `\n` and a
+//!   NUL byte is gnubg as an external player (`set player N external`); from then on every
+//!   line is a board in gnubg's convention and every reply is something gnubg acts on
+//!   ([`crate::protocol::gnubg::player_reply`]). Anything else is the external interface:
+//!   requests, with `Error: ...` replies for bad input. If the NUL has not arrived with the
+//!   first line, the server waits `server.nul_wait_ms` for it.
+//! - **Decisions**: CPU work never runs on the async runtime. A decision goes to the search
+//!   worker pool ([`crate::search::pool`]) as a job; the job's reply callback finishes the
+//!   decision on the worker thread ([`Engine::complete`]) and sends it back through a oneshot
+//!   channel. A semaphore sized to the pool's queue gives backpressure: connections wait for a
+//!   slot instead of growing a queue. While a decision runs the connection keeps reading, so
+//!   a client that goes away cancels its decision at once.
+//! - **Shutdown**: "tell, remember, wait": a `CancellationToken` tells every connection to
+//!   stop (their running decisions are cancelled), a `TaskTracker` remembers them, and the
+//!   server waits at most `server.shutdown_grace_ms` for them.
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{oneshot, Semaphore};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+use tracing::{debug, error, info, info_span, warn, Instrument};
+
+use crate::config::{BoardConvention, Config, ServerConfig};
+use crate::engine::{
+    Engine, EngineError, EvalOptions, Found, Need, Outcome, RankedPlay, SearchDecider, SearchPlan,
+    Work,
+};
+use crate::eval::Evaluator;
+use crate::notation::fibs_board::{Convention, FibsBoard};
+use crate::protocol::gnubg::{self, Request};
+use crate::protocol::lines::{Frame, LineSplitter};
+use crate::search::{Cancel, Job, Pool, PoolConfig, Query, SearchOutcome, TranspositionTable};
+
+/// Why the server could not start or run.
+#[derive(Debug)]
+pub enum ServerError {
+    Evaluator(String),
+    Io(std::io::Error),
+}
+
+impl std::fmt::Display for ServerError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ServerError::Evaluator(m) => write!(f, "cannot load the evaluator: {m}"),
+            ServerError::Io(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for ServerError {}
+
+/// Builds the evaluator named in the config: `net`, `net:PATH` or `pipsigmoid`.
+pub fn make_evaluator(spec: &str) -> Result<Arc<dyn Evaluator>, ServerError> {
+    use crate::eval::neural::NeuralEvaluator;
+    match spec {
+        "net" => NeuralEvaluator::default_nets()
+            .map(|e| Arc::new(e) as Arc<dyn Evaluator>)
+            .map_err(|e| ServerError::Evaluator(e.to_string())),
+        "pipsigmoid" => Ok(Arc::new(crate::search::simple_eval::PipSigmoid)),
+        s if s.starts_with("net:") => NeuralEvaluator::load(std::path::Path::new(&s[4..]))
+            .map(|e| Arc::new(e) as Arc<dyn Evaluator>)
+            .map_err(|e| ServerError::Evaluator(format!("{}: {e}", &s[4..]))),
+        other => Err(ServerError::Evaluator(format!(
+            "unknown evaluator {other:?} (expected net, net:PATH or pipsigmoid)"
+        ))),
+    }
+}
+
+/// Everything connections share: the engine, the worker pool, the limits.
+pub struct Shared {
+    engine: Engine,
+    pool: Pool,
+    plan: SearchPlan,
+    /// Slots in the pool's queue (backpressure).
+    queue_slots: Arc<Semaphore>,
+    server: ServerConfig,
+    /// Decisions answered (for benchmarks and logs).
+    decisions: AtomicU64,
+    next_id: AtomicU64,
+}
+
+impl std::fmt::Debug for Shared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Shared")
+            .field("engine", &self.engine)
+            .field("pool", &self.pool)
+            .finish()
+    }
+}
+
+impl Shared {
+    /// Loads the evaluator and starts the worker pool described by `config`.
+    pub fn from_config(config: &Config) -> Result<Arc<Shared>, ServerError> {
+        let evaluator = make_evaluator(&config.engine.evaluator)?;
+        Shared::with_evaluator(config, evaluator)
+    }
+
+    /// As [`Shared::from_config`] with a given evaluator.
+    pub fn with_evaluator(
+        config: &Config,
+        evaluator: Arc<dyn Evaluator>,
+    ) -> Result<Arc<Shared>, ServerError> {
+        let evaluator_name = evaluator.name();
+        let tt = Arc::new(TranspositionTable::new(config.engine.tt_megabytes.max(1)));
+        let threads = config.engine.worker_threads();
+        let pool = Pool::new(
+            evaluator,
+            tt,
+            PoolConfig {
+                threads,
+                queue: config.engine.queue,
+            },
+        )
+        .map_err(ServerError::Io)?;
+        let plan = config.search_plan();
+        let decider = SearchDecider::new(pool.searcher().clone(), plan, evaluator_name);
+        let engine = Engine::new(Arc::new(decider), config.engine_settings());
+        Ok(Arc::new(Shared {
+            engine,
+            pool,
+            plan,
+            queue_slots: Arc::new(Semaphore::new(config.engine.queue)),
+            server: config.server.clone(),
+            decisions: AtomicU64::new(0),
+            next_id: AtomicU64::new(1),
+        }))
+    }
+
+    /// Decisions answered so far.
+    pub fn decisions(&self) -> u64 {
+        self.decisions.load(Ordering::Relaxed)
+    }
+
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+}
+
+/// Runs the server described by `config` on `listener` until `shutdown` completes.
+pub async fn run(
+    listener: TcpListener,
+    config: Config,
+    shutdown: impl Future<Output = ()>,
+) -> Result<(), ServerError> {
+    let shared = Shared::from_config(&config)?;
+    run_with(listener, shared.clone(), shutdown).await;
+    // Dropping the pool joins its threads: do it off the runtime.
+    let _ = tokio::task::spawn_blocking(move || drop(shared)).await;
+    Ok(())
+}
+
+/// Runs a server over prepared shared state until `shutdown` completes, then stops every
+/// connection and waits for them (at most `server.shutdown_grace_ms`).
+pub async fn run_with(
+    listener: TcpListener,
+    shared: Arc<Shared>,
+    shutdown: impl Future<Output = ()>,
+) {
+    let token = CancellationToken::new();
+    let tracker = TaskTracker::new();
+    let connections = Arc::new(Semaphore::new(shared.server.max_connections));
+    if let Ok(addr) = listener.local_addr() {
+        info!(%addr, engine = %shared.engine.decider_name(), "listening");
+    }
+    tokio::pin!(shutdown);
+    loop {
+        let accepted = tokio::select! {
+            _ = &mut shutdown => break,
+            r = listener.accept() => r,
+        };
+        let (mut stream, peer) = match accepted {
+            Ok(x) => x,
+            Err(e) => {
+                // Out of file descriptors and the like: back off instead of spinning.
+                warn!(error = %e, "accept failed");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        let Ok(permit) = connections.clone().try_acquire_owned() else {
+            warn!(%peer, "too many connections");
+            tracker.spawn(async move {
+                let _ = stream.write_all(b"Error: too many connections\n").await;
+                let _ = stream.shutdown().await;
+            });
+            continue;
+        };
+        let _ = stream.set_nodelay(true);
+        let id = shared.next_id.fetch_add(1, Ordering::Relaxed);
+        let span = info_span!("conn", id, %peer, mode = tracing::field::Empty);
+        let shared = shared.clone();
+        let token = token.child_token();
+        tracker.spawn(
+            async move {
+                debug!("connected");
+                let reason = Connection::new(stream, shared, token).serve().await;
+                debug!(%reason, "closed");
+                drop(permit);
+            }
+            .instrument(span),
+        );
+    }
+    info!("shutting down");
+    token.cancel();
+    tracker.close();
+    let grace = Duration::from_millis(shared.server.shutdown_grace_ms);
+    if tokio::time::timeout(grace, tracker.wait()).await.is_err() {
+        warn!("connections still open after the grace period");
+    }
+}
+
+/// A future that completes on SIGINT or SIGTERM (SIGINT only where SIGTERM does not exist).
+pub async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = term.recv() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+/// Which protocol a connection speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// gnubg connected as its external player's bot.
+    Player,
+    /// Requests of gnubg's external interface.
+    Interface,
+}
+
+/// Why a connection ended (for the log).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Closed {
+    Eof,
+    HalfLine,
+    Idle,
+    Shutdown,
+    Exit,
+    ReadError,
+    WriteError,
+}
+
+impl std::fmt::Display for Closed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Closed::Eof => "end of input",
+            Closed::HalfLine => "end of input inside a line",
+            Closed::Idle => "idle timeout",
+            Closed::Shutdown => "server shutdown",
+            Closed::Exit => "client said exit",
+            Closed::ReadError => "read error",
+            Closed::WriteError => "write error",
+        })
+    }
+}
+
+/// Raises a search's cancel flag when dropped (the client went away, or the connection task
+/// was stopped), unless the search has finished.
+struct CancelOnDrop(Cancel);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.cancel();
+    }
+}
+
+/// Why a decision produced no answer.
+enum Failure {
+    Engine(EngineError),
+    /// The client closed the connection while it was being decided.
+    ClientGone(Closed),
+    /// The pool refused the job (shutting down) or a search failed internally.
+    Unavailable,
+}
+
+struct Connection {
+    reader: OwnedReadHalf,
+    writer: OwnedWriteHalf,
+    splitter: LineSplitter,
+    shared: Arc<Shared>,
+    token: CancellationToken,
+    mode: Option<Mode>,
+    debug: bool,
+    read_buf: Vec<u8>,
+    /// End of input seen while frames were still buffered.
+    eof: bool,
+}
+
+impl Connection {
+    fn new(stream: TcpStream, shared: Arc<Shared>, token: CancellationToken) -> Connection {
+        let (reader, writer) = stream.into_split();
+        let max = shared.server.max_line_bytes;
+        Connection {
+            reader,
+            writer,
+            splitter: LineSplitter::new(max),
+            shared,
+            token,
+            mode: None,
+            debug: false,
+            read_buf: vec![0u8; 4096],
+            eof: false,
+        }
+    }
+
+    /// Reads once into the splitter; `Err` when the connection is over.
+    async fn read_more(&mut self, idle: Option<Duration>) -> Result<(), Closed> {
+        if self.eof {
+            return Err(self.end_reason());
+        }
+        let read = self.reader.read(&mut self.read_buf);
+        let n = tokio::select! {
+            _ = self.token.cancelled() => return Err(Closed::Shutdown),
+            r = async {
+                match idle {
+                    Some(t) => tokio::time::timeout(t, read).await.map_err(|_| Closed::Idle),
+                    None => Ok(read.await),
+                }
+            } => r?,
+        };
+        match n {
+            Ok(0) => {
+                self.eof = true;
+                Err(self.end_reason())
+            }
+            Ok(n) => {
+                self.splitter.push(&self.read_buf[..n]);
+                Ok(())
+            }
+            Err(_) => Err(Closed::ReadError),
+        }
+    }
+
+    fn end_reason(&mut self) -> Closed {
+        match self.splitter.take_remainder() {
+            Some(rest) => {
+                warn!(bytes = rest.len(), "connection closed inside a line");
+                Closed::HalfLine
+            }
+            None => Closed::Eof,
+        }
+    }
+
+    async fn next_frame(&mut self) -> Result<Frame, Closed> {
+        loop {
+            if self.mode.is_none() && self.splitter.ends_at_newline() && !self.eof {
+                // The first line decides the protocol: give gnubg's NUL a moment to arrive.
+                let wait = Duration::from_millis(self.shared.server.nul_wait_ms);
+                let read = self.reader.read(&mut self.read_buf);
+                if let Ok(r) = tokio::time::timeout(wait, read).await {
+                    match r {
+                        Ok(0) => self.eof = true,
+                        Ok(n) => self.splitter.push(&self.read_buf[..n]),
+                        Err(_) => return Err(Closed::ReadError),
+                    }
+                }
+            }
+            if let Some(f) = self.splitter.next_frame() {
+                return Ok(f);
+            }
+            self.read_more(self.shared.server.idle_timeout()).await?;
+        }
+    }
+
+    async fn write_line(&mut self, line: &str) -> Result<(), Closed> {
+        let mut out = Vec::with_capacity(line.len() + 1);
+        out.extend_from_slice(line.as_bytes());
+        out.push(b'\n');
+        self.writer
+            .write_all(&out)
+            .await
+            .map_err(|_| Closed::WriteError)
+    }
+
+    async fn serve(mut self) -> Closed {
+        loop {
+            let frame = match self.next_frame().await {
+                Ok(f) => f,
+                Err(c) => return c,
+            };
+            if self.mode.is_none() {
+                let mode = match &frame {
+                    Frame::Line { bytes, nul: true } if bytes.starts_with(b"board:") => {
+                        Mode::Player
+                    }
+                    _ => Mode::Interface,
+                };
+                tracing::Span::current().record("mode", tracing::field::debug(mode));
+                info!(?mode, "protocol detected");
+                self.mode = Some(mode);
+            }
+            let r = match self.mode {
+                Some(Mode::Player) => self.player_frame(frame).await,
+                _ => self.interface_frame(frame).await,
+            };
+            if let Err(c) = r {
+                return c;
+            }
+        }
+    }
+
+    /// gnubg's external player: answer every board with something gnubg acts on.
+    async fn player_frame(&mut self, frame: Frame) -> Result<(), Closed> {
+        let Frame::Line { bytes, .. } = frame else {
+            error!("over-long line from gnubg; answering with an empty line");
+            return self.write_line("").await;
+        };
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        if text.trim().is_empty() {
+            return Ok(());
+        }
+        let state = match FibsBoard::parse(&text).and_then(|b| b.to_match_state(Convention::Gnubg))
+        {
+            Ok(s) => s,
+            Err(e) => {
+                // Nothing gnubg sends should fail here; an empty line is the only reply that
+                // neither stops gnubg nor resigns.
+                error!(error = %e, board = %text, "unreadable board from gnubg");
+                return self.write_line("").await;
+            }
+        };
+        let reply = match self
+            .answer(Work::Decide(state), self.shared.engine.clone())
+            .await
+        {
+            Ok(Outcome::Action(a)) => gnubg::player_reply(&a).unwrap_or_else(|| {
+                error!(action = ?a, "action without a player reply");
+                String::new()
+            }),
+            Ok(Outcome::Evaluation(_)) => String::new(),
+            Err(Failure::ClientGone(c)) => return Err(c),
+            Err(Failure::Engine(e)) => {
+                error!(error = %e, "decision failed");
+                String::new()
+            }
+            Err(Failure::Unavailable) => return Err(Closed::Shutdown),
+        };
+        if self.debug {
+            info!(%text, %reply, "decision");
+        }
+        self.write_line(&reply).await
+    }
+
+    /// The external interface: requests and `Error:` replies.
+    async fn interface_frame(&mut self, frame: Frame) -> Result<(), Closed> {
+        let bytes = match frame {
+            Frame::TooLong => {
+                let e = gnubg::RequestError::TooLong {
+                    max: self.shared.server.max_line_bytes,
+                };
+                return self.write_line(&gnubg::error_reply(&e)).await;
+            }
+            Frame::Line { bytes, .. } => bytes,
+        };
+        let request = match gnubg::parse_request(&bytes) {
+            Ok(r) => r,
+            Err(e) => {
+                debug!(error = %e, "bad request");
+                return self.write_line(&gnubg::error_reply(&e)).await;
+            }
+        };
+        if self.debug {
+            info!(?request, "request");
+        }
+        match request {
+            Request::Version => {
+                for l in gnubg::version_lines(&self.shared.engine.decider_name()) {
+                    self.write_line(&l).await?;
+                }
+                Ok(())
+            }
+            Request::Help => self.write_line(gnubg::help_line()).await,
+            Request::SetDebug(on) => {
+                self.debug = on;
+                self.write_line(&gnubg::debug_reply(on)).await
+            }
+            Request::Exit => Err(Closed::Exit),
+            Request::Board { board, options } => {
+                let mut state = match self.read_board(&board) {
+                    Ok(s) => s,
+                    Err(line) => return self.write_line(&line).await,
+                };
+                if state.decision == crate::game::Decision::GameOver {
+                    return self
+                        .write_line("Error: the game is over; nothing to decide")
+                        .await;
+                }
+                let mut cube = self.shared.engine.settings().cube;
+                if let Some(j) = options.jacoby {
+                    cube.jacoby = j;
+                }
+                if let Some(b) = options.beavers {
+                    cube.beavers = b;
+                }
+                if options.crawford == Some(false) && state.crawford {
+                    state.crawford = false;
+                    state.may_double = state.cube_owner != crate::game::CubeOwner::Opponent;
+                    state.opp_may_double = state.cube_owner != crate::game::CubeOwner::Me;
+                }
+                let engine = self.shared.engine.with_cube(cube);
+                let work = match options.resignation {
+                    Some(n) => Work::Resignation(state, n),
+                    None => Work::Decide(state),
+                };
+                match self.answer(work, engine).await {
+                    Ok(Outcome::Action(a)) => self.write_line(&gnubg::interface_reply(&a)).await,
+                    Ok(Outcome::Evaluation(_)) => self.write_line("Error: internal error").await,
+                    Err(f) => self.failure_reply(f).await,
+                }
+            }
+            Request::Evaluation { board, options } => {
+                let state = match self.read_board(&board) {
+                    Ok(s) => s,
+                    Err(line) => return self.write_line(&line).await,
+                };
+                let opts = EvalOptions {
+                    depth: options.depth(),
+                    cubeful: options.cubeful,
+                    noise: options.noise,
+                    deterministic: options.deterministic,
+                };
+                match self
+                    .answer(Work::Evaluate(state, opts), self.shared.engine.clone())
+                    .await
+                {
+                    Ok(Outcome::Evaluation(r)) => {
+                        self.write_line(&gnubg::evaluation_reply(&r)).await
+                    }
+                    Ok(Outcome::Action(_)) => self.write_line("Error: internal error").await,
+                    Err(f) => self.failure_reply(f).await,
+                }
+            }
+        }
+    }
+
+    async fn failure_reply(&mut self, f: Failure) -> Result<(), Closed> {
+        match f {
+            Failure::ClientGone(c) => Err(c),
+            Failure::Engine(e) => self.write_line(&gnubg::error_reply(&e)).await,
+            Failure::Unavailable => {
+                self.write_line("Error: the server is shutting down")
+                    .await?;
+                Err(Closed::Shutdown)
+            }
+        }
+    }
+
+    /// Parses a board in the listener's convention; `Err` holds the error reply.
+    fn read_board(&self, board: &str) -> Result<crate::game::MatchState, String> {
+        let parsed = FibsBoard::parse(board)
+            .map_err(|e| gnubg::error_reply(&format!("badly formed board ({e})")))?;
+        let convention: Convention = match self.shared.server.board_convention {
+            BoardConvention::Auto => self.shared.server.board_convention.resolve(&parsed),
+            c => c.resolve(&parsed),
+        };
+        parsed
+            .to_match_state(convention)
+            .map_err(|e| gnubg::error_reply(&format!("badly formed board ({e})")))
+    }
+
+    /// Runs `work` on the worker pool, reading on meanwhile so that a client leaving cancels
+    /// the search.
+    async fn answer(&mut self, work: Work, engine: Engine) -> Result<Outcome, Failure> {
+        let need = engine.need(&work);
+        let query = match need {
+            Need::Nothing => {
+                return engine
+                    .complete(&work, Found::Nothing)
+                    .map_err(Failure::Engine)
+                    .inspect(|_| {
+                        self.shared.decisions.fetch_add(1, Ordering::Relaxed);
+                    });
+            }
+            Need::Plays {
+                position,
+                dice,
+                depth,
+            } => (Query::Move { position, dice }, depth),
+            Need::Probabilities { position, depth } => (Query::Position { position }, depth),
+        };
+        let slot = tokio::select! {
+            _ = self.token.cancelled() => return Err(Failure::Unavailable),
+            s = self.shared.queue_slots.clone().acquire_owned() => {
+                s.map_err(|_| Failure::Unavailable)?
+            }
+        };
+        let (tx, mut rx) = oneshot::channel::<Result<Outcome, EngineError>>();
+        let cancel = Cancel::new();
+        let _guard = CancelOnDrop(cancel.clone());
+        let settings = self.shared.plan.settings(query.1);
+        let job = Job::new(query.0, settings, move |outcome| {
+            drop(slot);
+            let found = match outcome {
+                SearchOutcome::Move(d) => Ok(Found::Plays(
+                    d.plays
+                        .iter()
+                        .map(|r| RankedPlay {
+                            play: r.play,
+                            probs: r.probs,
+                        })
+                        .collect(),
+                )),
+                SearchOutcome::Position(p) => Ok(Found::Probabilities(p.probs)),
+                SearchOutcome::Cancelled => Err(EngineError::Cancelled),
+            };
+            let result = found.and_then(|f| engine.complete(&work, f));
+            // The receiver is gone only if the connection stopped waiting.
+            let _ = tx.send(result);
+        })
+        .with_cancel(cancel);
+        if let Err(e) = self.shared.pool.try_submit(job) {
+            warn!(error = %e, "search pool refused a job");
+            return Err(Failure::Unavailable);
+        }
+        loop {
+            tokio::select! {
+                r = &mut rx => {
+                    return match r {
+                        Ok(Ok(o)) => {
+                            self.shared.decisions.fetch_add(1, Ordering::Relaxed);
+                            Ok(o)
+                        }
+                        Ok(Err(e)) => Err(Failure::Engine(e)),
+                        Err(_) => Err(Failure::Unavailable),
+                    };
+                }
+                _ = self.token.cancelled() => return Err(Failure::Unavailable),
+                r = self.reader.read(&mut self.read_buf), if !self.eof => {
+                    match r {
+                        Ok(0) | Err(_) => {
+                            // The client left: dropping the guard cancels the search.
+                            self.eof = true;
+                            info!("client went away during a decision; cancelled");
+                            return Err(Failure::ClientGone(self.end_reason()));
+                        }
+                        Ok(n) => self.splitter.push(&self.read_buf[..n]),
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The address a listener is bound to, for tests and the benchmark.
+pub fn local_addr(listener: &TcpListener) -> Option<SocketAddr> {
+    listener.local_addr().ok()
+}
