@@ -156,7 +156,7 @@ impl Seat for EngineSeat {
     fn act(&mut self, state: &MatchState) -> Result<Reply, SeatError> {
         let action = self
             .engine
-            .decide(state, &crate::engine::Limits::none())
+            .decide(state, &crate::search::Cancel::new())
             .map_err(|e| SeatError {
                 kind: SeatErrorKind::EngineError,
                 request: format!("{:?}", state.decision),
@@ -208,7 +208,7 @@ impl Seat for PlayerSeat {
             _ => match &self.cube {
                 Some(engine) => {
                     let action = engine
-                        .decide(state, &crate::engine::Limits::none())
+                        .decide(state, &crate::search::Cancel::new())
                         .map_err(|e| SeatError {
                             kind: SeatErrorKind::EngineError,
                             request: format!("{:?}", state.decision),
@@ -255,9 +255,10 @@ impl fmt::Display for EngineSpecError {
 
 impl std::error::Error for EngineSpecError {}
 
-/// In-process seats: `engine[:WEIGHTS][,depth=N][,cube_depth=N]` for the engine facade
-/// (the bot's own decisions), or a duel player spec (`net`, `pubeval`, ...), whose cube
-/// decisions come from the engine facade over the same nets for `net` players.
+/// In-process seats: `engine[:CONFIG][,depth=N][,cube_depth=N]` for the engine facade as
+/// `stargammon serve` runs it (its config file, default `config/default.toml`), or a duel
+/// player spec (`net`, `pubeval`, ...), whose cube decisions come from that engine over the
+/// same nets for `net` players.
 #[derive(Clone)]
 pub enum InProcessFactory {
     Engine {
@@ -277,20 +278,49 @@ impl std::fmt::Debug for InProcessFactory {
     }
 }
 
-fn nets_engine(
-    path: Option<&std::path::Path>,
-    settings: crate::engine::EngineSettings,
+/// The engine `stargammon serve` would run with `config` (default: `config/default.toml`
+/// when present, else the built-in defaults), answering synchronously, with an optional
+/// evaluator override (`net:PATH`) and depth overrides.
+fn config_engine(
+    config: Option<&std::path::Path>,
+    evaluator: Option<String>,
+    depth: Option<u32>,
+    cube_depth: Option<u32>,
 ) -> Result<crate::engine::Engine, EngineSpecError> {
-    let eval = match path {
-        None => crate::eval::NeuralEvaluator::default_nets(),
-        Some(p) => crate::eval::NeuralEvaluator::load(p),
+    use std::sync::Arc;
+    let mut cfg = match config {
+        Some(p) => crate::config::Config::load(p),
+        None => {
+            let default = std::path::Path::new("config/default.toml");
+            if default.exists() {
+                crate::config::Config::load(default)
+            } else {
+                Ok(crate::config::Config::default())
+            }
+        }
     }
-    .map_err(|e| EngineSpecError::Weights(e.to_string()))?;
-    let decider = crate::engine::ExpectimaxDecider::new(std::sync::Arc::new(eval));
-    Ok(crate::engine::Engine::new(
-        std::sync::Arc::new(decider),
-        settings,
-    ))
+    .map_err(|e| EngineSpecError::BadOption(e.to_string()))?;
+    if let Some(e) = evaluator {
+        cfg.engine.evaluator = e;
+    }
+    let eval = crate::server::make_evaluator(&cfg.engine.evaluator)
+        .map_err(|e| EngineSpecError::Weights(e.to_string()))?;
+    let name = eval.name();
+    let searcher = crate::search::Searcher::new(
+        eval,
+        Arc::new(crate::search::TranspositionTable::new(
+            cfg.engine.tt_megabytes.max(1),
+        )),
+    );
+    let mut settings = cfg.engine_settings();
+    if let Some(d) = depth {
+        settings.depth = d;
+    }
+    if let Some(d) = cube_depth {
+        settings.cube_depth = d;
+    }
+    let decider = crate::engine::SearchDecider::new(searcher, cfg.search_plan(), name);
+    Ok(crate::engine::Engine::new(Arc::new(decider), settings))
 }
 
 impl InProcessFactory {
@@ -299,8 +329,8 @@ impl InProcessFactory {
         let mut parts = spec.split(',');
         let head = parts.next().unwrap_or("").trim();
         if head == "engine" || head.starts_with("engine:") {
-            let path = head.strip_prefix("engine:").map(std::path::PathBuf::from);
-            let mut settings = crate::engine::EngineSettings::default();
+            let config = head.strip_prefix("engine:").map(std::path::PathBuf::from);
+            let (mut depth, mut cube_depth) = (None, None);
             for opt in parts {
                 let (k, v) = opt.split_once('=').ok_or_else(|| {
                     EngineSpecError::BadOption(format!("{opt:?} is not key=value"))
@@ -309,16 +339,16 @@ impl InProcessFactory {
                     EngineSpecError::BadOption(format!("{k}={v}: expected a number"))
                 })?;
                 match k.trim() {
-                    "depth" if (1..=5).contains(&n) => settings.depth = n,
-                    "cube_depth" if (1..=5).contains(&n) => settings.cube_depth = n,
+                    "depth" if (1..=9).contains(&n) => depth = Some(n),
+                    "cube_depth" if (1..=9).contains(&n) => cube_depth = Some(n),
                     _ => {
                         return Err(EngineSpecError::BadOption(format!(
-                            "{k}={v}: known options are depth=1..5 and cube_depth=1..5"
+                            "{k}={v}: known options are depth=1..9 and cube_depth=1..9"
                         )))
                     }
                 }
             }
-            let engine = nets_engine(path.as_deref(), settings)?;
+            let engine = config_engine(config.as_deref(), None, depth, cube_depth)?;
             return Ok(InProcessFactory::Engine {
                 name: spec.to_string(),
                 engine,
@@ -330,10 +360,8 @@ impl InProcessFactory {
             if parsed.kind != crate::arena::PlayerKind::Net {
                 return Err(EngineSpecError::NoCube(spec.to_string()));
             }
-            Some(nets_engine(
-                parsed.path.as_deref(),
-                crate::engine::EngineSettings::default(),
-            )?)
+            let evaluator = parsed.path.as_ref().map(|p| format!("net:{}", p.display()));
+            Some(config_engine(None, evaluator, None, None)?)
         } else {
             None
         };

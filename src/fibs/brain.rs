@@ -8,10 +8,11 @@
 //! `bar-22`, `6-off`), a double only when the board gives the bot the cube.
 
 use crate::arena::referee::{Reply, Seat};
-use crate::engine::{Action, Engine, Limits};
+use crate::engine::{Action, Engine, Work};
 use crate::game::{legal_plays, Decision, Play, Position};
 use crate::notation::fibs_board::{Convention, FibsBoard, FibsSeat};
 use crate::notation::{format_play, FibsOrientation, MoveStyle};
+use crate::search::Cancel;
 
 use super::client::{Brain, BrainError};
 
@@ -134,9 +135,11 @@ impl<S: Seat> Brain for SeatBrain<S> {
                 s.names = (state.names.1.clone(), state.names.0.clone());
                 s
             };
+            // The engine wants the offer per cube: 1 single, 2 gammon, 3 backgammon.
+            let level = (points / state.cube.max(1)).clamp(1, 3);
             return matches!(
-                engine.resignation(&ours, points, &Limits::none()),
-                Ok(Action::AcceptResignation)
+                engine.run(&Work::Resignation(ours, level), &Cancel::new()),
+                Ok(crate::engine::Outcome::Action(Action::AcceptResignation))
             );
         }
         let our_view = if state.acting_player == 0 {

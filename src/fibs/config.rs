@@ -109,7 +109,7 @@ impl ConnectionConfig {
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct PlayConfig {
-    /// Who decides: `engine[:WEIGHTS][,depth=N][,cube_depth=N]` (the engine facade, which
+    /// Who decides: `engine[:CONFIG][,depth=N][,cube_depth=N]` (the engine facade, which
     /// also judges resignations) or `tcp://HOST:PORT` (any gnubg external-interface server,
     /// e.g. `stargammon serve`; resignations are then accepted only for the most the
     /// position could give).
