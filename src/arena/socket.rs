@@ -397,4 +397,41 @@ mod tests {
         ));
         assert!(gnubg_move_reply("", &state).is_err());
     }
+
+    #[test]
+    fn match_requests_read_back_as_the_same_state() {
+        use crate::game::{CubeOwner, Dice, Position};
+        use crate::notation::fibs_board::parse_match_state;
+        let pos = Position::OPENING;
+        for acting in [0u8, 1] {
+            for decision in [
+                Decision::Move(Dice::new(5, 3).unwrap()),
+                Decision::DoubleOrRoll,
+                Decision::TakeOrDrop,
+            ] {
+                let mut state = MatchState::money(pos, decision);
+                state.match_length = 7;
+                state.score = 4;
+                state.opp_score = 2;
+                state.cube = 2;
+                state.cube_owner = if decision == Decision::TakeOrDrop {
+                    CubeOwner::Opponent
+                } else {
+                    CubeOwner::Me
+                };
+                state.may_double = decision != Decision::TakeOrDrop;
+                state.opp_may_double = decision == Decision::TakeOrDrop;
+                state.acting_player = acting;
+                state.names = ("me".into(), "you".into());
+                let line = gnubg_board_request(&state).unwrap();
+                let back = parse_match_state(&line, Convention::Gnubg).unwrap();
+                assert_eq!(back.score, 4, "{line}");
+                assert_eq!(back.opp_score, 2, "{line}");
+                assert_eq!(back.acting_player, acting, "{line}");
+                assert_eq!(back.decision, decision, "{line}");
+                assert_eq!(back.position, pos, "{line}");
+                assert_eq!(back.cube, 2);
+            }
+        }
+    }
 }
