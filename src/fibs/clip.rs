@@ -314,13 +314,19 @@ pub fn classify(line: &str) -> ClipLine {
             kind: InviteKind::Resume,
         };
     }
-    if let Some(rest) = unstarred.strip_prefix("Player ") {
-        if rest.contains("has joined you for") {
-            let name = rest.split_whitespace().next().unwrap_or("").to_string();
+    {
+        // `** Player alice has joined you for a 5 point match.`, also without `Player`.
+        let rest = unstarred.strip_prefix("Player ").unwrap_or(unstarred);
+        let name = rest
+            .split_whitespace()
+            .next()
+            .unwrap_or("")
+            .trim_end_matches('.')
+            .to_string();
+        if rest.contains("has joined you") && !name.is_empty() {
             return ClipLine::MatchStarted { opponent: name };
         }
-        if rest.contains("has left the game") {
-            let name = rest.split_whitespace().next().unwrap_or("").to_string();
+        if rest.contains("has left the game") && !name.is_empty() {
             return ClipLine::OpponentGone { name };
         }
     }
@@ -502,6 +508,12 @@ mod tests {
         );
         assert_eq!(
             classify("** Player alice has joined you for a 5 point match."),
+            MatchStarted {
+                opponent: "alice".into()
+            }
+        );
+        assert_eq!(
+            classify("** alice has joined you. Your running match was loaded."),
             MatchStarted {
                 opponent: "alice".into()
             }
