@@ -254,3 +254,32 @@ async fn the_engine_plays_a_match_and_judges_a_resignation() {
     assert_eq!(log.resign_offers, 1);
     assert_eq!(stats.resignations_accepted + stats.resignations_rejected, 1);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rejected_login_stops_the_client_without_retrying() {
+    let script = Script::new(1);
+    let world = Arc::new(Mutex::new(World::new(script.clone())));
+    let server = FibsTestServer::start("127.0.0.1:0", world.clone()).await;
+    let brain = SeatBrain::new(TestPlayer(ChaCha8Rng::seed_from_u64(1)), None);
+    let mut client = Client::new(
+        client_config(),
+        server.addr.to_string(),
+        script.user.clone(),
+        Password::new("wrong-password".into()),
+        brain,
+    );
+    let result = tokio::time::timeout(
+        Duration::from_secs(30),
+        client.run(CancellationToken::new()),
+    )
+    .await
+    .unwrap();
+    assert!(
+        matches!(result, Err(stargammon::fibs::FibsError::LoginRejected)),
+        "{result:?}"
+    );
+    let log = world.lock().unwrap().log.clone();
+    assert_eq!(log.failed_logins, 1);
+    assert_eq!(log.logins, 0);
+    let _ = server.stop().await;
+}
