@@ -26,7 +26,9 @@ pub enum OnOff {
 
 #[derive(Debug, Args)]
 pub struct MatchArgs {
-    /// Engine A: `tcp://HOST:PORT[,HOST:PORT...]` or a player spec (`net`, `pubeval`, ...).
+    /// Engine A: `tcp://HOST:PORT[,HOST:PORT...]` (worker i uses address i mod n),
+    /// `engine[:CONFIG][,depth=N][,cube_depth=N]` (the bot as `serve` runs it), or a duel
+    /// player spec (`net`, `pubeval`, `heuristic`, `random`; no cube except `net`).
     #[arg(long)]
     pub a: String,
     /// Engine B, as for --a.
