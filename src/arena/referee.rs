@@ -796,9 +796,36 @@ pub struct Tally {
     pub forfeits_b: u64,
     pub matches: u64,
     pub match_wins_a: u64,
+    /// Mirrored money pairs: count, sum and sum of squares of A's mean points per pair.
+    /// With pairs the interval comes from them, since luck largely cancels inside a pair.
+    pub pairs: u64,
+    pub pair_sum: f64,
+    pub pair_sum_sq: f64,
 }
 
 impl Tally {
+    /// Adds the sample of one mirrored pair (or a lone last game): A's mean points.
+    pub fn add_pair(&mut self, games: &[SeriesGame]) {
+        if games.is_empty() {
+            return;
+        }
+        let total: f64 = games
+            .iter()
+            .map(|g| {
+                let pts = g.record.points as f64;
+                if g.record.winner == g.a_seat {
+                    pts
+                } else {
+                    -pts
+                }
+            })
+            .sum();
+        let mean = total / games.len() as f64;
+        self.pairs += 1;
+        self.pair_sum += mean;
+        self.pair_sum_sq += mean * mean;
+    }
+
     /// Adds one game; `a_seat` is the seat engine A sat in.
     pub fn add_game(&mut self, a_seat: usize, g: &GameRecord) {
         let a_won = g.winner == a_seat;
@@ -845,13 +872,19 @@ impl Tally {
     }
 
     /// Half-width of the 95% confidence interval of [`Tally::ppg`].
+    /// From the pair samples in money play (see [`Tally::add_pair`]), else per game.
     pub fn ci95(&self) -> f64 {
-        if self.games < 2 {
+        let (n, sum, sum_sq) = if self.pairs >= 2 {
+            (self.pairs, self.pair_sum, self.pair_sum_sq)
+        } else {
+            (self.games, self.sum, self.sum_sq)
+        };
+        if n < 2 {
             return f64::NAN;
         }
-        let n = self.games as f64;
-        let mean = self.sum / n;
-        let var = ((self.sum_sq - n * mean * mean) / (n - 1.0)).max(0.0);
+        let n = n as f64;
+        let mean = sum / n;
+        let var = ((sum_sq - n * mean * mean) / (n - 1.0)).max(0.0);
         1.96 * (var / n).sqrt()
     }
 }
@@ -910,6 +943,9 @@ pub struct SeriesGame {
     pub match_index: Option<u64>,
     /// The seat engine A sat in.
     pub a_seat: usize,
+    /// Seed of the dice stream the game drew from (shared by a mirrored pair, and by all
+    /// games of a match).
+    pub dice_seed: u64,
     pub setup: GameSetup,
     pub record: GameRecord,
 }
@@ -937,6 +973,7 @@ impl SeriesGame {
             "game": self.index,
             "match": self.match_index,
             "a_seat": self.a_seat,
+            "dice_seed": self.dice_seed,
             "winner": side(r.winner),
             "points": r.points,
             "a_points": if a_won { r.points as i64 } else { -(r.points as i64) },
@@ -1026,6 +1063,7 @@ pub fn play_unit(
                     index,
                     match_index: None,
                     a_seat,
+                    dice_seed: stream_seed(cfg.seed, unit),
                     setup,
                     record,
                 });
@@ -1054,6 +1092,7 @@ pub fn play_unit(
                     index: 0,
                     match_index: Some(unit),
                     a_seat,
+                    dice_seed: stream_seed(cfg.seed, unit),
                     setup: setup.clone(),
                     record: rec.clone(),
                 })
@@ -1157,6 +1196,9 @@ pub fn run_series(
                             g.index = game_index;
                             game_index += 1;
                             summary.tally.add_game(g.a_seat, &g.record);
+                        }
+                        if let UnitResult::Pair(games) = &r {
+                            summary.tally.add_pair(games);
                         }
                         if let UnitResult::Match { a_seat, record, .. } = &r {
                             summary.tally.matches += 1;
@@ -1540,5 +1582,38 @@ mod tests {
         assert_eq!(text.matches(" 3 point match").count(), 4);
         assert!(text.contains(" Game 1\n"));
         assert!(text.contains("Wins "));
+    }
+
+    #[test]
+    fn the_interval_comes_from_pairs_in_money_play() {
+        let game = |winner: usize, a_seat: usize| SeriesGame {
+            index: 0,
+            match_index: None,
+            a_seat,
+            dice_seed: 0,
+            setup: money(false),
+            record: GameRecord {
+                winner,
+                points: 2,
+                ending: Ending::Played(GameResult::Gammon),
+                cube: 1,
+                opening: (3, 1),
+                events: vec![],
+                forfeit: None,
+            },
+        };
+        let mut t = Tally::default();
+        for _ in 0..3 {
+            // Seat 0 wins both games of the pair: A wins one, loses the other.
+            let pair = [game(0, 0), game(0, 1)];
+            for g in &pair {
+                t.add_game(g.a_seat, &g.record);
+            }
+            t.add_pair(&pair);
+        }
+        assert_eq!(t.games, 6);
+        assert_eq!(t.pairs, 3);
+        assert_eq!(t.ppg(), 0.0);
+        assert_eq!(t.ci95(), 0.0);
     }
 }
