@@ -92,3 +92,36 @@ fn a_shared_table_does_not_change_the_answer() {
         }
     }
 }
+
+#[test]
+fn a_filter_that_keeps_everything_is_expectimax() {
+    let cancel = Cancel::new();
+    for (pos, dice) in self_play_positions(&PipSigmoid, 5, 8, 3) {
+        let base = searcher(4).choose(
+            &pos,
+            dice,
+            &SearchSettings::new(3, Algorithm::Expectimax),
+            &cancel,
+        );
+        let mut s = SearchSettings::new(3, Algorithm::Filter);
+        s.filter = stargammon::search::FilterConfig {
+            accept: 1000,
+            extra: 0,
+            threshold: 0.0,
+            reply_width: 1000,
+        };
+        let f = searcher(4).choose(&pos, dice, &s, &cancel);
+        assert_eq!(
+            f.best().map(|b| (b.index, b.value)),
+            base.best().map(|b| (b.index, b.value))
+        );
+        // The default filter keeps fewer root plays and evaluates less.
+        let narrow = searcher(4).choose(
+            &pos,
+            dice,
+            &SearchSettings::new(3, Algorithm::Filter),
+            &cancel,
+        );
+        assert!(narrow.stats.evals <= base.stats.evals);
+    }
+}

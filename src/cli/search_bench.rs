@@ -8,7 +8,9 @@ use super::hint::evaluator_by_name;
 use super::CliError;
 use crate::search::bench::{run_search_bench, search_set, AlgoFigures};
 use crate::search::positions::{format_set, self_play_positions};
-use crate::search::{parse_depth, Algorithm};
+use crate::search::{
+    parse_depth, Algorithm, OrderingConfig, PlayOrder, ProbeChoice, RollOrder, SearchSettings,
+};
 
 #[derive(Debug, Args)]
 pub struct SearchBenchArgs {
@@ -33,6 +35,18 @@ pub struct SearchBenchArgs {
     /// Evaluator at the leaves: net (the shipped nets), net:PATH, or pip-sigmoid.
     #[arg(long, default_value = "net")]
     pub eval: String,
+    /// Interior play ordering: evaluator, heuristic or none.
+    #[arg(long, default_value = "evaluator")]
+    pub plays: String,
+    /// Star2 probe choice: evaluator, heuristic or first.
+    #[arg(long, default_value = "evaluator")]
+    pub probe: String,
+    /// Roll order at chance nodes: nondoubles (non-doubles first) or natural.
+    #[arg(long, default_value = "nondoubles")]
+    pub rolls: String,
+    /// Do not try the table's best play first.
+    #[arg(long)]
+    pub no_tt_best: bool,
     /// Instead of benchmarking, print a new set of N decisions from seeded self-play.
     #[arg(long)]
     pub generate: Option<usize>,
@@ -73,6 +87,31 @@ pub fn run(a: SearchBenchArgs) -> Result<(), CliError> {
     if a.threads == 0 || a.threads > 64 {
         return Err("--threads must be 1..=64".into());
     }
+    let ordering = OrderingConfig {
+        tt_best: !a.no_tt_best,
+        plays: match a.plays.as_str() {
+            "evaluator" => PlayOrder::Evaluator,
+            "heuristic" => PlayOrder::Heuristic,
+            "none" => PlayOrder::None,
+            other => return Err(format!("unknown --plays {other:?}").into()),
+        },
+        probe: match a.probe.as_str() {
+            "evaluator" => ProbeChoice::Evaluator,
+            "heuristic" => ProbeChoice::Heuristic,
+            "first" => ProbeChoice::First,
+            other => return Err(format!("unknown --probe {other:?}").into()),
+        },
+        rolls: match a.rolls.as_str() {
+            "nondoubles" => RollOrder::NonDoublesFirst,
+            "natural" => RollOrder::Natural,
+            other => return Err(format!("unknown --rolls {other:?}").into()),
+        },
+    };
+    let template = SearchSettings {
+        threads: a.threads,
+        ordering,
+        ..SearchSettings::default()
+    };
     let mut set = search_set()?;
     if let Some(n) = a.positions {
         if n == 0 {
@@ -89,6 +128,15 @@ pub fn run(a: SearchBenchArgs) -> Result<(), CliError> {
         a.tt_mb,
         a.eval
     );
+    if template.ordering != OrderingConfig::default() {
+        command.push_str(&format!(
+            " --plays {} --probe {} --rolls {}{}",
+            a.plays,
+            a.probe,
+            a.rolls,
+            if a.no_tt_best { " --no-tt-best" } else { "" }
+        ));
+    }
     if a.json {
         command.push_str(" --json");
     }
@@ -99,7 +147,7 @@ pub fn run(a: SearchBenchArgs) -> Result<(), CliError> {
             &set,
             &algos,
             d,
-            a.threads,
+            &template,
             a.tt_mb,
             |algo, k| {
                 if k == set.len() || k % 20 == 0 {

@@ -41,12 +41,13 @@ pub struct AlgoFigures {
 /// Runs `algos` at `depth` on `set` (a cleared table before every decision) and returns
 /// one figure line per algorithm. Expectimax, when listed, is the reference for the
 /// root-play comparison, whatever its position in the list.
+/// `template` supplies everything but the algorithm and depth (ordering, threads, ...).
 pub fn run_search_bench(
     evaluator: Arc<dyn Evaluator>,
     set: &[(Position, Dice)],
     algos: &[Algorithm],
     depth: u8,
-    threads: usize,
+    template: &SearchSettings,
     tt_mb: usize,
     mut progress: impl FnMut(Algorithm, usize),
 ) -> Vec<AlgoFigures> {
@@ -58,8 +59,10 @@ pub fn run_search_bench(
     let mut reference: Option<Vec<(usize, Value)>> = None;
     let mut out = Vec::new();
     for algo in order {
-        let mut settings = SearchSettings::new(depth, algo);
-        settings.threads = threads.max(1);
+        let mut settings = template.clone();
+        settings.depth = depth;
+        settings.algorithm = algo;
+        settings.threads = settings.threads.max(1);
         let mut times = Vec::with_capacity(set.len());
         let mut totals = SearchStats::default();
         let mut roots = Vec::with_capacity(set.len());

@@ -192,7 +192,9 @@ impl Searcher {
             }
             if let Some(budget) = settings.time_budget {
                 let last = times.last().copied().unwrap_or_default().as_secs_f64();
-                let growth = if times.len() >= 2 {
+                // The growth from depth 1 to 3 says little about 3 to 5: use the measured
+                // ratio only between deeper iterations.
+                let growth = if times.len() >= 3 {
                     let prev = times[times.len() - 2].as_secs_f64().max(1e-6);
                     (last / prev).max(4.0)
                 } else {

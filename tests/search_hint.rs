@@ -1,0 +1,74 @@
+#![allow(clippy::unwrap_used)]
+//! `stargammon hint` end to end: JSON shape, best play first, bad input rejected.
+
+use std::process::Command;
+
+fn hint(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_stargammon"))
+        .arg("hint")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn ranks_the_opening_three_one_with_the_five_point_first() {
+    let out = hint(&[
+        "4HPwATDgc/ABMA",
+        "--dice",
+        "3",
+        "1",
+        "--depth",
+        "3",
+        "--eval",
+        "pip-sigmoid",
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let plays = v["plays"].as_array().unwrap();
+    assert_eq!(plays.len(), 16);
+    assert_eq!(plays[0]["move"], "8/5 6/5");
+    assert_eq!(plays[0]["probs"].as_array().unwrap().len(), 5);
+    let e0 = plays[0]["equity"].as_f64().unwrap();
+    let e1 = plays[1]["equity"].as_f64().unwrap();
+    assert!(e0 >= e1);
+    assert_eq!(v["depth"], 3);
+}
+
+#[test]
+fn values_a_position_without_dice_and_rejects_bad_input() {
+    let slots = "0,-2,0,0,0,0,5,0,3,0,0,0,-5,5,0,0,0,-3,0,-5,0,0,0,0,2,0";
+    let out = hint(&[
+        "--slots",
+        slots,
+        "--depth",
+        "3",
+        "--eval",
+        "pip-sigmoid",
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["evaluation"]["depth"], 3);
+
+    for bad in [
+        vec!["notanid", "--dice", "3", "1"],
+        vec!["4HPwATDgc/ABMA", "--dice", "3", "7"],
+        vec!["4HPwATDgc/ABMA", "--dice", "3", "1", "--depth", "4"],
+        vec!["4HPwATDgc/ABMA", "--dice", "3", "1", "--algo", "minimax"],
+        vec!["--slots", "1,2,3"],
+    ] {
+        let out = hint(&bad);
+        assert_eq!(out.status.code(), Some(2), "{bad:?}");
+        assert!(!out.stderr.is_empty());
+    }
+}
