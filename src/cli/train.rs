@@ -40,15 +40,11 @@ pub fn run(a: TrainArgs) -> Result<(), CliError> {
         Some(p) => Some(TrainConfig::load(p)?),
         None => None,
     };
-    let mut trainer = match (&a.resume, config) {
-        (Some(dir), c) => Trainer::resume(dir, c)?,
-        (None, Some(c)) => Trainer::create(c)?,
-        (None, None) => Trainer::create(TrainConfig::load(&PathBuf::from("config/train.toml"))?)?,
-    };
-    if let Some(out) = &a.export {
-        let dir = trainer.dir().to_path_buf();
+    if let (Some(out), Some(dir)) = (&a.export, &a.resume) {
+        // Read-only: a run may be training in that directory right now.
         let nets = if a.latest {
-            trainer.nets.clone()
+            let state = crate::train::read_state(dir)?;
+            NetSet::load(&dir.join(state.weights_file))?
         } else {
             NetSet::load(&dir.join("best.sgnet"))?
         };
@@ -60,6 +56,11 @@ pub fn run(a: TrainArgs) -> Result<(), CliError> {
         );
         return Ok(());
     }
+    let mut trainer = match (&a.resume, config) {
+        (Some(dir), c) => Trainer::resume(dir, c)?,
+        (None, Some(c)) => Trainer::create(c)?,
+        (None, None) => Trainer::create(TrainConfig::load(&PathBuf::from("config/train.toml"))?)?,
+    };
     if let Some(m) = a.max_minutes {
         if !(m.is_finite() && m >= 0.0) {
             return Err("--max-minutes must be a number >= 0".into());
