@@ -19,6 +19,27 @@ pub enum BenchCommand {
     Search(super::search_bench::SearchBenchArgs),
     /// Static evaluations per second of the contact net on one thread.
     Eval(EvalArgs),
+    /// Decisions per second and latency of the bot server under loopback load.
+    Server(ServerArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ServerArgs {
+    /// Concurrent client connections.
+    #[arg(long, default_value_t = 64)]
+    pub connections: usize,
+    /// Search depth of the checker plays (1 = gnubg 0-ply).
+    #[arg(long, default_value_t = 1)]
+    pub depth: u32,
+    /// Requests in total, spread over the connections.
+    #[arg(long, default_value_t = 20000)]
+    pub requests: usize,
+    /// Server configuration file (default: the built-in defaults).
+    #[arg(long)]
+    pub config: Option<std::path::PathBuf>,
+    /// Print one JSON object on stdout.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -49,7 +70,61 @@ pub fn run(args: BenchArgs) -> Result<(), CliError> {
         BenchCommand::Movegen(a) => movegen(a),
         BenchCommand::Search(a) => super::search_bench::run(a),
         BenchCommand::Eval(a) => eval(a),
+        BenchCommand::Server(a) => server(a),
     }
+}
+
+fn server(a: ServerArgs) -> Result<(), CliError> {
+    if a.connections == 0 || a.requests == 0 {
+        return Err("--connections and --requests must be at least 1".into());
+    }
+    let config = match &a.config {
+        Some(p) => crate::config::Config::load(p)?,
+        None => crate::config::Config::default(),
+    };
+    let b = crate::server::bench::ServerBench {
+        connections: a.connections,
+        depth: a.depth,
+        requests: a.requests,
+        config,
+    };
+    let r = crate::server::bench::run(&b)?;
+    let mut command = format!(
+        "stargammon bench server --connections {} --depth {} --requests {}",
+        a.connections, a.depth, a.requests
+    );
+    if let Some(p) = &a.config {
+        command.push_str(&format!(" --config {}", p.display()));
+    }
+    if a.json {
+        println!(
+            "{}",
+            serde_json::json!({
+                "connections": a.connections,
+                "depth": a.depth,
+                "decisions": r.decisions,
+                "decisions_per_sec": r.decisions_per_sec,
+                "p50_ms": r.p50_ms,
+                "p99_ms": r.p99_ms,
+                "max_ms": r.max_ms,
+                "errors": r.errors,
+                "seconds": r.seconds,
+                "command": command,
+            })
+        );
+    } else {
+        println!("server: {} connections, depth {}", a.connections, a.depth);
+        println!(
+            "decisions:     {} in {:.2} s ({} error replies)",
+            r.decisions, r.seconds, r.errors
+        );
+        println!("decisions/s:   {:.0}", r.decisions_per_sec);
+        println!("latency p50:   {:.3} ms", r.p50_ms);
+        println!("latency p99:   {:.3} ms", r.p99_ms);
+        println!("latency max:   {:.3} ms", r.max_ms);
+        println!("command:       {command}");
+    }
+    Ok(())
 }
 
 fn movegen(a: MovegenArgs) -> Result<(), CliError> {

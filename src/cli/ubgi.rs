@@ -89,8 +89,16 @@ where
     });
     std::thread::scope(|scope| {
         let mut quit = false;
+        let mut input_open = true;
+        // Lines that arrived during a search, other than stop/quit/isready, wait their turn.
+        let mut pending: std::collections::VecDeque<String> = std::collections::VecDeque::new();
         while !quit {
-            let Ok(line) = line_rx.recv() else { break };
+            let next = pending
+                .pop_front()
+                .or_else(|| input_open.then(|| line_rx.recv().ok()).flatten());
+            let Some(line) = next else {
+                break;
+            };
             match ubgi::parse_command(&line) {
                 UbgiCommand::Hello => {
                     for l in ubgi::hello_lines(&engine.decider_name()) {
@@ -110,16 +118,27 @@ where
                         let _ = done_tx.send(decide(engine_ref, conv, &board, &worker_cancel));
                     });
                     let answer = loop {
+                        if !input_open {
+                            break done_rx.recv().ok().flatten();
+                        }
                         select! {
                             recv(done_rx) -> r => break r.ok().flatten(),
                             recv(line_rx) -> l => match l.as_deref().map(ubgi::parse_command) {
                                 Ok(UbgiCommand::Stop) => cancel.cancel(),
-                                Ok(UbgiCommand::Quit) | Err(_) => {
+                                // `quit` stops the search at once; lines queued before it are
+                                // still answered, then the loop ends on the queued `quit`.
+                                Ok(UbgiCommand::Quit) => {
                                     cancel.cancel();
-                                    quit = true;
+                                    pending.push_back("quit".to_string());
                                 }
+                                // End of input: finish this search, answer what is queued.
+                                Err(_) => input_open = false,
                                 Ok(UbgiCommand::IsReady) => writeln!(out, "readyok")?,
-                                Ok(_) => writeln!(out, "{}", ubgi::SORRY)?,
+                                Ok(_) => {
+                                    if let Ok(l) = l {
+                                        pending.push_back(l);
+                                    }
+                                }
                             },
                         }
                     };

@@ -28,6 +28,8 @@
 //!   stop (their running decisions are cancelled), a `TaskTracker` remembers them, and the
 //!   server waits at most `server.shutdown_grace_ms` for them.
 
+pub mod bench;
+
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};

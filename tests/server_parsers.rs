@@ -1,0 +1,132 @@
+//! Never-panic and framing properties of the server's pure parsers, and the UBGI loop over
+//! in-memory input.
+
+#![allow(clippy::unwrap_used)]
+
+use std::sync::Arc;
+
+use proptest::prelude::*;
+use stargammon::cli::ubgi::run_ubgi;
+use stargammon::config::BoardConvention;
+use stargammon::engine::{Engine, EngineSettings, SearchDecider, SearchPlan};
+use stargammon::game::{legal_plays, Dice, Position};
+use stargammon::protocol::gnubg::{format_play, parse_request, MoveStyle};
+use stargammon::protocol::lines::{Frame, LineSplitter};
+use stargammon::protocol::ubgi::parse_command;
+use stargammon::search::simple_eval::PipSigmoid;
+use stargammon::search::{Searcher, TranspositionTable};
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(500))]
+
+    #[test]
+    fn request_parser_never_panics(bytes in prop::collection::vec(any::<u8>(), 0..400)) {
+        let _ = parse_request(&bytes);
+        let _ = parse_command(&String::from_utf8_lossy(&bytes));
+    }
+
+    #[test]
+    fn request_parser_never_panics_on_near_misses(
+        words in prop::collection::vec(
+            prop::sample::select(vec![
+                "board:", "board:a:b", "evaluation", "fibsboard", "plies", "7", "-1", "x",
+                "cubeful", "cubeless", "noise", "0.5", "nan", "prune", "deterministic",
+                "jacobyrule", "crawfordrule", "beavers", "on", "off", "resignation", "2",
+                "set", "debug", "version", "help", "exit", "quit", "é", "",
+            ]),
+            0..8,
+        )
+    ) {
+        let _ = parse_request(words.join(" ").as_bytes());
+    }
+
+    #[test]
+    fn splitter_reassembles_lines_from_any_chunking(
+        lines in prop::collection::vec("[a-z:0-9 ]{0,40}", 1..10),
+        cuts in prop::collection::vec(1usize..16, 1..40),
+        nul in any::<bool>(),
+    ) {
+        let mut stream = Vec::new();
+        for l in &lines {
+            stream.extend_from_slice(l.as_bytes());
+            stream.push(b'\n');
+            if nul {
+                stream.push(0);
+            }
+        }
+        let mut s = LineSplitter::new(64);
+        let mut got = Vec::new();
+        let mut pos = 0;
+        let mut i = 0;
+        while pos < stream.len() {
+            let n = cuts[i % cuts.len()].min(stream.len() - pos);
+            s.push(&stream[pos..pos + n]);
+            pos += n;
+            i += 1;
+            while let Some(f) = s.next_frame() {
+                got.push(f);
+            }
+        }
+        let texts: Vec<String> = got
+            .iter()
+            .map(|f| match f {
+                Frame::Line { bytes, .. } => String::from_utf8(bytes.clone()).unwrap(),
+                Frame::TooLong => "<too long>".to_string(),
+            })
+            .collect();
+        prop_assert_eq!(texts, lines);
+    }
+
+    #[test]
+    fn splitter_memory_stays_bounded(chunks in prop::collection::vec(prop::collection::vec(any::<u8>(), 0..200), 0..30)) {
+        let mut s = LineSplitter::new(100);
+        for c in chunks {
+            s.push(&c);
+            while s.next_frame().is_some() {}
+            prop_assert!(s.buffered() <= 100 + 200);
+        }
+    }
+}
+
+fn engine() -> Engine {
+    let searcher = Searcher::new(Arc::new(PipSigmoid), Arc::new(TranspositionTable::new(4)));
+    Engine::new(
+        Arc::new(SearchDecider::new(
+            searcher,
+            SearchPlan::default(),
+            "pipsigmoid",
+        )),
+        EngineSettings::default(),
+    )
+}
+
+#[test]
+fn ubgi_session() {
+    let board = "board:You:someplayer:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:6:2:0:0:1:1:1:0:1:-1:0:25:0:0:0:0:2:0:0:0";
+    let input = format!("ubgi\nisready\n{board}\nXGID=foo\nfrobnicate\nquit\nversion\n");
+    let mut out = Vec::new();
+    run_ubgi(
+        engine(),
+        BoardConvention::Auto,
+        std::io::Cursor::new(input.into_bytes()),
+        &mut out,
+    )
+    .unwrap();
+    let text = String::from_utf8(out).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].starts_with("id name "), "{text}");
+    assert!(lines[1].starts_with("id author "));
+    assert!(lines[2].starts_with("id version "));
+    assert_eq!(lines[3], "readyok");
+    assert_eq!(lines[4], "readyok");
+    let legal: Vec<String> = legal_plays(&Position::OPENING, Dice::new(6, 2).unwrap())
+        .iter()
+        .map(|p| format_play(p, MoveStyle::Ubgi))
+        .collect();
+    assert!(legal.contains(&lines[5].to_string()), "{}", lines[5]);
+    assert!(!lines[5].contains('*'));
+    assert_eq!(lines[6], "sorry");
+    assert_eq!(lines[7], "sorry");
+    // Nothing after quit.
+    assert_eq!(lines.len(), 8, "{text}");
+}
