@@ -5,6 +5,7 @@ pub mod config;
 pub mod cube;
 pub mod engine;
 pub mod eval;
+pub mod fibs;
 pub mod game;
 pub mod notation;
 pub mod protocol;

@@ -7,6 +7,8 @@
 //! aggregated in index order, so a seed gives the same figures whatever the thread count.
 
 pub mod players;
+pub mod referee;
+pub mod socket;
 pub mod spec;
 
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -5,7 +5,9 @@ use clap::{Parser, Subcommand};
 
 pub mod bench;
 pub mod duel;
+pub mod fibs;
 pub mod hint;
+pub mod match_cmd;
 pub mod moves;
 pub mod pos_arg;
 mod search_bench;
@@ -38,14 +40,18 @@ pub enum Command {
     Duel(duel::DuelArgs),
     /// TD(lambda) self-play training with checkpoints.
     Train(train::TrainArgs),
-    /// The bot server: gnubg external players and external-interface requests over TCP.
-    Serve(serve::ServeArgs),
-    /// The Universal Backgammon Interface on stdin/stdout.
-    Ubgi(ubgi::UbgiArgs),
+    /// Games or matches between two engines (sockets or in-process), refereed here.
+    Match(match_cmd::MatchArgs),
+    /// Runs the FIBS bot account until stopped.
+    Fibs(fibs::FibsArgs),
     /// Every legal play of a roll, with the Position ID after each.
     Moves(moves::MovesArgs),
     /// Draw a position with its ids, pip counts, cube, score and dice.
     Show(show::ShowArgs),
+    /// The bot server: gnubg external players and external-interface requests over TCP.
+    Serve(serve::ServeArgs),
+    /// The Universal Backgammon Interface on stdin/stdout.
+    Ubgi(ubgi::UbgiArgs),
 }
 
 /// Runs a parsed command line.
@@ -55,9 +61,11 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Hint(args) => hint::run(args),
         Command::Duel(args) => duel::run(args),
         Command::Train(args) => train::run(args),
-        Command::Serve(args) => serve::run(args),
-        Command::Ubgi(args) => ubgi::run(args),
+        Command::Match(args) => match_cmd::run(args),
+        Command::Fibs(args) => fibs::run(args),
         Command::Moves(args) => moves::run(args),
         Command::Show(args) => show::run(args),
+        Command::Serve(args) => serve::run(args),
+        Command::Ubgi(args) => ubgi::run(args),
     }
 }

@@ -1,0 +1,290 @@
+//! `stargammon match`: games or matches between two engines, refereed by this project.
+//!
+//! Engines are `tcp://HOST:PORT` (anything answering gnubg's external-interface `board:`
+//! requests: `stargammon serve`, gnubg's own `external` server) or an in-process player
+//! spec as `stargammon duel` takes. The referee rolls seeded dice, checks every answer and
+//! writes the results: a summary (ppg with its 95% interval, wins, gammons, forfeits,
+//! match wins), optionally one JSON line per game and a `.mat` file gnubg imports.
+
+use std::io::Write;
+use std::time::Duration;
+
+use clap::{Args, ValueEnum};
+
+use super::CliError;
+use crate::arena::referee::{
+    run_series, write_mat, InProcessFactory, MatchRecord, SeatFactory, SeriesConfig, SeriesKind,
+    UnitResult,
+};
+use crate::arena::socket::{parse_tcp_engine, TcpFactory};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OnOff {
+    On,
+    Off,
+}
+
+#[derive(Debug, Args)]
+pub struct MatchArgs {
+    /// Engine A: `tcp://HOST:PORT[,HOST:PORT...]` (worker i uses address i mod n),
+    /// `engine[:CONFIG][,depth=N][,cube_depth=N]` (the bot as `serve` runs it), or a duel
+    /// player spec (`net`, `pubeval`, `heuristic`, `random`; no cube except `net`).
+    #[arg(long)]
+    pub a: String,
+    /// Engine B, as for --a.
+    #[arg(long)]
+    pub b: String,
+    /// Money games to play (in mirrored pairs).
+    #[arg(long, conflicts_with_all = ["length", "matches"])]
+    pub games: Option<u64>,
+    /// Match length in points (with --matches).
+    #[arg(long, requires = "matches")]
+    pub length: Option<u32>,
+    /// Number of matches (with --length).
+    #[arg(long, requires = "length")]
+    pub matches: Option<u64>,
+    /// Use the doubling cube (default: off for money games, on for matches).
+    #[arg(long, value_enum)]
+    pub cube: Option<OnOff>,
+    /// Seed of the dice.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Games played at once (one connection per tcp engine each).
+    #[arg(long, default_value_t = 1)]
+    pub parallel: usize,
+    /// Seconds an engine may take for one answer before it forfeits the game.
+    #[arg(long, default_value_t = 30.0)]
+    pub timeout: f64,
+    /// Print one JSON object on stdout.
+    #[arg(long)]
+    pub json: bool,
+    /// Write one JSON line per game to this file.
+    #[arg(long)]
+    pub games_out: Option<std::path::PathBuf>,
+    /// Write the matches as .mat files gnubg imports (match play only; with several
+    /// matches, FILE-001.mat, FILE-002.mat, ...).
+    #[arg(long)]
+    pub mat: Option<std::path::PathBuf>,
+}
+
+/// Builds the seat factory for an engine argument; `cube` says whether cube questions
+/// will be asked.
+pub fn engine_factory(
+    spec: &str,
+    timeout: Duration,
+    cube: bool,
+) -> Result<Box<dyn SeatFactory>, CliError> {
+    if spec.starts_with("tcp://") {
+        let addrs = parse_tcp_engine(spec).ok_or_else(|| {
+            format!("bad engine {spec:?}: expected tcp://HOST:PORT[,HOST:PORT...]")
+        })?;
+        return Ok(Box::new(TcpFactory {
+            spec: spec.to_string(),
+            addrs,
+            timeout,
+            encode: crate::arena::socket::gnubg_board_request,
+            parse_move: crate::arena::socket::gnubg_move_reply,
+        }));
+    }
+    Ok(Box::new(InProcessFactory::parse(spec, cube)?))
+}
+
+pub fn run(args: MatchArgs) -> Result<(), CliError> {
+    let kind = match (args.games, args.length, args.matches) {
+        (Some(g), None, None) if g > 0 => SeriesKind::Money { games: g },
+        (None, Some(l), Some(m)) if l > 0 && m > 0 => SeriesKind::Matches {
+            length: l,
+            matches: m,
+        },
+        (None, None, None) => return Err("give --games N or --length L --matches M".into()),
+        _ => return Err("--games, --length and --matches must be positive".into()),
+    };
+    if args.parallel == 0 {
+        return Err("--parallel must be at least 1".into());
+    }
+    if !(args.timeout > 0.0 && args.timeout.is_finite()) {
+        return Err("--timeout must be a positive number of seconds".into());
+    }
+    if args.mat.is_some() && matches!(kind, SeriesKind::Money { .. }) {
+        return Err("--mat needs match play (--length L --matches M)".into());
+    }
+    let cube = match args.cube {
+        Some(OnOff::On) => true,
+        Some(OnOff::Off) => false,
+        None => matches!(kind, SeriesKind::Matches { .. }),
+    };
+    let timeout = Duration::from_secs_f64(args.timeout);
+    let a = engine_factory(&args.a, timeout, cube)?;
+    let b = engine_factory(&args.b, timeout, cube)?;
+    let cfg = SeriesConfig {
+        kind,
+        cube,
+        seed: args.seed,
+        parallel: args.parallel,
+    };
+
+    let mut games_out = match &args.games_out {
+        Some(p) => Some(std::io::BufWriter::new(
+            std::fs::File::create(p).map_err(|e| format!("cannot write {}: {e}", p.display()))?,
+        )),
+        None => None,
+    };
+    let bar = indicatif::ProgressBar::new(cfg.units());
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{elapsed_precise} [{bar:40}] {pos}/{len} {msg} (eta {eta})",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+        .progress_chars("=> "),
+    );
+    let mut records: Vec<MatchRecord> = Vec::new();
+    let mut io_error: Option<std::io::Error> = None;
+    let mut sum = 0i64;
+    let mut games = 0u64;
+    let summary = run_series(&cfg, a.as_ref(), b.as_ref(), &mut |unit| {
+        for g in unit.games() {
+            games += 1;
+            let pts = g.record.points as i64;
+            sum += if g.record.winner == g.a_seat {
+                pts
+            } else {
+                -pts
+            };
+            if let Some(f) = &g.record.forfeit {
+                let side = if g.record.winner == g.a_seat {
+                    "B"
+                } else {
+                    "A"
+                };
+                bar.suspend(|| {
+                    eprintln!(
+                        "match: game {} forfeited by {side}: {} (request {:?}, reply {:?})",
+                        g.index, f.kind, f.request, f.reply
+                    )
+                });
+            }
+            if let Some(w) = games_out.as_mut() {
+                if let Err(e) = writeln!(w, "{}", g.to_json()) {
+                    io_error.get_or_insert(e);
+                }
+            }
+        }
+        if let UnitResult::Match { record, .. } = unit {
+            if args.mat.is_some() {
+                records.push(record.clone());
+            }
+        }
+        bar.set_message(format!("ppg {:+.3}", sum as f64 / games.max(1) as f64));
+        bar.inc(1);
+    })?;
+    bar.finish_and_clear();
+    if let Some(e) = io_error {
+        return Err(format!("writing games: {e}").into());
+    }
+    if let Some(mut w) = games_out {
+        w.flush()?;
+    }
+    if let (Some(path), SeriesKind::Matches { length, .. }) = (&args.mat, kind) {
+        // gnubg imports one match per .mat file: several matches go to numbered files.
+        for (i, record) in records.iter().enumerate() {
+            let file = if records.len() == 1 {
+                path.clone()
+            } else {
+                numbered(path, i + 1)
+            };
+            let mut f = std::io::BufWriter::new(
+                std::fs::File::create(&file)
+                    .map_err(|e| format!("cannot write {}: {e}", file.display()))?,
+            );
+            write_mat(&mut f, length, std::slice::from_ref(record))?;
+            f.flush()?;
+        }
+    }
+
+    let t = &summary.tally;
+    let command = reproduce(&args, cube);
+    if args.json {
+        let mut obj = serde_json::json!({
+            "a": args.a,
+            "b": args.b,
+            "games": t.games,
+            "ppg": t.ppg(),
+            "ci95": if t.ci95().is_finite() { serde_json::json!(t.ci95()) } else { serde_json::Value::Null },
+            "a_wins": t.a_wins,
+            "gammons_a": t.gammons_a,
+            "gammons_b": t.gammons_b,
+            "backgammons_a": t.backgammons_a,
+            "backgammons_b": t.backgammons_b,
+            "forfeits": {"a": t.forfeits_a, "b": t.forfeits_b},
+            "cube": cube,
+            "seed": args.seed,
+            "seconds": summary.seconds,
+            "command": command,
+        });
+        if let SeriesKind::Matches { length, .. } = kind {
+            obj["matches"] = serde_json::json!(t.matches);
+            obj["match_wins_a"] = serde_json::json!(t.match_wins_a);
+            obj["length"] = serde_json::json!(length);
+        }
+        println!("{obj}");
+    } else {
+        println!("A: {}  B: {}", args.a, args.b);
+        let ci = if t.ci95().is_finite() {
+            format!("{:.4}", t.ci95())
+        } else {
+            "n/a".to_string()
+        };
+        println!(
+            "games {}  ppg (A) {:+.4} +- {ci} (95%)  A won {} ({:.1}%)",
+            t.games,
+            t.ppg(),
+            t.a_wins,
+            100.0 * t.a_wins as f64 / t.games.max(1) as f64
+        );
+        println!(
+            "gammons A/B {}/{}  backgammons A/B {}/{}  forfeits A/B {}/{}",
+            t.gammons_a, t.gammons_b, t.backgammons_a, t.backgammons_b, t.forfeits_a, t.forfeits_b
+        );
+        if let SeriesKind::Matches { length, .. } = kind {
+            println!(
+                "{}-point matches {}  A won {} ({:.1}%)",
+                length,
+                t.matches,
+                t.match_wins_a,
+                100.0 * t.match_wins_a as f64 / t.matches.max(1) as f64
+            );
+        }
+        println!("{:.1} s  ({command})", summary.seconds);
+    }
+    Ok(())
+}
+
+/// `dir/name.mat` -> `dir/name-007.mat`.
+fn numbered(path: &std::path::Path, n: usize) -> std::path::PathBuf {
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_else(|| "match".into());
+    let ext = path
+        .extension()
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_else(|| "mat".into());
+    path.with_file_name(format!("{stem}-{n:03}.{ext}"))
+}
+
+fn reproduce(args: &MatchArgs, cube: bool) -> String {
+    let mut c = format!("stargammon match --a {} --b {}", args.a, args.b);
+    if let Some(g) = args.games {
+        c += &format!(" --games {g}");
+    }
+    if let (Some(l), Some(m)) = (args.length, args.matches) {
+        c += &format!(" --length {l} --matches {m}");
+    }
+    c += &format!(
+        " --cube {} --seed {} --parallel {}",
+        if cube { "on" } else { "off" },
+        args.seed,
+        args.parallel
+    );
+    c
+}

@@ -1,0 +1,594 @@
+//! Reading what a FIBS-style server sends: byte framing and line classification.
+//!
+//! The server speaks telnet-flavoured text: lines end with CRLF, telnet negotiation bytes
+//! (0xFF and two more) may appear around the password prompt, the `login: ` prompt has no
+//! newline, and interactive prompts (`> `) may precede a line. [`LineBuffer`] turns raw
+//! bytes into clean lines and spots the bare prompt; [`classify`] maps each line to the
+//! few things a bot reacts to. The bot decides from `board:` lines; the prose lines only
+//! trigger requests for a fresh board, joins and bookkeeping, so the classifier is
+//! deliberately tolerant about wording it does not need.
+
+use std::fmt;
+
+const IAC: u8 = 0xFF;
+/// Telnet sub-negotiation begin and end.
+const SB: u8 = 250;
+const SE: u8 = 240;
+
+/// Splits a byte stream into lines with telnet bytes, CR and prompts removed.
+#[derive(Debug, Default)]
+pub struct LineBuffer {
+    pending: Vec<u8>,
+    /// Telnet state: bytes still to skip after an IAC, or inside a sub-negotiation.
+    skip: u8,
+    in_sub: bool,
+    after_iac_in_sub: bool,
+}
+
+impl LineBuffer {
+    pub fn new() -> LineBuffer {
+        LineBuffer::default()
+    }
+
+    /// Adds raw bytes; returns the complete lines they finish.
+    pub fn push(&mut self, bytes: &[u8]) -> Vec<String> {
+        let mut lines = Vec::new();
+        for &b in bytes {
+            if self.in_sub {
+                if self.after_iac_in_sub {
+                    self.after_iac_in_sub = false;
+                    if b == SE {
+                        self.in_sub = false;
+                    }
+                } else if b == IAC {
+                    self.after_iac_in_sub = true;
+                }
+                continue;
+            }
+            if self.skip > 0 {
+                // First byte after IAC: a command. WILL/WONT/DO/DONT take one more byte,
+                // SB opens a sub-negotiation, IAC IAC is a literal 0xFF (dropped: not text).
+                if self.skip == 2 {
+                    self.skip = match b {
+                        251..=254 => 1,
+                        SB => {
+                            self.in_sub = true;
+                            0
+                        }
+                        _ => 0,
+                    };
+                } else {
+                    self.skip = 0;
+                }
+                continue;
+            }
+            match b {
+                IAC => self.skip = 2,
+                b'\n' => {
+                    let raw = std::mem::take(&mut self.pending);
+                    lines.push(clean_line(&raw));
+                }
+                b'\r' | 0 => {}
+                _ => self.pending.push(b),
+            }
+        }
+        lines
+    }
+
+    /// The unfinished text after the last newline, cleaned, e.g. a `login: ` prompt.
+    pub fn partial(&self) -> String {
+        clean_line(&self.pending)
+    }
+
+    /// True when the unfinished text is the login prompt.
+    pub fn at_login_prompt(&self) -> bool {
+        let p = self.partial();
+        p.trim_end().ends_with("login:")
+    }
+
+    /// Forgets the unfinished text (after it has been answered).
+    pub fn clear_partial(&mut self) {
+        self.pending.clear();
+    }
+}
+
+fn clean_line(raw: &[u8]) -> String {
+    let text = String::from_utf8_lossy(raw);
+    let mut s: &str = &text;
+    // Prompts may stack up (`> > board:...`) when several lines arrive at once.
+    loop {
+        let t = s.trim_start_matches(' ');
+        if let Some(rest) = t.strip_prefix('>') {
+            s = rest.strip_prefix(' ').unwrap_or(rest);
+        } else {
+            s = t;
+            break;
+        }
+    }
+    s.trim_end().to_string()
+}
+
+/// Settings from the `2` line (own info) that the bot enforces.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OwnInfo {
+    pub name: String,
+    pub autoboard: bool,
+    pub autodouble: bool,
+    pub away: bool,
+    pub bell: bool,
+    pub crawford: bool,
+    pub moreboards: bool,
+    pub ready: bool,
+    pub redoubles: String,
+}
+
+/// Why a `2` line is not own info.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OwnInfoError {
+    TooShort(usize),
+    BadFlag { field: &'static str, value: String },
+}
+
+impl fmt::Display for OwnInfoError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            OwnInfoError::TooShort(n) => write!(f, "own-info line has {n} fields, expected 22"),
+            OwnInfoError::BadFlag { field, value } => {
+                write!(f, "own-info field {field} is {value:?}, expected 0 or 1")
+            }
+        }
+    }
+}
+
+impl std::error::Error for OwnInfoError {}
+
+impl OwnInfo {
+    /// Parses `2 name allowpip autoboard autodouble automove away bell crawford double
+    /// experience greedy moreboards moves notify rating ratings ready redoubles report
+    /// silent timezone`.
+    pub fn parse(line: &str) -> Result<OwnInfo, OwnInfoError> {
+        let t: Vec<&str> = line.split_whitespace().collect();
+        if t.len() < 19 || t[0] != "2" {
+            return Err(OwnInfoError::TooShort(t.len()));
+        }
+        let flag = |i: usize, field: &'static str| -> Result<bool, OwnInfoError> {
+            match t[i] {
+                "0" => Ok(false),
+                "1" => Ok(true),
+                v => Err(OwnInfoError::BadFlag {
+                    field,
+                    value: v.to_string(),
+                }),
+            }
+        };
+        Ok(OwnInfo {
+            name: t[1].to_string(),
+            autoboard: flag(3, "autoboard")?,
+            autodouble: flag(4, "autodouble")?,
+            away: flag(6, "away")?,
+            bell: flag(7, "bell")?,
+            crawford: flag(8, "crawford")?,
+            moreboards: flag(12, "moreboards")?,
+            ready: flag(17, "ready")?,
+            redoubles: t[18].to_string(),
+        })
+    }
+
+    /// The commands that bring these settings to what the bot needs, in order.
+    /// `toggle` flips a setting, so only settings that are wrong are toggled.
+    pub fn fixes(&self) -> Vec<String> {
+        let mut out = vec!["set boardstyle 3".to_string()];
+        if !self.autoboard {
+            out.push("toggle autoboard".into());
+        }
+        if !self.moreboards {
+            out.push("toggle moreboards".into());
+        }
+        if !self.crawford {
+            out.push("toggle crawford".into());
+        }
+        if self.autodouble {
+            out.push("toggle autodouble".into());
+        }
+        if self.bell {
+            out.push("toggle bell".into());
+        }
+        if self.redoubles != "none" && self.redoubles != "0" {
+            out.push("set redoubles none".into());
+        }
+        if !self.ready {
+            out.push("toggle ready".into());
+        }
+        if self.away {
+            out.push("back".into());
+        }
+        out
+    }
+}
+
+/// What kind of match an invitation is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InviteKind {
+    Points(u32),
+    Unlimited,
+    Resume,
+}
+
+/// Who won something, as the server words it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Who {
+    Me,
+    Player(String),
+}
+
+/// One server line, classified.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ClipLine {
+    /// `1 <user> <time> <host>`: logged in.
+    Welcome { user: String },
+    /// `2 ...`: own settings.
+    OwnInfo(OwnInfo),
+    /// `3`..`6` and who-info lines: login chatter.
+    LoginBlock,
+    /// `board:...` (the whole line).
+    Board(String),
+    /// `<name> wants to play ...` invitation.
+    Invitation { from: String, kind: InviteKind },
+    /// A match started or was resumed with `opponent`.
+    MatchStarted { opponent: String },
+    /// `... Your running match was loaded.`
+    MatchLoaded,
+    /// `Starting a new game with <name>.`
+    NewGame,
+    /// A prose line saying the bot must act now (`It's your turn ...`, `Please move ...`,
+    /// `You make the first move.`).
+    YourTurn,
+    /// `<name> doubles. Type 'accept' or 'reject'.`
+    Doubled { by: String },
+    /// `<name> wants to resign. You will win N points. ...`
+    ResignOffer { by: String, points: u32 },
+    /// `... wins the game and gets N points.` / `You win the game and get N points.`
+    GameOver { winner: Who, points: u32 },
+    /// `Type 'join' if you want to play the next game, ...`
+    JoinNextGame,
+    /// `... wins the N point match ...` / `You win the N point match ...`
+    MatchOver { winner: Who },
+    /// The opponent left or dropped; the match was saved.
+    OpponentGone { name: String },
+    /// An error about our last command (`It's not your turn`, `You must give N moves`, ...).
+    CommandError(String),
+    /// Another player's invitation was refused because we are not ready.
+    Refusing,
+    /// Anything else.
+    Other(String),
+}
+
+fn number_before(words: &[&str], marker: &str) -> Option<u32> {
+    let i = words.iter().position(|w| *w == marker)?;
+    if i == 0 {
+        return None;
+    }
+    words[i - 1].parse().ok()
+}
+
+/// Classifies one cleaned line (see [`LineBuffer`]).
+pub fn classify(line: &str) -> ClipLine {
+    let line = line.trim();
+    if line.starts_with("board:") {
+        return ClipLine::Board(line.to_string());
+    }
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let first = words.first().copied().unwrap_or("");
+    match first {
+        "1" if words.len() >= 2 => {
+            return ClipLine::Welcome {
+                user: words[1].to_string(),
+            }
+        }
+        "2" => {
+            if let Ok(info) = OwnInfo::parse(line) {
+                return ClipLine::OwnInfo(info);
+            }
+        }
+        "3" | "4" | "5" | "6" => return ClipLine::LoginBlock,
+        _ => {}
+    }
+    let unstarred = line.trim_start_matches("**").trim();
+    if line.contains("wants to play") && line.contains("match with you") {
+        let kind = if line.contains("unlimited") {
+            InviteKind::Unlimited
+        } else {
+            match number_before(&words, "point") {
+                Some(n) => InviteKind::Points(n),
+                None => return ClipLine::Other(line.to_string()),
+            }
+        };
+        return ClipLine::Invitation {
+            from: first.to_string(),
+            kind,
+        };
+    }
+    if line.contains("wants to resume a saved match with you") {
+        return ClipLine::Invitation {
+            from: first.to_string(),
+            kind: InviteKind::Resume,
+        };
+    }
+    {
+        // `** Player alice has joined you for a 5 point match.`, also without `Player`.
+        let rest = unstarred.strip_prefix("Player ").unwrap_or(unstarred);
+        let name = rest
+            .split_whitespace()
+            .next()
+            .unwrap_or("")
+            .trim_end_matches('.')
+            .to_string();
+        if rest.contains("has joined you") && !name.is_empty() {
+            return ClipLine::MatchStarted { opponent: name };
+        }
+        if rest.contains("has left the game") && !name.is_empty() {
+            return ClipLine::OpponentGone { name };
+        }
+    }
+    if let Some(rest) = unstarred.strip_prefix("You are now playing") {
+        let name = rest
+            .split_whitespace()
+            .last()
+            .unwrap_or("")
+            .trim_end_matches('.')
+            .to_string();
+        return ClipLine::MatchStarted { opponent: name };
+    }
+    if line.contains("Your running match was loaded") {
+        return ClipLine::MatchLoaded;
+    }
+    if line.contains("drops connection") {
+        return ClipLine::OpponentGone {
+            name: first.to_string(),
+        };
+    }
+    if line.starts_with("Starting a new game with") {
+        return ClipLine::NewGame;
+    }
+    if line.starts_with("It's your turn")
+        || line.starts_with("Please move")
+        || line.starts_with("You make the first move")
+    {
+        return ClipLine::YourTurn;
+    }
+    if words.len() >= 2 && words[1] == "doubles." {
+        return ClipLine::Doubled {
+            by: first.to_string(),
+        };
+    }
+    if line.contains("wants to resign") {
+        let points = number_before(&words, "points.")
+            .or_else(|| number_before(&words, "point."))
+            .unwrap_or(0);
+        return ClipLine::ResignOffer {
+            by: first.to_string(),
+            points,
+        };
+    }
+    if line.starts_with("You win the game and get") || line.contains(" wins the game and gets ") {
+        let points = number_before(&words, "points.")
+            .or_else(|| number_before(&words, "point."))
+            .or_else(|| number_before(&words, "points"))
+            .or_else(|| number_before(&words, "point"))
+            .unwrap_or(0);
+        let winner = if first == "You" {
+            Who::Me
+        } else {
+            Who::Player(first.to_string())
+        };
+        return ClipLine::GameOver { winner, points };
+    }
+    if line.starts_with("Type 'join' if you want to play the next game") {
+        return ClipLine::JoinNextGame;
+    }
+    if (line.starts_with("You win the ") || line.contains(" wins the "))
+        && line.contains("point match")
+    {
+        let winner = if first == "You" {
+            Who::Me
+        } else {
+            Who::Player(first.to_string())
+        };
+        return ClipLine::MatchOver { winner };
+    }
+    let normal_cant_move = unstarred == "You can't move.";
+    if unstarred.starts_with("It's not your turn")
+        || unstarred.starts_with("You must give")
+        || unstarred.starts_with("Error")
+        || (unstarred.starts_with("You can't") && !normal_cant_move)
+        || unstarred.starts_with("You're not playing")
+        || unstarred.starts_with("There's no double")
+    {
+        return ClipLine::CommandError(line.to_string());
+    }
+    if line.contains("is refusing games") {
+        return ClipLine::Refusing;
+    }
+    ClipLine::Other(line.to_string())
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn telnet_bytes_crlf_and_prompts_are_removed() {
+        let mut b = LineBuffer::new();
+        let mut input = b"Welcome\r\n\xff\xfb\x01password\xff\xfc\x01\r\n> board:You:x\r\n> > 1 bot 123 host\r\nlogin: ".to_vec();
+        input.extend_from_slice(b"");
+        let lines = b.push(&input);
+        assert_eq!(
+            lines,
+            vec!["Welcome", "password", "board:You:x", "1 bot 123 host"]
+        );
+        assert!(b.at_login_prompt());
+        b.clear_partial();
+        assert!(!b.at_login_prompt());
+    }
+
+    #[test]
+    fn bytes_split_anywhere_give_the_same_lines() {
+        let input = b"abc\r\n\xff\xfd\x18def\r\n> ghi\r\nlogin: ";
+        for cut in 0..input.len() {
+            let mut b = LineBuffer::new();
+            let mut lines = b.push(&input[..cut]);
+            lines.extend(b.push(&input[cut..]));
+            assert_eq!(lines, vec!["abc", "def", "ghi"], "cut at {cut}");
+            assert!(b.at_login_prompt());
+        }
+    }
+
+    #[test]
+    fn subnegotiation_is_skipped() {
+        let mut b = LineBuffer::new();
+        let lines = b.push(b"a\xff\xfa\x18\x01\xff\xf0b\r\n");
+        assert_eq!(lines, vec!["ab"]);
+    }
+
+    #[test]
+    fn own_info_is_read_and_fixed() {
+        let line = "2 bot 1 0 1 0 1 1 0 1 5 0 0 0 1 1500.00 0 0 unlimited 1 0 UTC";
+        let info = OwnInfo::parse(line).unwrap();
+        assert!(!info.ready && info.away && info.autodouble && info.bell);
+        assert_eq!(
+            info.fixes(),
+            vec![
+                "set boardstyle 3",
+                "toggle autoboard",
+                "toggle moreboards",
+                "toggle crawford",
+                "toggle autodouble",
+                "toggle bell",
+                "set redoubles none",
+                "toggle ready",
+                "back"
+            ]
+        );
+        let good = "2 bot 1 1 0 0 0 0 1 1 5 0 1 0 1 1500.00 0 1 none 1 0 UTC";
+        assert_eq!(
+            OwnInfo::parse(good).unwrap().fixes(),
+            vec!["set boardstyle 3"]
+        );
+        assert!(OwnInfo::parse("2 bot 1 x").is_err());
+    }
+
+    #[test]
+    fn lines_are_classified() {
+        use ClipLine::*;
+        assert_eq!(
+            classify("1 bot 1041253132 host.example"),
+            Welcome { user: "bot".into() }
+        );
+        assert_eq!(
+            classify("alice wants to play a 5 point match with you."),
+            Invitation {
+                from: "alice".into(),
+                kind: InviteKind::Points(5)
+            }
+        );
+        assert_eq!(
+            classify("alice wants to play an unlimited match with you."),
+            Invitation {
+                from: "alice".into(),
+                kind: InviteKind::Unlimited
+            }
+        );
+        assert_eq!(
+            classify("alice wants to resume a saved match with you."),
+            Invitation {
+                from: "alice".into(),
+                kind: InviteKind::Resume
+            }
+        );
+        assert_eq!(
+            classify("** Player alice has joined you for a 5 point match."),
+            MatchStarted {
+                opponent: "alice".into()
+            }
+        );
+        assert_eq!(
+            classify("** alice has joined you. Your running match was loaded."),
+            MatchStarted {
+                opponent: "alice".into()
+            }
+        );
+        assert_eq!(
+            classify("** You are now playing a 5 point match with alice"),
+            MatchStarted {
+                opponent: "alice".into()
+            }
+        );
+        assert_eq!(
+            classify("alice doubles. Type 'accept' or 'reject'."),
+            Doubled { by: "alice".into() }
+        );
+        assert_eq!(
+            classify("alice wants to resign. You will win 2 points. Type 'accept' or 'reject'."),
+            ResignOffer {
+                by: "alice".into(),
+                points: 2
+            }
+        );
+        assert_eq!(
+            classify("You win the game and get 2 points. Congratulations!"),
+            GameOver {
+                winner: Who::Me,
+                points: 2
+            }
+        );
+        assert_eq!(
+            classify("alice wins the game and gets 1 point. Sorry."),
+            GameOver {
+                winner: Who::Player("alice".into()),
+                points: 1
+            }
+        );
+        assert_eq!(
+            classify("You win the 5 point match 5-1 ."),
+            MatchOver { winner: Who::Me }
+        );
+        assert_eq!(
+            classify("alice wins the 5 point match 1-5 ."),
+            MatchOver {
+                winner: Who::Player("alice".into())
+            }
+        );
+        assert_eq!(
+            classify("Type 'join' if you want to play the next game, type 'leave' if you don't."),
+            JoinNextGame
+        );
+        assert_eq!(
+            classify("** Player alice has left the game. The game was saved."),
+            OpponentGone {
+                name: "alice".into()
+            }
+        );
+        assert_eq!(
+            classify("alice drops connection. The game was saved."),
+            OpponentGone {
+                name: "alice".into()
+            }
+        );
+        assert_eq!(classify("It's your turn. Please roll or double."), YourTurn);
+        assert_eq!(classify("Please move 2 pieces."), YourTurn);
+        assert!(matches!(
+            classify("** It's not your turn to move."),
+            CommandError(_)
+        ));
+        assert!(matches!(
+            classify("** You must give 2 moves"),
+            CommandError(_)
+        ));
+        assert_eq!(classify("You can't move."), Other("You can't move.".into()));
+        assert_eq!(classify("** bot is refusing games."), Refusing);
+        assert!(matches!(classify("board:You:alice:5:0"), Board(_)));
+        assert_eq!(classify("Your running match was loaded."), MatchLoaded);
+        assert_eq!(classify("Starting a new game with alice."), NewGame);
+    }
+}

@@ -1,0 +1,260 @@
+//! Settings of the FIBS bot account (`config/fibs.toml`) and the invitation policy.
+//!
+//! Everything that changes how the account behaves towards other people lives here so an
+//! operator can review it in one file: which invitations are accepted, how fast the bot
+//! may send, how it backs off after a disconnect. The password is never part of the
+//! configuration file; it comes from an environment variable or a separate file.
+
+use std::fmt;
+use std::path::Path;
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use super::clip::InviteKind;
+
+/// Which invitations to accept.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct InvitePolicy {
+    /// Longest match accepted, in points.
+    pub max_length: u32,
+    /// Accept unlimited (money) matches.
+    pub allow_unlimited: bool,
+    /// When not empty, only these players may invite the bot.
+    pub allow: Vec<String>,
+    /// Players whose invitations are always declined.
+    pub deny: Vec<String>,
+    /// Accept invitations to resume a saved match.
+    pub resume_saved: bool,
+}
+
+impl Default for InvitePolicy {
+    fn default() -> InvitePolicy {
+        InvitePolicy {
+            max_length: 11,
+            allow_unlimited: false,
+            allow: Vec::new(),
+            deny: Vec::new(),
+            resume_saved: true,
+        }
+    }
+}
+
+impl InvitePolicy {
+    /// True when an invitation from `from` of this kind should be joined.
+    pub fn accepts(&self, from: &str, kind: InviteKind) -> bool {
+        let same = |n: &String| n.eq_ignore_ascii_case(from);
+        if self.deny.iter().any(same) {
+            return false;
+        }
+        if !self.allow.is_empty() && !self.allow.iter().any(same) {
+            return false;
+        }
+        match kind {
+            InviteKind::Points(n) => n >= 1 && n <= self.max_length,
+            InviteKind::Unlimited => self.allow_unlimited,
+            InviteKind::Resume => self.resume_saved,
+        }
+    }
+}
+
+/// Reconnection and pacing.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ConnectionConfig {
+    /// First wait after a disconnect, in milliseconds; doubled after each failure.
+    pub backoff_initial_ms: u64,
+    /// Longest wait between reconnection attempts, in milliseconds.
+    pub backoff_max_ms: u64,
+    /// A session that stayed logged in this long resets the back-off, in seconds.
+    pub stable_after_s: u64,
+    /// Give up connecting after this long, in milliseconds.
+    pub connect_timeout_ms: u64,
+    /// Minimum gap between two lines sent, in milliseconds.
+    pub min_send_interval_ms: u64,
+    /// Lines that may go out back to back before the gap applies.
+    pub send_burst: u32,
+    /// With no traffic for this long the connection is considered dead, in seconds.
+    pub idle_timeout_s: u64,
+}
+
+impl Default for ConnectionConfig {
+    fn default() -> ConnectionConfig {
+        ConnectionConfig {
+            backoff_initial_ms: 2000,
+            backoff_max_ms: 300_000,
+            stable_after_s: 60,
+            connect_timeout_ms: 20_000,
+            min_send_interval_ms: 250,
+            send_burst: 4,
+            idle_timeout_s: 900,
+        }
+    }
+}
+
+impl ConnectionConfig {
+    /// The wait before reconnection attempt `failures` (0 = the first).
+    pub fn backoff(&self, failures: u32) -> Duration {
+        let factor = 1u64.checked_shl(failures.min(32)).unwrap_or(u64::MAX);
+        let ms = self
+            .backoff_initial_ms
+            .saturating_mul(factor)
+            .min(self.backoff_max_ms);
+        Duration::from_millis(ms)
+    }
+}
+
+/// How the bot decides.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PlayConfig {
+    /// Who decides: `engine[:CONFIG][,depth=N][,cube_depth=N]` (the engine facade, which
+    /// also judges resignations) or `tcp://HOST:PORT` (any gnubg external-interface server,
+    /// e.g. `stargammon serve`; resignations are then accepted only for the most the
+    /// position could give).
+    pub engine: String,
+}
+
+impl Default for PlayConfig {
+    fn default() -> PlayConfig {
+        PlayConfig {
+            engine: "engine".into(),
+        }
+    }
+}
+
+/// The whole `fibs.toml`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct FibsConfig {
+    /// Client name sent in the CLIP login line.
+    pub client_name: String,
+    pub invitations: InvitePolicy,
+    pub connection: ConnectionConfig,
+    pub play: PlayConfig,
+}
+
+impl Default for FibsConfig {
+    fn default() -> FibsConfig {
+        FibsConfig {
+            client_name: "stargammon".into(),
+            invitations: InvitePolicy::default(),
+            connection: ConnectionConfig::default(),
+            play: PlayConfig::default(),
+        }
+    }
+}
+
+/// Why the configuration could not be loaded.
+#[derive(Debug)]
+pub enum ConfigError {
+    Read(String, std::io::Error),
+    Parse(String, toml::de::Error),
+    Invalid(String),
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConfigError::Read(p, e) => write!(f, "cannot read {p}: {e}"),
+            ConfigError::Parse(p, e) => write!(f, "{p}: {e}"),
+            ConfigError::Invalid(m) => write!(f, "invalid FIBS configuration: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+impl FibsConfig {
+    /// Parses TOML text.
+    pub fn from_toml(text: &str, origin: &str) -> Result<FibsConfig, ConfigError> {
+        let cfg: FibsConfig =
+            toml::from_str(text).map_err(|e| ConfigError::Parse(origin.to_string(), e))?;
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    /// Reads and parses a file.
+    pub fn load(path: &Path) -> Result<FibsConfig, ConfigError> {
+        let shown = path.display().to_string();
+        let text =
+            std::fs::read_to_string(path).map_err(|e| ConfigError::Read(shown.clone(), e))?;
+        FibsConfig::from_toml(&text, &shown)
+    }
+
+    fn validate(&self) -> Result<(), ConfigError> {
+        if self.client_name.is_empty() || self.client_name.contains(char::is_whitespace) {
+            return Err(ConfigError::Invalid(
+                "client_name must be one non-empty word".into(),
+            ));
+        }
+        let c = &self.connection;
+        if c.backoff_initial_ms == 0 || c.backoff_max_ms < c.backoff_initial_ms {
+            return Err(ConfigError::Invalid(
+                "backoff_initial_ms must be positive and at most backoff_max_ms".into(),
+            ));
+        }
+        if c.send_burst == 0 {
+            return Err(ConfigError::Invalid("send_burst must be at least 1".into()));
+        }
+        if self.play.engine.trim().is_empty() {
+            return Err(ConfigError::Invalid("play.engine must not be empty".into()));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shipped_config_parses() {
+        let text = include_str!("../../config/fibs.toml");
+        let cfg = FibsConfig::from_toml(text, "config/fibs.toml").unwrap();
+        assert!(cfg.invitations.max_length >= 1);
+    }
+
+    #[test]
+    fn unknown_keys_and_bad_values_are_rejected() {
+        assert!(FibsConfig::from_toml("colour = 1", "t").is_err());
+        assert!(FibsConfig::from_toml("[connection]\nsend_burst = 0", "t").is_err());
+        assert!(FibsConfig::from_toml("client_name = \"a b\"", "t").is_err());
+    }
+
+    #[test]
+    fn policy_follows_lists_and_limits() {
+        let p = InvitePolicy {
+            max_length: 7,
+            allow_unlimited: false,
+            allow: vec![],
+            deny: vec!["Spammer".into()],
+            resume_saved: true,
+        };
+        assert!(p.accepts("alice", InviteKind::Points(7)));
+        assert!(!p.accepts("alice", InviteKind::Points(9)));
+        assert!(!p.accepts("alice", InviteKind::Unlimited));
+        assert!(p.accepts("alice", InviteKind::Resume));
+        assert!(!p.accepts("spammer", InviteKind::Points(1)));
+        let only = InvitePolicy {
+            allow: vec!["bob".into()],
+            ..p
+        };
+        assert!(!only.accepts("alice", InviteKind::Points(3)));
+        assert!(only.accepts("bob", InviteKind::Points(3)));
+    }
+
+    #[test]
+    fn backoff_doubles_up_to_the_cap() {
+        let c = ConnectionConfig {
+            backoff_initial_ms: 100,
+            backoff_max_ms: 1000,
+            ..ConnectionConfig::default()
+        };
+        let waits: Vec<u64> = (0..6).map(|k| c.backoff(k).as_millis() as u64).collect();
+        assert_eq!(waits, vec![100, 200, 400, 800, 1000, 1000]);
+        assert_eq!(c.backoff(200).as_millis(), 1000);
+    }
+}

@@ -1,0 +1,15 @@
+//! The FIBS bot account: a CLIP client that plays on FIBS-style servers.
+//!
+//! [`clip`] turns the server's telnet-flavoured byte stream into classified lines,
+//! [`config`] holds the account settings and the invitation policy, and [`client`] runs
+//! the account: login, settings, invitations, the board-driven decision loop, pacing and
+//! reconnection. The decisions themselves come from a [`client::Brain`].
+
+pub mod brain;
+pub mod client;
+pub mod clip;
+pub mod config;
+
+pub use brain::SeatBrain;
+pub use client::{Brain, BrainError, Client, ClientStats, FibsError, Password};
+pub use config::{FibsConfig, InvitePolicy};

@@ -1,0 +1,1156 @@
+//! A FIBS-protocol test server, written from protocols.md section 4, for the bot client's
+//! integration tests.
+//!
+//! It behaves like the real thing where a client could notice: CRLF line ends, telnet
+//! negotiation bytes around the login prompt, a `login: ` prompt without newline, the
+//! CLIP login block, settings that start out wrong and change only through `set`/`toggle`/
+//! `back`, invitations (one the bot's policy must decline), boards in real-FIBS convention
+//! from the bot's view with colours drawn afresh every game, alternating bear-off echo
+//! styles (`off`, `home`), doubles both ways, the Crawford rule, resignation offers,
+//! an opponent who drops and comes back to resume the saved match, and restarts of the
+//! whole server with the match saved.
+//!
+//! The opponent (`alice`) is scripted: random legal plays from a seeded generator, doubles
+//! at chosen moments, a resignation offer at a chosen moment. The server referees every
+//! command the bot sends with `crate::game` rules and records what it saw in [`Log`].
+
+#![allow(dead_code, clippy::unwrap_used)]
+
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpListener;
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+use stargammon::game::{legal_plays, Dice, Play, Position};
+use stargammon::notation::{parse_move, FibsOrientation, MoveStyle};
+
+pub const OPPONENT: &str = "alice";
+pub const SPAMMER: &str = "spammer";
+
+/// How the scripted opponent and the server behave.
+#[derive(Debug, Clone)]
+pub struct Script {
+    pub seed: u64,
+    pub match_length: u32,
+    pub user: String,
+    pub password: String,
+    /// Keep inviting to new matches until a Crawford game and a double by each side have
+    /// been seen, at most this many matches.
+    pub max_matches: u32,
+    /// Alice doubles at her first chance in each game with this probability.
+    pub alice_double_prob: f64,
+    /// Alice offers to resign (a single game) at her turn number `.1` of game `.0`
+    /// (counting games over the whole run from 1).
+    pub resign_at: Option<(u32, u32)>,
+    /// Alice drops connection at her turn number `.1` of game `.0`, and logs in again
+    /// a moment later.
+    pub drop_at: Option<(u32, u32)>,
+    /// Ask the harness to restart the server after this many legal bot moves.
+    pub restart_after_bot_moves: Option<u32>,
+}
+
+impl Script {
+    pub fn new(seed: u64) -> Script {
+        Script {
+            seed,
+            match_length: 5,
+            user: "starbot".into(),
+            password: "s3cret-pw".into(),
+            max_matches: 4,
+            alice_double_prob: 0.7,
+            resign_at: None,
+            drop_at: None,
+            restart_after_bot_moves: None,
+        }
+    }
+}
+
+/// What the server observed.
+#[derive(Debug, Clone, Default)]
+pub struct Log {
+    pub logins: u32,
+    pub failed_logins: u32,
+    /// Every raw line the bot sent (the login line with its password masked).
+    pub received: Vec<String>,
+    pub password_seen: bool,
+    pub legal_moves: u32,
+    pub illegal_moves: Vec<String>,
+    /// Commands the bot sent when they were not allowed (not its turn, no double ...).
+    pub protocol_errors: Vec<String>,
+    pub joined_spammer: bool,
+    pub bot_doubles: u32,
+    pub alice_doubles: u32,
+    pub bot_takes: u32,
+    pub bot_drops: u32,
+    pub resign_offers: u32,
+    pub resign_accepted: u32,
+    pub crawford_games: u32,
+    pub crawford_doubles: u32,
+    pub games: Vec<(bool, u32)>,
+    /// Final scores (bot, alice) of each finished match.
+    pub matches: Vec<(u32, u32)>,
+    pub drops: u32,
+    pub resumes: u32,
+    pub restarts: u32,
+    pub colours: Vec<i8>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Bot,
+    Alice,
+}
+
+impl Side {
+    fn other(self) -> Side {
+        match self {
+            Side::Bot => Side::Alice,
+            Side::Alice => Side::Bot,
+        }
+    }
+    fn idx(self) -> usize {
+        match self {
+            Side::Bot => 0,
+            Side::Alice => 1,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Game {
+    /// The board from the bot's side (bot moves 24 -> 1 in these numbers).
+    bot_view: Position,
+    /// +1 O, -1 X.
+    bot_colour: i8,
+    turn: Side,
+    dice: Option<Dice>,
+    cube: u32,
+    owner: Option<Side>,
+    /// A double by this side awaits an answer.
+    pending_double: Option<Side>,
+    /// Alice offered to resign for this many points.
+    pending_resign: Option<u32>,
+    crawford: bool,
+    alice_turns: u32,
+    alice_doubled: bool,
+    number: u32,
+}
+
+#[derive(Debug, Clone)]
+struct MatchState {
+    score: [u32; 2],
+    crawford_done: bool,
+    game: Option<Game>,
+    /// Waiting for `join` between games.
+    between_games: bool,
+}
+
+/// The server's world: survives restarts (the match is saved).
+#[derive(Debug)]
+pub struct World {
+    script: Script,
+    rng: ChaCha8Rng,
+    pub log: Log,
+    online: bool,
+    logged_in: bool,
+    boardstyle: u32,
+    autoboard: bool,
+    autodouble: bool,
+    away: bool,
+    bell: bool,
+    crawford_setting: bool,
+    moreboards: bool,
+    ready: bool,
+    redoubles: String,
+    invited: Vec<String>,
+    alice_online: bool,
+    the_match: Option<MatchState>,
+    /// The match is saved (a drop or restart) and must be resumed.
+    saved: bool,
+    matches_started: u32,
+    games_started: u32,
+    pub finished: bool,
+    pub restart_requested: bool,
+    restart_done: bool,
+}
+
+fn line(s: impl Into<String>) -> String {
+    s.into()
+}
+
+impl World {
+    pub fn new(script: Script) -> World {
+        World {
+            rng: ChaCha8Rng::seed_from_u64(script.seed),
+            script,
+            log: Log::default(),
+            online: false,
+            logged_in: false,
+            boardstyle: 2,
+            autoboard: false,
+            autodouble: true,
+            away: true,
+            bell: true,
+            crawford_setting: false,
+            moreboards: false,
+            ready: false,
+            redoubles: "unlimited".into(),
+            invited: Vec::new(),
+            alice_online: true,
+            the_match: None,
+            saved: false,
+            matches_started: 0,
+            games_started: 0,
+            finished: false,
+            restart_requested: false,
+            restart_done: false,
+        }
+    }
+
+    fn settings_ok(&self) -> bool {
+        self.boardstyle == 3
+            && self.autoboard
+            && !self.autodouble
+            && !self.away
+            && !self.bell
+            && self.crawford_setting
+            && self.moreboards
+            && self.ready
+            && self.redoubles == "none"
+    }
+
+    fn own_info(&self) -> String {
+        let b = |x: bool| if x { "1" } else { "0" };
+        format!(
+            "2 {} 1 {} {} 0 {} {} {} 1 42 0 {} 0 1 1523.45 310 {} {} 1 0 UTC",
+            self.script.user,
+            b(self.autoboard),
+            b(self.autodouble),
+            b(self.away),
+            b(self.bell),
+            b(self.crawford_setting),
+            b(self.moreboards),
+            b(self.ready),
+            self.redoubles
+        )
+    }
+
+    /// The greeting sent on connect: banner, telnet bytes, prompt without newline.
+    pub fn greeting(&self) -> Vec<u8> {
+        let mut out = b"\r\nFIBS-style test server\r\n\r\n".to_vec();
+        out.extend_from_slice(&[0xFF, 0xFB, 0x01]); // IAC WILL ECHO
+        out.extend_from_slice(&[0xFF, 0xFC, 0x01]); // IAC WONT ECHO
+        out.extend_from_slice(b"login: ");
+        out
+    }
+
+    fn rng_die(&mut self) -> u8 {
+        self.rng.gen_range(1..=6)
+    }
+
+    fn roll(&mut self) -> Dice {
+        let a = self.rng_die();
+        let b = self.rng_die();
+        Dice::new(a, b).unwrap()
+    }
+
+    /// Handles one line from the bot; returns what to send back (and whether to close).
+    pub fn handle(&mut self, raw: &str) -> (Vec<String>, bool) {
+        let cmd = raw.trim();
+        let shown = if cmd.starts_with("login ") {
+            let parts: Vec<&str> = cmd.split_whitespace().collect();
+            format!(
+                "login {}",
+                parts
+                    .iter()
+                    .skip(1)
+                    .take(3)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            )
+        } else {
+            cmd.to_string()
+        };
+        if cmd.contains(&self.script.password) && !cmd.starts_with("login ") {
+            self.log.password_seen = true;
+        }
+        self.log.received.push(shown);
+        let mut out = Vec::new();
+        if !self.logged_in {
+            let parts: Vec<&str> = cmd.split_whitespace().collect();
+            if parts.len() == 5
+                && parts[0] == "login"
+                && parts[2] == "1008"
+                && parts[3] == self.script.user
+                && parts[4] == self.script.password
+            {
+                self.logged_in = true;
+                self.log.logins += 1;
+                out.push(format!("1 {} 1041253132 127.0.0.1", self.script.user));
+                out.push(self.own_info());
+                out.push(line("3"));
+                out.push(line("+--------------------------------------+"));
+                out.push(line("| Welcome to the FIBS-style test server |"));
+                out.push(line("+--------------------------------------+"));
+                out.push(line("4"));
+                out.push(format!(
+                    "5 {} - - 0 0 1612.20 2011 4 1041253100 127.0.0.1 - -",
+                    OPPONENT
+                ));
+                out.push(format!(
+                    "5 {} - - {} {} 1523.45 310 0 1041253132 127.0.0.1 stargammon -",
+                    self.script.user,
+                    u8::from(self.ready),
+                    u8::from(self.away)
+                ));
+                out.push(line("6"));
+                self.after_settings_change(&mut out);
+            } else {
+                self.log.failed_logins += 1;
+                out.push(line("login: "));
+            }
+            return (out, false);
+        }
+        let words: Vec<&str> = cmd.split_whitespace().collect();
+        let Some(&verb) = words.first() else {
+            return (out, false);
+        };
+        match verb {
+            "set" if words.len() == 3 => {
+                match words[1] {
+                    "boardstyle" => self.boardstyle = words[2].parse().unwrap_or(0),
+                    "redoubles" => self.redoubles = words[2].to_string(),
+                    _ => {}
+                }
+                out.push(format!("Value of '{}' set to {}.", words[1], words[2]));
+                self.after_settings_change(&mut out);
+            }
+            "toggle" if words.len() == 2 => {
+                let (name, value) = match words[1] {
+                    "autoboard" => ("autoboard", &mut self.autoboard),
+                    "autodouble" => ("autodouble", &mut self.autodouble),
+                    "bell" => ("bell", &mut self.bell),
+                    "crawford" => ("crawford", &mut self.crawford_setting),
+                    "moreboards" => ("moreboards", &mut self.moreboards),
+                    "ready" => ("ready", &mut self.ready),
+                    other => {
+                        out.push(format!("** Don't know how to toggle {other}"));
+                        return (out, false);
+                    }
+                };
+                *value = !*value;
+                let now = *value;
+                out.push(if name == "ready" {
+                    if now {
+                        line("You're now ready to invite or join someone.")
+                    } else {
+                        line("You're now refusing to play with someone.")
+                    }
+                } else {
+                    format!("** You {} {name}.", if now { "set" } else { "unset" })
+                });
+                self.after_settings_change(&mut out);
+            }
+            "back" => {
+                self.away = false;
+                out.push(line("Welcome back."));
+                self.after_settings_change(&mut out);
+            }
+            "bye" => {
+                out.push(line("Goodbye."));
+                return (out, true);
+            }
+            "join" => self.cmd_join(&words, &mut out),
+            "invite" => self.cmd_invite(&words, &mut out),
+            "board" => match self.game() {
+                Some(_) => out.push(self.board_line()),
+                None => out.push(line("** You're not playing.")),
+            },
+            "roll" => self.cmd_roll(&mut out),
+            "double" => self.cmd_double(&mut out),
+            "accept" => self.cmd_accept(&mut out),
+            "reject" => self.cmd_reject(&mut out),
+            "move" => self.cmd_move(&words[1..], raw, &mut out),
+            "leave" => out.push(line("** You're not playing.")),
+            _ => out.push(format!("** Unknown command: '{verb}'")),
+        }
+        (out, false)
+    }
+
+    fn error(&mut self, out: &mut Vec<String>, what: &str, cmd: &str) {
+        self.log.protocol_errors.push(format!("{cmd}: {what}"));
+        out.push(format!("** {what}"));
+    }
+
+    fn after_settings_change(&mut self, out: &mut Vec<String>) {
+        if !self.settings_ok() || self.finished {
+            return;
+        }
+        if self.the_match.is_some() && self.saved && self.alice_online {
+            if !self.invited.iter().any(|n| n == OPPONENT) {
+                self.invited.push(OPPONENT.into());
+                out.push(format!(
+                    "{OPPONENT} wants to resume a saved match with you."
+                ));
+                out.push(format!("Type 'join {OPPONENT}' to accept."));
+            }
+            return;
+        }
+        if self.the_match.is_none() && self.invited.is_empty() {
+            self.invite_new(out);
+        }
+    }
+
+    fn invite_new(&mut self, out: &mut Vec<String>) {
+        if self.matches_started == 0 {
+            // An invitation the bot's policy must decline.
+            self.invited.push(SPAMMER.into());
+            out.push(format!(
+                "{SPAMMER} wants to play a 99 point match with you."
+            ));
+            out.push(format!("Type 'join {SPAMMER}' to accept."));
+        }
+        self.invited.push(OPPONENT.into());
+        out.push(format!(
+            "{OPPONENT} wants to play a {} point match with you.",
+            self.script.match_length
+        ));
+        out.push(format!("Type 'join {OPPONENT}' to accept."));
+    }
+
+    fn game(&self) -> Option<&Game> {
+        self.the_match.as_ref().and_then(|m| m.game.as_ref())
+    }
+
+    fn game_mut(&mut self) -> Option<&mut Game> {
+        self.the_match.as_mut().and_then(|m| m.game.as_mut())
+    }
+
+    fn cmd_join(&mut self, words: &[&str], out: &mut Vec<String>) {
+        if words.len() == 1 {
+            let between = self.the_match.as_ref().is_some_and(|m| m.between_games);
+            if between && !self.saved {
+                self.the_match.as_mut().unwrap().between_games = false;
+                self.start_game(out);
+            } else {
+                self.error(out, "Error: nobody invited you.", "join");
+            }
+            return;
+        }
+        let name = words[1];
+        if !self.invited.iter().any(|n| n == name) {
+            // Harmless (e.g. the invitation was already used by an `invite`): not counted.
+            out.push(format!("** Error: {name} didn't invite you."));
+            return;
+        }
+        self.invited.clear();
+        if name == SPAMMER {
+            self.log.joined_spammer = true;
+            out.push(format!(
+                "** You are now playing a 99 point match with {SPAMMER}"
+            ));
+            return;
+        }
+        self.begin_with_alice(out);
+    }
+
+    fn cmd_invite(&mut self, words: &[&str], out: &mut Vec<String>) {
+        if words.len() < 2 {
+            out.push(line("** invite who?"));
+            return;
+        }
+        if words[1] != OPPONENT || !self.alice_online {
+            out.push(format!("** There is no one called {}.", words[1]));
+            return;
+        }
+        if self.the_match.is_some() && !self.saved {
+            out.push(line("** You are already playing."));
+            return;
+        }
+        // Alice accepts at once.
+        self.invited.clear();
+        self.begin_with_alice(out);
+    }
+
+    fn begin_with_alice(&mut self, out: &mut Vec<String>) {
+        let len = self.script.match_length;
+        if self.the_match.is_some() && self.saved {
+            self.saved = false;
+            self.log.resumes += 1;
+            out.push(format!(
+                "** Player {OPPONENT} has joined you for a {len} point match."
+            ));
+            out.push(line("Your running match was loaded."));
+            // If alice is to act, she carries on now.
+            let alice_to_act = self.game().is_some_and(|g| {
+                g.turn == Side::Alice && g.pending_double.is_none() && g.pending_resign.is_none()
+            });
+            if alice_to_act {
+                self.alice_turn(out);
+            } else if self.the_match.as_ref().is_some_and(|m| m.between_games) {
+                out.push(line(
+                    "Type 'join' if you want to play the next game, type 'leave' if you don't.",
+                ));
+            }
+            return;
+        }
+        self.matches_started += 1;
+        self.the_match = Some(MatchState {
+            score: [0, 0],
+            crawford_done: false,
+            game: None,
+            between_games: false,
+        });
+        out.push(format!(
+            "** Player {OPPONENT} has joined you for a {len} point match."
+        ));
+        self.start_game(out);
+    }
+
+    fn may_double(&self, side: Side) -> bool {
+        let Some(m) = self.the_match.as_ref() else {
+            return false;
+        };
+        let Some(g) = m.game.as_ref() else {
+            return false;
+        };
+        if g.crawford || g.owner == Some(side.other()) || g.pending_double.is_some() {
+            return false;
+        }
+        let away = self.script.match_length - m.score[side.idx()];
+        g.cube < away
+    }
+
+    fn start_game(&mut self, out: &mut Vec<String>) {
+        self.games_started += 1;
+        let len = self.script.match_length;
+        let m = self.the_match.as_mut().unwrap();
+        let crawford = !m.crawford_done && m.score.iter().any(|&s| s + 1 == len);
+        if crawford {
+            m.crawford_done = true;
+            self.log.crawford_games += 1;
+        }
+        let bot_colour = if self.rng.gen_bool(0.5) { 1 } else { -1 };
+        self.log.colours.push(bot_colour);
+        let (a, b) = loop {
+            let a = self.rng_die();
+            let b = self.rng_die();
+            if a != b {
+                break (a, b);
+            }
+        };
+        let starter = if a > b { Side::Bot } else { Side::Alice };
+        let number = self.games_started;
+        self.the_match.as_mut().unwrap().game = Some(Game {
+            bot_view: Position::OPENING,
+            bot_colour,
+            turn: starter,
+            dice: Some(Dice::new(a, b).unwrap()),
+            cube: 1,
+            owner: None,
+            pending_double: None,
+            pending_resign: None,
+            crawford,
+            alice_turns: 0,
+            alice_doubled: false,
+            number,
+        });
+        out.push(format!("Starting a new game with {OPPONENT}."));
+        out.push(format!("You rolled {a}, {OPPONENT} rolled {b}."));
+        if starter == Side::Bot {
+            out.push(line("It's your turn to move."));
+            self.after_bot_roll(out);
+        } else {
+            out.push(format!("{OPPONENT} makes the first move."));
+            self.alice_play(out);
+        }
+    }
+
+    /// The bot's turn starts: roll-or-double question, or an automatic roll.
+    fn bot_turn_begin(&mut self, out: &mut Vec<String>) {
+        let may = self.may_double(Side::Bot);
+        {
+            let g = self.game_mut().unwrap();
+            g.turn = Side::Bot;
+            g.dice = None;
+        }
+        if may {
+            out.push(self.board_line());
+            out.push(line("It's your turn. Please roll or double."));
+        } else {
+            let d = self.roll();
+            self.game_mut().unwrap().dice = Some(d);
+            out.push(format!("You roll {} and {}.", d.high(), d.low()));
+            self.after_bot_roll(out);
+        }
+    }
+
+    fn after_bot_roll(&mut self, out: &mut Vec<String>) {
+        let g = self.game().unwrap();
+        let dice = g.dice.unwrap();
+        let plays = legal_plays(&g.bot_view, dice);
+        let n = plays.iter().map(|p| p.steps().len()).max().unwrap_or(0);
+        if n == 0 {
+            out.push(line("You can't move."));
+            self.alice_turn(out);
+        } else {
+            out.push(self.board_line());
+            out.push(format!("Please move {n} pieces."));
+        }
+    }
+
+    fn cmd_roll(&mut self, out: &mut Vec<String>) {
+        let ok = self
+            .game()
+            .is_some_and(|g| g.turn == Side::Bot && g.dice.is_none() && g.pending_double.is_none())
+            && !self.saved;
+        if !ok {
+            self.error(out, "It's not your turn to roll.", "roll");
+            return;
+        }
+        let d = self.roll();
+        self.game_mut().unwrap().dice = Some(d);
+        out.push(format!("You roll {} and {}.", d.high(), d.low()));
+        self.after_bot_roll(out);
+    }
+
+    fn cmd_double(&mut self, out: &mut Vec<String>) {
+        let ok = self
+            .game()
+            .is_some_and(|g| g.turn == Side::Bot && g.dice.is_none())
+            && self.may_double(Side::Bot)
+            && !self.saved;
+        if !ok {
+            self.error(out, "You can't double.", "double");
+            return;
+        }
+        self.log.bot_doubles += 1;
+        out.push(format!(
+            "You double. Please wait for {OPPONENT} to accept or reject."
+        ));
+        // Alice takes unless she is far behind in the race.
+        let g = self.game().unwrap();
+        let alice_pips = g.bot_view.opp_pips() as i64;
+        let bot_pips = g.bot_view.pips() as i64;
+        let take = alice_pips - bot_pips < 40;
+        if take {
+            let g = self.game_mut().unwrap();
+            g.cube *= 2;
+            g.owner = Some(Side::Alice);
+            let c = g.cube;
+            out.push(format!(
+                "{OPPONENT} accepts the double. The cube shows {c}."
+            ));
+            out.push(self.board_line());
+        } else {
+            out.push(format!("{OPPONENT} refuses the double."));
+            let c = self.game().unwrap().cube;
+            self.game_over(Side::Bot, c, out);
+        }
+    }
+
+    fn cmd_accept(&mut self, out: &mut Vec<String>) {
+        if self.saved {
+            self.error(out, "You're not playing.", "accept");
+            return;
+        }
+        let Some(g) = self.game() else {
+            self.error(out, "You're not playing.", "accept");
+            return;
+        };
+        if let Some(points) = g.pending_resign {
+            self.log.resign_accepted += 1;
+            self.game_mut().unwrap().pending_resign = None;
+            self.game_over(Side::Bot, points, out);
+            return;
+        }
+        if g.pending_double == Some(Side::Alice) {
+            self.log.bot_takes += 1;
+            let g = self.game_mut().unwrap();
+            g.pending_double = None;
+            g.cube *= 2;
+            g.owner = Some(Side::Bot);
+            let c = g.cube;
+            out.push(format!("You accept the double. The cube shows {c}."));
+            self.alice_play(out);
+            return;
+        }
+        self.error(out, "There's nothing to accept.", "accept");
+    }
+
+    fn cmd_reject(&mut self, out: &mut Vec<String>) {
+        if self.saved {
+            self.error(out, "You're not playing.", "reject");
+            return;
+        }
+        let Some(g) = self.game().cloned() else {
+            self.error(out, "You're not playing.", "reject");
+            return;
+        };
+        if g.pending_resign.is_some() {
+            self.game_mut().unwrap().pending_resign = None;
+            out.push(line("You reject. The game continues."));
+            self.alice_play(out);
+            return;
+        }
+        if g.pending_double == Some(Side::Alice) {
+            self.log.bot_drops += 1;
+            let c = g.cube;
+            self.game_mut().unwrap().pending_double = None;
+            out.push(line("You give up."));
+            self.game_over(Side::Alice, c, out);
+            return;
+        }
+        self.error(out, "There's nothing to reject.", "reject");
+    }
+
+    /// Turns the bot's absolute FIBS move into a position and checks it is a legal play.
+    fn cmd_move(&mut self, parts: &[&str], raw: &str, out: &mut Vec<String>) {
+        let ok = !self.saved
+            && self
+                .game()
+                .is_some_and(|g| g.turn == Side::Bot && g.dice.is_some());
+        if !ok {
+            self.error(out, "It's not your turn to move.", raw);
+            return;
+        }
+        let g = self.game().unwrap().clone();
+        let dice = g.dice.unwrap();
+        let plays = legal_plays(&g.bot_view, dice);
+        // The bot moves 24 -> 1 on the board array when it is O (direction -1).
+        let orientation = FibsOrientation::from_direction(-(g.bot_colour as i32));
+        let parsed = parse_move(
+            &parts.join(" "),
+            &g.bot_view,
+            dice,
+            MoveStyle::Fibs(orientation),
+        )
+        .ok()
+        .map(|p| p.position);
+        match parsed {
+            Some(after) if plays.iter().any(|p| p.position == after) => {
+                self.log.legal_moves += 1;
+                if let Some(limit) = self.script.restart_after_bot_moves {
+                    if self.log.legal_moves >= limit && !self.restart_done {
+                        self.restart_done = true;
+                        self.restart_requested = true;
+                    }
+                }
+                let gm = self.game_mut().unwrap();
+                gm.bot_view = after;
+                gm.dice = None;
+                if let Some(result) = after.mover_result() {
+                    let c = gm.cube;
+                    self.game_over(Side::Bot, c * result.points() as u32, out);
+                } else {
+                    self.alice_turn(out);
+                }
+            }
+            _ => {
+                self.log.illegal_moves.push(format!(
+                    "{raw} on {} with {}-{} (bot colour {})",
+                    g.bot_view.debug_string(),
+                    dice.high(),
+                    dice.low(),
+                    g.bot_colour
+                ));
+                out.push(format!(
+                    "** You must give {} moves.",
+                    plays.iter().map(|p| p.steps().len()).max().unwrap_or(0)
+                ));
+            }
+        }
+    }
+
+    /// Alice's turn: maybe drop, resign, double; then roll and play.
+    fn alice_turn(&mut self, out: &mut Vec<String>) {
+        let (number, turns) = {
+            let g = self.game_mut().unwrap();
+            g.turn = Side::Alice;
+            g.dice = None;
+            g.alice_turns += 1;
+            (g.number, g.alice_turns)
+        };
+        if self.script.drop_at == Some((number, turns)) && self.log.drops == 0 {
+            self.log.drops += 1;
+            self.saved = true;
+            self.alice_online = false;
+            self.game_mut().unwrap().alice_turns -= 1;
+            out.push(format!("{OPPONENT} drops connection. The game was saved."));
+            return;
+        }
+        if self.script.resign_at == Some((number, turns)) {
+            let c = self.game().unwrap().cube;
+            self.log.resign_offers += 1;
+            self.game_mut().unwrap().pending_resign = Some(c);
+            out.push(format!(
+                "{OPPONENT} wants to resign. You will win {c} point{}. Type 'accept' or 'reject'.",
+                if c == 1 { "" } else { "s" }
+            ));
+            return;
+        }
+        let first_chance = !self.game().unwrap().alice_doubled;
+        if self.may_double(Side::Alice)
+            && first_chance
+            && self.rng.gen_bool(self.script.alice_double_prob)
+        {
+            self.log.alice_doubles += 1;
+            let g = self.game_mut().unwrap();
+            g.alice_doubled = true;
+            g.pending_double = Some(Side::Alice);
+            out.push(format!("{OPPONENT} doubles. Type 'accept' or 'reject'."));
+            return;
+        }
+        if self.may_double(Side::Alice) {
+            self.game_mut().unwrap().alice_doubled = true;
+        }
+        self.alice_play(out);
+    }
+
+    /// Alice rolls (unless the opening roll is set) and plays a random legal play.
+    fn alice_play(&mut self, out: &mut Vec<String>) {
+        let dice = match self.game().unwrap().dice {
+            Some(d) if self.game().unwrap().alice_turns == 0 => d,
+            _ => {
+                let d = self.roll();
+                out.push(format!("{OPPONENT} rolls {} and {}.", d.high(), d.low()));
+                d
+            }
+        };
+        let g = self.game().unwrap().clone();
+        let view = g.bot_view.swap();
+        let plays = legal_plays(&view, dice);
+        let play: Play = *plays.choose(&mut self.rng).unwrap();
+        let home_word = if g.number % 2 == 0 { "off" } else { "home" };
+        if play.steps().is_empty() {
+            out.push(format!("{OPPONENT} can't move."));
+        } else {
+            let text: Vec<String> = play
+                .steps()
+                .iter()
+                .map(|s| {
+                    let abs = |rel: u8| -> String {
+                        // Alice's point p is the bot's point 25 - p; the bot's point q is
+                        // absolute q when the bot is O, 25 - q when it is X.
+                        if g.bot_colour == 1 {
+                            (25 - rel).to_string()
+                        } else {
+                            rel.to_string()
+                        }
+                    };
+                    let from = if s.from == 25 {
+                        "bar".to_string()
+                    } else {
+                        abs(s.from)
+                    };
+                    let to = if s.to == 0 {
+                        home_word.to_string()
+                    } else {
+                        abs(s.to)
+                    };
+                    format!("{from}-{to}")
+                })
+                .collect();
+            out.push(format!("{OPPONENT} moves {} .", text.join(" ")));
+        }
+        let after = play.position;
+        {
+            let gm = self.game_mut().unwrap();
+            gm.bot_view = after.swap();
+            gm.alice_turns = gm.alice_turns.max(1);
+        }
+        if let Some(result) = after.mover_result() {
+            let c = self.game().unwrap().cube;
+            self.game_over(Side::Alice, c * result.points() as u32, out);
+        } else {
+            self.bot_turn_begin(out);
+        }
+    }
+
+    fn game_over(&mut self, winner: Side, points: u32, out: &mut Vec<String>) {
+        let len = self.script.match_length;
+        self.log.games.push((winner == Side::Bot, points));
+        match winner {
+            Side::Bot => out.push(format!(
+                "You win the game and get {points} point{}. Congratulations!",
+                if points == 1 { "" } else { "s" }
+            )),
+            Side::Alice => out.push(format!(
+                "{OPPONENT} wins the game and gets {points} point{}. Sorry.",
+                if points == 1 { "" } else { "s" }
+            )),
+        }
+        let m = self.the_match.as_mut().unwrap();
+        m.score[winner.idx()] += points;
+        m.game = None;
+        let [me, her] = m.score;
+        out.push(format!(
+            "score in {len} point match: You-{me} {OPPONENT}-{her}"
+        ));
+        if me >= len || her >= len {
+            if me >= len {
+                out.push(format!("You win the {len} point match {me}-{her} ."));
+            } else {
+                out.push(format!(
+                    "{OPPONENT} wins the {len} point match {her}-{me} ."
+                ));
+            }
+            self.log.matches.push((me, her));
+            self.the_match = None;
+            let enough =
+                self.log.crawford_games > 0 && self.log.bot_doubles + self.log.alice_doubles > 0;
+            if enough || self.matches_started >= self.script.max_matches {
+                self.finished = true;
+            } else {
+                self.invite_new(out);
+            }
+        } else {
+            m.between_games = true;
+            out.push(line(
+                "Type 'join' if you want to play the next game, type 'leave' if you don't.",
+            ));
+        }
+    }
+
+    /// Alice comes back after a drop.
+    pub fn alice_returns(&mut self) -> Vec<String> {
+        if self.alice_online {
+            return Vec::new();
+        }
+        self.alice_online = true;
+        vec![format!("7 {OPPONENT} {OPPONENT} logs in.")]
+    }
+
+    /// The server goes down: the match is saved, the bot is logged out.
+    pub fn shut_down(&mut self) {
+        self.logged_in = false;
+        self.invited.clear();
+        if self.the_match.is_some() {
+            self.saved = true;
+        }
+        self.log.restarts += 1;
+    }
+
+    /// The connection to the bot closed without a server restart.
+    pub fn bot_disconnected(&mut self) {
+        self.logged_in = false;
+        self.invited.clear();
+        if self.the_match.is_some() {
+            self.saved = true;
+        }
+    }
+
+    /// The board from the bot's view in real-FIBS convention (boardstyle 3).
+    pub fn board_line(&self) -> String {
+        let m = self.the_match.as_ref().unwrap();
+        let g = m.game.as_ref().unwrap();
+        let len = self.script.match_length;
+        let col = g.bot_colour;
+        // Absolute board: O moves 24 -> 1 with its bar in slot 25; X moves 1 -> 24 with its
+        // bar in slot 0. Positive = O, negative = X.
+        let s = g.bot_view.slots();
+        let mut board = [0i32; 26];
+        for i in 0..26 {
+            board[i] = if col == 1 {
+                s[i] as i32
+            } else {
+                -(s[25 - i] as i32)
+            };
+        }
+        let turn = match (g.pending_double, g.turn) {
+            (Some(Side::Alice), _) => -col,
+            (Some(Side::Bot), _) => col,
+            (None, Side::Bot) => col,
+            (None, Side::Alice) => -col,
+        } as i32;
+        let (my_dice, opp_dice) = match (g.turn, g.dice) {
+            (Side::Bot, Some(d)) => ((d.high(), d.low()), (0, 0)),
+            (Side::Alice, Some(d)) => ((0, 0), (d.high(), d.low())),
+            _ => ((0, 0), (0, 0)),
+        };
+        let can_move = match (g.turn, g.dice) {
+            (Side::Bot, Some(d)) => legal_plays(&g.bot_view, d)
+                .iter()
+                .map(|p| p.steps().len())
+                .max()
+                .unwrap_or(0),
+            _ => 0,
+        };
+        let direction = -col as i32;
+        let (home, bar) = if direction == -1 { (0, 25) } else { (25, 0) };
+        let mut t: Vec<String> = vec![
+            "board".into(),
+            "You".into(),
+            OPPONENT.into(),
+            len.to_string(),
+            m.score[0].to_string(),
+            m.score[1].to_string(),
+        ];
+        t.extend(board.iter().map(|c| c.to_string()));
+        t.push(turn.to_string());
+        t.push(my_dice.0.to_string());
+        t.push(my_dice.1.to_string());
+        t.push(opp_dice.0.to_string());
+        t.push(opp_dice.1.to_string());
+        t.push(g.cube.to_string());
+        t.push(u8::from(self.cube_access(Side::Bot)).to_string());
+        t.push(u8::from(self.cube_access(Side::Alice)).to_string());
+        t.push(u8::from(g.pending_double == Some(Side::Alice)).to_string());
+        t.push(col.to_string());
+        t.push(direction.to_string());
+        t.push(home.to_string());
+        t.push(bar.to_string());
+        t.push(g.bot_view.off().to_string());
+        t.push(g.bot_view.opp_off().to_string());
+        t.push(g.bot_view.bar().to_string());
+        t.push(g.bot_view.opp_bar().to_string());
+        t.push(can_move.to_string());
+        t.push("0".into());
+        t.push(u8::from(m.crawford_done && !g.crawford).to_string());
+        t.push("0".into());
+        assert_eq!(t.len(), 53);
+        t.join(":")
+    }
+
+    /// Cube access ignoring a pending double (what the may-double tokens show).
+    fn cube_access(&self, side: Side) -> bool {
+        let Some(m) = self.the_match.as_ref() else {
+            return false;
+        };
+        let Some(g) = m.game.as_ref() else {
+            return false;
+        };
+        if g.crawford || g.owner == Some(side.other()) {
+            return false;
+        }
+        let away = self.script.match_length - m.score[side.idx()];
+        g.cube < away
+    }
+}
+
+/// A running server (one listener plus its connections).
+pub struct FibsTestServer {
+    pub addr: SocketAddr,
+    pub world: Arc<Mutex<World>>,
+    tasks: Arc<Mutex<Vec<JoinHandle<()>>>>,
+    listener_task: JoinHandle<()>,
+}
+
+impl FibsTestServer {
+    /// Starts a server on `addr` (port 0 for any) over `world`.
+    pub async fn start(addr: &str, world: Arc<Mutex<World>>) -> FibsTestServer {
+        let listener = TcpListener::bind(addr).await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        world.lock().unwrap().online = true;
+        let tasks: Arc<Mutex<Vec<JoinHandle<()>>>> = Arc::new(Mutex::new(Vec::new()));
+        let w = world.clone();
+        let t = tasks.clone();
+        let listener_task = tokio::spawn(async move {
+            loop {
+                let Ok((stream, _)) = listener.accept().await else {
+                    return;
+                };
+                let w2 = w.clone();
+                let handle = tokio::spawn(serve_connection(stream, w2));
+                t.lock().unwrap().push(handle);
+            }
+        });
+        FibsTestServer {
+            addr,
+            world,
+            tasks,
+            listener_task,
+        }
+    }
+
+    /// Stops the listener and drops every connection (the match stays saved).
+    pub async fn stop(self) -> (SocketAddr, Arc<Mutex<World>>) {
+        self.listener_task.abort();
+        let _ = self.listener_task.await;
+        let handles: Vec<JoinHandle<()>> = std::mem::take(&mut *self.tasks.lock().unwrap());
+        for h in handles {
+            h.abort();
+            let _ = h.await;
+        }
+        {
+            let mut w = self.world.lock().unwrap();
+            w.online = false;
+            w.shut_down();
+        }
+        (self.addr, self.world)
+    }
+}
+
+async fn serve_connection(stream: tokio::net::TcpStream, world: Arc<Mutex<World>>) {
+    let (mut reader, mut writer) = stream.into_split();
+    let (tx, mut rx) = mpsc::unbounded_channel::<Vec<u8>>();
+    let greeting = world.lock().unwrap().greeting();
+    let _ = tx.send(greeting);
+    let writer_task = tokio::spawn(async move {
+        while let Some(bytes) = rx.recv().await {
+            if writer.write_all(&bytes).await.is_err() {
+                return;
+            }
+        }
+    });
+    let mut pending: Vec<u8> = Vec::new();
+    let mut buf = [0u8; 4096];
+    let mut closed_by_bye = false;
+    'outer: loop {
+        let n = match reader.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        pending.extend_from_slice(&buf[..n]);
+        while let Some(pos) = pending.iter().position(|&b| b == b'\n') {
+            let raw: Vec<u8> = pending.drain(..=pos).collect();
+            let text = String::from_utf8_lossy(&raw).trim_end().to_string();
+            let (lines, close, alice_gone) = {
+                let mut w = world.lock().unwrap();
+                let before = w.alice_online;
+                let (lines, close) = w.handle(&text);
+                (lines, close, before && !w.alice_online)
+            };
+            let mut bytes = Vec::new();
+            for l in &lines {
+                if l == "login: " {
+                    bytes.extend_from_slice(b"login: ");
+                } else {
+                    bytes.extend_from_slice(l.as_bytes());
+                    bytes.extend_from_slice(b"\r\n");
+                }
+            }
+            let _ = tx.send(bytes);
+            if alice_gone {
+                let tx2 = tx.clone();
+                let w2 = world.clone();
+                tokio::spawn(async move {
+                    tokio::time::sleep(Duration::from_millis(300)).await;
+                    let lines = w2.lock().unwrap().alice_returns();
+                    let mut bytes = Vec::new();
+                    for l in lines {
+                        bytes.extend_from_slice(l.as_bytes());
+                        bytes.extend_from_slice(b"\r\n");
+                    }
+                    let _ = tx2.send(bytes);
+                });
+            }
+            if close {
+                closed_by_bye = true;
+                break 'outer;
+            }
+        }
+    }
+    drop(tx);
+    let _ = writer_task.await;
+    let _ = closed_by_bye;
+    world.lock().unwrap().bot_disconnected();
+}

@@ -1,0 +1,101 @@
+//! The .mat files the match runner writes can be imported by gnubg, and gnubg reads the
+//! same games and final score from them.
+
+#![allow(clippy::unwrap_used)]
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use stargammon::arena::referee::{play_match, write_mat, DiceStream, Reply, Seat, SeatError};
+use stargammon::game::{legal_plays, Decision, MatchState};
+
+const GNUBG: &str = "/usr/games/gnubg";
+
+/// Random legal plays, doubles now and then, takes most doubles.
+struct RandomSeat(ChaCha8Rng);
+
+impl Seat for RandomSeat {
+    fn name(&self) -> String {
+        "random".into()
+    }
+    fn act(&mut self, state: &MatchState) -> Result<Reply, SeatError> {
+        Ok(match state.decision {
+            Decision::Move(d) => {
+                Reply::Move(*legal_plays(&state.position, d).choose(&mut self.0).unwrap())
+            }
+            Decision::DoubleOrRoll if self.0.gen_bool(0.15) => Reply::Double,
+            Decision::TakeOrDrop if self.0.gen_bool(0.3) => Reply::Drop,
+            Decision::TakeOrDrop => Reply::Take,
+            _ => Reply::Roll,
+        })
+    }
+}
+
+fn gnubg_available() -> bool {
+    let present = std::path::Path::new(GNUBG).exists();
+    if !present && std::env::var("CI").as_deref() == Ok("true") {
+        panic!("gnubg is required under CI=true but {GNUBG} is missing");
+    }
+    present
+}
+
+#[test]
+fn gnubg_imports_written_matches_with_the_same_score() {
+    if !gnubg_available() {
+        eprintln!("gnubg missing: skipped outside CI");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("stargammon-mat-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for seed in 0..8u64 {
+        let mut a = RandomSeat(ChaCha8Rng::seed_from_u64(seed));
+        let mut b = RandomSeat(ChaCha8Rng::seed_from_u64(seed + 10));
+        let mut seats: [&mut dyn Seat; 2] = [&mut a, &mut b];
+        let record = play_match(
+            &mut seats,
+            &mut DiceStream::new(seed),
+            5,
+            true,
+            ["alpha".into(), "beta".into()],
+        );
+        let path = dir.join(format!("m{seed}.mat"));
+        let mut f = std::fs::File::create(&path).unwrap();
+        write_mat(&mut f, 5, std::slice::from_ref(&record)).unwrap();
+        drop(f);
+
+        let mut child = Command::new(GNUBG)
+            .args(["-t", "-q", "-r"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let script = format!(
+            "set display off\nimport mat {}\nshow score\n",
+            path.display()
+        );
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(script.as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).to_string()
+            + &String::from_utf8_lossy(&out.stderr);
+        let mat = std::fs::read_to_string(&path).unwrap();
+        let expected = format!("alpha {}, beta {}", record.score[0], record.score[1]);
+        assert!(
+            text.contains(&expected),
+            "gnubg did not read the final score {expected}:\n{text}\n--- file:\n{mat}"
+        );
+        let games = record.games.len();
+        assert!(
+            text.contains(&format!("after {games} game")),
+            "gnubg read a different number of games than {games}:\n{text}"
+        );
+    }
+}
