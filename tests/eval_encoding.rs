@@ -187,3 +187,81 @@ fn fast_shot_counter_agrees_with_move_generation() {
     assert!(r1 > 0.97, "at least one hit: {r1}");
     assert!(r2 > 0.95, "two hits: {r2}");
 }
+
+/// The escape count written the slow, obvious way.
+fn escape_reference(pos: &Position, p: usize) -> f32 {
+    let s = pos.slots();
+    let blocked = |q: i32| (1..=24).contains(&q) && s[q as usize] <= -2;
+    let lo = p.saturating_sub(12).max(1);
+    let lowest = (lo..p).find(|&q| blocked(q as i32));
+    let Some(lowest) = lowest else {
+        return 1.0;
+    };
+    let p = p as i32;
+    let mut count = 0;
+    for d in ALL_ROLLS {
+        let (a, b) = (d.high() as i32, d.low() as i32);
+        let mut best = p;
+        if a != b {
+            for (x, y) in [(a, b), (b, a)] {
+                if !blocked(p - x) {
+                    best = best.min(p - x);
+                    if !blocked(p - x - y) {
+                        best = best.min(p - x - y);
+                    }
+                }
+            }
+        } else {
+            let mut q = p;
+            for _ in 0..4 {
+                if blocked(q - a) {
+                    break;
+                }
+                q -= a;
+            }
+            best = q;
+        }
+        if best < lowest as i32 {
+            count += d.weight();
+        }
+    }
+    count as f32 / 36.0
+}
+
+#[test]
+fn table_driven_escapes_match_the_reference() {
+    let positions = stargammon::bench::random_game_positions(21, 40);
+    let mut checked = 0;
+    for (pos, _) in &positions {
+        for q in [pos.swap(), *pos] {
+            for p in 1..=25 {
+                if q.slots()[p] > 0 {
+                    assert_eq!(
+                        escape_probability(&q, p),
+                        escape_reference(&q, p),
+                        "{q:?} {p}"
+                    );
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked > 1000);
+}
+
+#[test]
+fn shot_probabilities_sum_the_per_roll_answers() {
+    for (pos, _) in stargammon::bench::random_game_positions(31, 40) {
+        let (mut one, mut two) = (0, 0);
+        for d in ALL_ROLLS {
+            let (a, b) = hits_with(&pos, d);
+            one += a as u32 * d.weight();
+            two += b as u32 * d.weight();
+        }
+        assert_eq!(
+            hit_probabilities(&pos),
+            (one as f32 / 36.0, two as f32 / 36.0),
+            "{pos:?}"
+        );
+    }
+}

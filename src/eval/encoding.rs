@@ -139,6 +139,7 @@ struct Masks {
     blocked: u32,
 }
 
+#[inline]
 fn masks(pos: &Position) -> Masks {
     let s = pos.slots();
     let mut m = Masks {
@@ -147,19 +148,16 @@ fn masks(pos: &Position) -> Masks {
         blots: 0,
         blocked: 0,
     };
-    for p in 1..=25 {
+    // Branch-free: the board is read on every evaluation and its pattern is random.
+    for p in 1..=24 {
         let n = s[p];
-        if n > 0 {
-            m.sources |= 1 << p;
-            if n >= 2 {
-                m.multi |= 1 << p;
-            }
-        } else if n == -1 && p <= 24 {
-            m.blots |= 1 << p;
-        } else if n <= -2 {
-            m.blocked |= 1 << p;
-        }
+        m.sources |= ((n > 0) as u32) << p;
+        m.multi |= ((n >= 2) as u32) << p;
+        m.blots |= ((n == -1) as u32) << p;
+        m.blocked |= ((n <= -2) as u32) << p;
     }
+    m.sources |= ((s[25] > 0) as u32) << 25;
+    m.multi |= ((s[25] >= 2) as u32) << 25;
     m
 }
 
@@ -174,6 +172,7 @@ pub fn hits_with(pos: &Position, dice: Dice) -> (bool, bool) {
 
 const BOARD: u32 = 0x01FF_FFFE; // bits 1..=24
 
+#[inline(always)]
 fn hits_masks(m: &Masks, bar: u8, dice: Dice) -> (bool, bool) {
     let open = !m.blocked & BOARD;
     let (d1, d2) = (dice.high() as u32, dice.low() as u32);
@@ -288,14 +287,54 @@ pub fn hit_probabilities(pos: &Position) -> (f32, f32) {
     let bar = pos.bar();
     let mut one = 0;
     let mut two = 0;
-    for d in ALL_ROLLS {
-        let (a, b) = hits_masks(&m, bar, d);
-        if a {
-            one += d.weight();
+    if bar > 0 {
+        for d in ALL_ROLLS {
+            let (a, b) = hits_masks(&m, bar, d);
+            if a {
+                one += d.weight();
+            }
+            if b {
+                two += d.weight();
+            }
         }
-        if b {
-            two += d.weight();
+        return (one as f32 / 36.0, two as f32 / 36.0);
+    }
+    // No checker on the bar: the same rules as `hits_masks`, with the per-die masks
+    // computed once instead of once per roll.
+    let open = !m.blocked & BOARD;
+    let s = m.sources & BOARD;
+    let mut direct = [0u32; 7];
+    let mut landed = [0u32; 7];
+    for d in 1..=6 {
+        direct[d] = m.blots & (s >> d);
+        landed[d] = (s >> d) & open;
+    }
+    for d1 in 2..=6usize {
+        for d2 in 1..d1 {
+            let h1 = direct[d1];
+            let h2 = direct[d2];
+            let combo = m.blots & ((landed[d1] >> d2) | (landed[d2] >> d1));
+            if h1 | h2 | combo != 0 {
+                one += 2;
+            }
+            let mut t = h1 != 0 && h2 != 0 && !(h1 == h2 && h1.count_ones() == 1);
+            if t && h1.count_ones() == 1 && h2.count_ones() == 1 {
+                let t1 = h1.trailing_zeros() as usize;
+                let t2 = h2.trailing_zeros() as usize;
+                if t1 + d1 == t2 + d2 && m.multi & (1 << (t1 + d1)) == 0 {
+                    t = false;
+                }
+            }
+            t |= m.blots & ((h1 >> d2) | (h2 >> d1)) != 0;
+            if t {
+                two += 2;
+            }
         }
+    }
+    for d in 1..=6u8 {
+        let (a, b) = hits_masks(&m, 0, Dice::new_unchecked(d, d));
+        one += a as u32;
+        two += b as u32;
     }
     (one as f32 / 36.0, two as f32 / 36.0)
 }
@@ -318,36 +357,68 @@ fn escape_masks(blocked: u32, p: usize) -> f32 {
         return 1.0;
     }
     let lowest = window.trailing_zeros() as i32;
+    // Non-doubles never travel more than 11 pips, so their count depends only on the
+    // 12 points in front of the checker: a table indexed by that pattern.
+    let pattern = if p >= 13 {
+        (window >> (p - 12)) & 0xFFF
+    } else {
+        (window << (12 - p)) & 0xFFF
+    };
+    let mut count = escape_table()[pattern as usize] as u32;
     let is_open = |q: i32| q < 1 || blocked & (1 << q) == 0;
     let p = p as i32;
-    let mut count = 0;
-    for dice in ALL_ROLLS {
-        let (a, b) = (dice.high() as i32, dice.low() as i32);
-        let mut best = p;
-        if a != b {
-            for (x, y) in [(a, b), (b, a)] {
-                if is_open(p - x) {
-                    best = best.min(p - x);
-                    if is_open(p - x - y) {
-                        best = best.min(p - x - y);
-                    }
-                }
+    for a in 1..=6 {
+        let mut q = p;
+        for _ in 0..4 {
+            if !is_open(q - a) {
+                break;
             }
-        } else {
-            let mut q = p;
-            for _ in 0..4 {
-                if !is_open(q - a) {
-                    break;
-                }
-                q -= a;
-            }
-            best = q;
+            q -= a;
         }
-        if best < lowest {
-            count += dice.weight();
+        if q < lowest {
+            count += 1;
         }
     }
     count as f32 / 36.0
+}
+
+/// For each pattern of blocked points among the 12 points in front of a checker (bit 11
+/// = the point just in front, bit 0 = twelve points ahead), the number of the 30
+/// non-double rolls (out of 36) that carry the checker past the furthest blocked point.
+fn escape_table() -> &'static [u8; 4096] {
+    static TABLE: std::sync::OnceLock<Box<[u8; 4096]>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut t = Box::new([0u8; 4096]);
+        for (pattern, entry) in t.iter_mut().enumerate() {
+            if pattern == 0 {
+                *entry = 30;
+                continue;
+            }
+            // Checker at 12 relative to the pattern's bit positions 0..=11.
+            let blocked = |q: i32| (0..12).contains(&q) && pattern & (1 << q) != 0;
+            let lowest = (pattern as u32).trailing_zeros() as i32;
+            let p = 12i32;
+            let mut count = 0;
+            for a in 1..=6i32 {
+                for b in 1..a {
+                    let mut best = p;
+                    for (x, y) in [(a, b), (b, a)] {
+                        if !blocked(p - x) {
+                            best = best.min(p - x);
+                            if !blocked(p - x - y) {
+                                best = best.min(p - x - y);
+                            }
+                        }
+                    }
+                    if best < lowest {
+                        count += 2;
+                    }
+                }
+            }
+            *entry = count;
+        }
+        t
+    })
 }
 
 /// The mover's features of `pos` into `out` (SIDE_FEATURES values):
@@ -370,20 +441,20 @@ pub fn side_features(pos: &Position, contact: bool, out: &mut [f32]) {
     let mut made = 0u32;
     let mut blots = 0u32;
     let mut outside = 0u32;
-    for p in 1..=25 {
+    let mut blocked = 0u32;
+    let mut pips = 0u32;
+    for p in 1..=24 {
         let n = s[p];
-        if n > 0 {
-            if n >= 2 && p <= 24 {
-                made |= 1 << p;
-            }
-            if n == 1 && p <= 24 {
-                blots += 1;
-            }
-            if p > 6 {
-                outside += (p as u32 - 6) * n as u32;
-            }
-        }
+        made |= ((n >= 2) as u32) << p;
+        blocked |= ((n <= -2) as u32) << p;
+        blots += (n == 1) as u32;
+        let mine = n.max(0) as u32;
+        pips += p as u32 * mine;
+        outside += (p as u32).saturating_sub(6) * mine;
     }
+    let on_bar = s[25].max(0) as u32;
+    outside += 19 * on_bar;
+    pips += 25 * on_bar;
     let (hit1, hit2) = if contact && blots > 0 {
         hit_probabilities(&pos.swap())
     } else {
@@ -392,15 +463,9 @@ pub fn side_features(pos: &Position, contact: bool, out: &mut [f32]) {
     out[0] = hit1;
     out[1] = hit2;
     out[2] = outside as f32 / 100.0;
-    let closed = (19..=24).filter(|&p| s[p] <= -2).count() as f32;
+    let closed = (blocked & (0x3F << 19)).count_ones() as f32;
     out[3] = (closed / 6.0) * (closed / 6.0);
     if contact {
-        let mut blocked = 0u32;
-        for p in 1..=24 {
-            if s[p] <= -2 {
-                blocked |= 1 << p;
-            }
-        }
         let mut rear = [0usize; 2];
         let mut found = 0;
         for p in (1..=25).rev() {
@@ -414,7 +479,11 @@ pub fn side_features(pos: &Position, contact: bool, out: &mut [f32]) {
             }
         }
         out[4] = escape_masks(blocked, rear[0]);
-        out[5] = escape_masks(blocked, rear[1]);
+        out[5] = if rear[1] == rear[0] {
+            out[4]
+        } else {
+            escape_masks(blocked, rear[1])
+        };
     } else {
         out[4] = 1.0;
         out[5] = 1.0;
@@ -427,6 +496,6 @@ pub fn side_features(pos: &Position, contact: bool, out: &mut [f32]) {
     }
     out[6] = prime as f32 / 6.0;
     out[7] = (made & 0x7E).count_ones() as f32 / 6.0;
-    out[8] = pos.pips() as f32 / 150.0;
+    out[8] = pips as f32 / 150.0;
     out[9] = blots as f32 / 5.0;
 }

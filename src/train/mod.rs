@@ -77,6 +77,13 @@ pub struct TrainState {
     pub weights_file: String,
 }
 
+/// Reads a run directory's `state.json`.
+pub fn read_state(dir: &Path) -> Result<TrainState, TrainError> {
+    let state_path = dir.join("state.json");
+    let text = std::fs::read_to_string(&state_path).map_err(|e| io_err(&state_path, e))?;
+    serde_json::from_str(&text).map_err(|e| TrainError::State(e.to_string()))
+}
+
 /// The seed of self-play game `index`.
 pub fn game_seed(seed: u64, index: u64) -> u64 {
     splitmix(splitmix(seed) ^ index.wrapping_mul(0xA076_1D64_78BD_642F))
@@ -254,10 +261,7 @@ impl Trainer {
     /// Reopens the run in `dir`. `config` replaces the stored config when given (to
     /// extend a schedule or change limits); the net sizes must stay the same.
     pub fn resume(dir: &Path, config: Option<TrainConfig>) -> Result<Trainer, TrainError> {
-        let state_path = dir.join("state.json");
-        let text = std::fs::read_to_string(&state_path).map_err(|e| io_err(&state_path, e))?;
-        let state: TrainState =
-            serde_json::from_str(&text).map_err(|e| TrainError::State(e.to_string()))?;
+        let state = read_state(dir)?;
         let cfg_path = dir.join("config.toml");
         let stored = TrainConfig::load(&cfg_path)?;
         let mut config = match config {

@@ -1,0 +1,78 @@
+//! `stargammon duel` on the command line: the JSON contract and argument errors.
+#![allow(clippy::unwrap_used)]
+
+use std::process::Command;
+
+fn stargammon(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_stargammon"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn json_fields_and_thread_independence() {
+    let run = |threads: &str| {
+        let out = stargammon(&[
+            "duel",
+            "--a",
+            "pubeval",
+            "--b",
+            "random",
+            "--games",
+            "12",
+            "--seed",
+            "4",
+            "--threads",
+            threads,
+            "--json",
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v
+    };
+    let one = run("1");
+    for key in [
+        "a",
+        "b",
+        "games",
+        "ppg",
+        "ci95",
+        "a_wins",
+        "gammons_a",
+        "gammons_b",
+        "seconds",
+    ] {
+        assert!(one.get(key).is_some(), "missing {key}");
+    }
+    assert_eq!(one["a"], "pubeval");
+    assert_eq!(one["games"], 12);
+    let two = run("2");
+    assert_eq!(one["ppg"], two["ppg"]);
+    assert_eq!(one["ci95"], two["ci95"]);
+    assert_eq!(one["gammons_a"], two["gammons_a"]);
+}
+
+#[test]
+fn bad_specs_exit_with_status_two() {
+    let out = stargammon(&[
+        "duel",
+        "--a",
+        "net,depth=3",
+        "--b",
+        "pubeval",
+        "--games",
+        "2",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("unknown option 'depth'"), "{err}");
+    assert!(out.stdout.is_empty());
+    let out = stargammon(&["duel", "--a", "net:/no/such/file", "--b", "pubeval"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("weights file"));
+}
