@@ -62,7 +62,7 @@ fn bad_specs_exit_with_status_two() {
     let out = stargammon(&[
         "duel",
         "--a",
-        "net,depth=3",
+        "net,width=3",
         "--b",
         "pubeval",
         "--games",
@@ -70,7 +70,7 @@ fn bad_specs_exit_with_status_two() {
     ]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("unknown option 'depth'"), "{err}");
+    assert!(err.contains("unknown option 'width'"), "{err}");
     assert!(out.stdout.is_empty());
     let out = stargammon(&["duel", "--a", "net:/no/such/file", "--b", "pubeval"]);
     assert_eq!(out.status.code(), Some(2));

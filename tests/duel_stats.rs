@@ -155,11 +155,16 @@ fn spec_parser() {
         PlayerSpec::parse("net,depth"),
         Err(SpecError::MalformedOption(_))
     ));
-    let e = PlayerSpec::parse("net,depth=2").unwrap_err();
+    let e = PlayerSpec::parse("net,width=2").unwrap_err();
     assert_eq!(
         e.to_string(),
-        "unknown option 'depth' for player 'net' (known: noise)"
+        "unknown option 'width' for player 'net' (known: noise, depth, algo)"
     );
+    // Search depths are odd: depth=2 parses but does not build.
+    assert!(matches!(
+        PlayerSpec::parse("net,depth=2").unwrap().build(),
+        Err(SpecError::BadValue { .. })
+    ));
     assert!(matches!(
         PlayerSpec::parse("net,noise=1,noise=2"),
         Err(SpecError::DuplicateOption(_))

@@ -168,3 +168,26 @@ fn the_embedded_default_nets_load() {
     assert_eq!(e.nets().contact.inputs(), INPUTS);
     assert!(e.nets().contact.hidden() >= 1);
 }
+
+#[test]
+fn averaging_nets() {
+    let a = small_set();
+    let mut rng = ChaCha8Rng::seed_from_u64(8);
+    let b = Mlp::random(INPUTS, 6, 0.5, &mut rng);
+    let same = Mlp::average(&[&a.contact, &a.contact]).unwrap();
+    let x = stargammon::eval::encoding::SparseInput::default();
+    assert_eq!(same.forward(&x), a.contact.forward(&x));
+    let mean = Mlp::average(&[&a.contact, &b]).unwrap();
+    let mut back = mean.clone();
+    // mean + (mean - b) = a, weight by weight (up to rounding).
+    back.add_difference(&mean, &b);
+    let (p, q) = (back.forward(&x), a.contact.forward(&x));
+    for k in 0..5 {
+        assert!((p[k] - q[k]).abs() < 1e-5);
+    }
+    assert!(
+        Mlp::average(&[&a.contact, &a.race]).is_none(),
+        "sizes differ"
+    );
+    assert!(Mlp::average(&[]).is_none());
+}

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use clap::Args;
 
 use super::CliError;
+use crate::eval::net::Mlp;
 use crate::eval::NetSet;
 use crate::train::{stop_on_signals, TrainConfig, Trainer};
 
@@ -25,11 +26,15 @@ pub struct TrainArgs {
     #[arg(long)]
     pub max_games: Option<u64>,
     /// Copy a run's best nets (or its latest checkpoint with --latest) to this path and exit.
-    #[arg(long, value_name = "PATH", requires = "resume")]
+    #[arg(long, value_name = "PATH")]
     pub export: Option<PathBuf>,
     /// With --export: the latest checkpoint instead of the best benchmarked nets.
     #[arg(long)]
     pub latest: bool,
+    /// With --export and no --resume: write the weight-by-weight mean of these weights
+    /// files (snapshots of one run) instead.
+    #[arg(long, value_name = "FILE", num_args = 1.., requires = "export")]
+    pub average: Vec<PathBuf>,
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
@@ -40,6 +45,30 @@ pub fn run(a: TrainArgs) -> Result<(), CliError> {
         Some(p) => Some(TrainConfig::load(p)?),
         None => None,
     };
+    if let (Some(out), false) = (&a.export, a.average.is_empty()) {
+        let sets = a
+            .average
+            .iter()
+            .map(|p| NetSet::load(p))
+            .collect::<Result<Vec<_>, _>>()?;
+        let contact: Vec<_> = sets.iter().map(|s| &s.contact).collect();
+        let race: Vec<_> = sets.iter().map(|s| &s.race).collect();
+        let (Some(contact), Some(race)) = (Mlp::average(&contact), Mlp::average(&race)) else {
+            return Err("--average needs weights files with nets of the same sizes".into());
+        };
+        let games = sets.iter().map(|s| s.games).max().unwrap_or(0);
+        NetSet {
+            contact,
+            race,
+            games,
+        }
+        .save(out)?;
+        eprintln!("wrote the mean of {} nets to {}", sets.len(), out.display());
+        return Ok(());
+    }
+    if a.export.is_some() && a.resume.is_none() {
+        return Err("--export needs --resume DIR or --average FILES".into());
+    }
     if let (Some(out), Some(dir)) = (&a.export, &a.resume) {
         // Read-only: a run may be training in that directory right now.
         let nets = if a.latest {

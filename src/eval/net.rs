@@ -145,6 +145,38 @@ impl Mlp {
         }
     }
 
+    /// The weight-by-weight mean of nets of one shape; `None` when the list is empty or
+    /// the shapes differ.
+    pub fn average(nets: &[&Mlp]) -> Option<Mlp> {
+        let first = nets.first()?;
+        if nets
+            .iter()
+            .any(|n| n.inputs != first.inputs || n.hidden != first.hidden)
+        {
+            return None;
+        }
+        let k = nets.len() as f32;
+        let mean = |part: fn(&Mlp) -> &[f32]| -> Vec<f32> {
+            let mut out = vec![0.0f32; part(first).len()];
+            for n in nets {
+                for (o, v) in out.iter_mut().zip(part(n)) {
+                    *o += v / k;
+                }
+            }
+            out
+        };
+        let mut b2 = [0.0; OUTPUTS];
+        b2.copy_from_slice(&mean(|n| &n.b2[..]));
+        Some(Mlp {
+            inputs: first.inputs,
+            hidden: first.hidden,
+            w1: mean(|n| &n.w1),
+            b1: mean(|n| &n.b1),
+            w2: mean(|n| &n.w2),
+            b2,
+        })
+    }
+
     /// `self += a - b`, weight by weight (all three nets of one shape).
     pub fn add_difference(&mut self, a: &Mlp, b: &Mlp) {
         fn add(x: &mut [f32], a: &[f32], b: &[f32]) {

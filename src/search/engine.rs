@@ -158,6 +158,8 @@ impl Searcher {
     ) -> MoveDecision {
         let start = Instant::now();
         let deadline = settings.time_budget.map(|b| start + b);
+        // Entries of earlier decisions become the first to be replaced.
+        self.tt.new_generation();
         let plays = legal_plays(pos, dice);
         let n = plays.len();
         let mut ctx = self.ctx(settings, cancel, deadline);
@@ -275,6 +277,7 @@ impl Searcher {
     ) -> PositionEvaluation {
         let start = Instant::now();
         let deadline = settings.time_budget.map(|b| start + b);
+        self.tt.new_generation();
         let mut ctx = self.ctx(settings, cancel, deadline);
         ctx.stats.evals += 1;
         let static_probs = self.evaluator.evaluate(pos);
@@ -692,7 +695,7 @@ impl<'a> Ctx<'a> {
             }
             (self.vals[best], best)
         } else {
-            self.move_search(pos, &list, depth, alpha, beta, hint)
+            self.move_search(&list, depth, alpha, beta, hint)
         };
         self.put_list(depth, list);
         if self.aborted {
@@ -711,7 +714,6 @@ impl<'a> Ctx<'a> {
     /// value and the index of the best play.
     fn move_search(
         &mut self,
-        _pos: &Position,
         list: &[Play],
         depth: u8,
         alpha: Value,

@@ -223,7 +223,8 @@ pub struct SearchSettings {
     pub iterative: bool,
     pub ordering: OrderingConfig,
     pub filter: FilterConfig,
-    /// Threads searching one decision together (root split sharing the table).
+    /// Threads searching one play decision together (root split sharing the table);
+    /// position queries use one thread.
     pub threads: usize,
     /// How many of the best root plays get an exact value at the final depth (the rest
     /// keep the value of the deepest iteration that valued them exactly). 1 = only the
