@@ -28,7 +28,9 @@ pub struct Config {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum BoardConvention {
-    /// Detect per board, FIBS when undecidable.
+    /// Detect per board; gnubg's reading when the fields cannot tell. The external
+    /// interface stands in for gnubg's, whose own reader applies gnubg's rule, so a client
+    /// that gets right answers from gnubg sends boards that rule reads right.
     Auto,
     Fibs,
     Gnubg,
@@ -41,7 +43,7 @@ impl BoardConvention {
             BoardConvention::Fibs => Convention::Fibs,
             BoardConvention::Gnubg => Convention::Gnubg,
             BoardConvention::Auto => {
-                crate::notation::fibs_board::detect_convention(board).unwrap_or(Convention::Fibs)
+                crate::notation::fibs_board::detect_convention(board).unwrap_or(Convention::Gnubg)
             }
         }
     }

@@ -3,11 +3,15 @@
 //!
 //! Accepted: a gnubg Position ID (`4HPwATDgc/ABMA`), a gnubg id with Match ID
 //! (`4HPwATDgc/ABMA:MAELAAAAAAAA`), an XGID (`XGID=...`, prefix optional), and FIBS board
-//! strings (`board:...`) where the FIBS board reader is part of the build.
+//! strings (`board:...`), read in the convention their fields show (gnubg's fixed
+//! orientation when they cannot tell, as gnubg reads them).
 
 use std::fmt;
 
 use crate::game::MatchState;
+use crate::notation::fibs_board::{
+    detect_line_convention, parse_match_state, Convention, FibsBoardError,
+};
 use crate::notation::{parse_gnubg_ids, IdError, Xgid, XgidError};
 
 /// Why a `POS` argument was not understood.
@@ -19,8 +23,8 @@ pub enum PosArgError {
     Gnubg(IdError),
     /// It looked like an XGID and was not a valid one.
     Xgid(XgidError),
-    /// A FIBS board string, which this build cannot read.
-    FibsBoardUnsupported,
+    /// It looked like a FIBS board string and was not a valid one.
+    FibsBoard(FibsBoardError),
 }
 
 impl fmt::Display for PosArgError {
@@ -29,9 +33,7 @@ impl fmt::Display for PosArgError {
             PosArgError::Empty => write!(f, "no position given"),
             PosArgError::Gnubg(e) => write!(f, "bad gnubg id: {e}"),
             PosArgError::Xgid(e) => write!(f, "bad XGID: {e}"),
-            PosArgError::FibsBoardUnsupported => {
-                write!(f, "FIBS board strings are not readable by this build")
-            }
+            PosArgError::FibsBoard(e) => write!(f, "bad FIBS board: {e}"),
         }
     }
 }
@@ -72,8 +74,10 @@ pub fn parse_pos_arg(text: &str) -> Result<MatchState, PosArgError> {
         PosFormat::Xgid => Xgid::parse(text)
             .and_then(|x| x.to_match_state())
             .map_err(PosArgError::Xgid),
-        // FIBS board strings: the reader in `crate::notation::fibs_board` plugs in here.
-        PosFormat::FibsBoard => Err(PosArgError::FibsBoardUnsupported),
+        PosFormat::FibsBoard => {
+            let convention = detect_line_convention(text).unwrap_or(Convention::Gnubg);
+            parse_match_state(text, convention).map_err(PosArgError::FibsBoard)
+        }
         PosFormat::Gnubg => parse_gnubg_ids(text).map_err(PosArgError::Gnubg),
     }
 }
@@ -94,6 +98,16 @@ mod tests {
         assert_eq!(c.position, Position::OPENING);
         let d = parse_pos_arg("-b----E-C---eE---c-e----B-:0:0:1:52:0:0:0:0:10").expect("bare xgid");
         assert_eq!(d, c);
+        // Real FIBS: you are O, on roll with 6-2 in a 3-point match.
+        let e = parse_pos_arg("board:You:someplayer:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:6:2:0:0:1:1:1:0:1:-1:0:25:0:0:0:0:2:0:0:0")
+            .expect("fibs board");
+        assert_eq!(e.position, Position::OPENING);
+        assert_eq!(e.match_length, 3);
+        assert!(matches!(e.decision, Decision::Move(d) if d.high() == 6 && d.low() == 2));
+        // gnubg's writer: P0 with two checkers on the bar, 5-point match, 2-3 to play.
+        let f = parse_pos_arg("board:gnubg:root:5:0:0:-2:-1:0:1:0:0:4:0:4:0:0:0:-4:4:0:0:0:-3:1:-5:0:0:1:0:0:0:-1:2:3:2:3:1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:1")
+            .expect("gnubg board");
+        assert_eq!(f.position.bar(), 2);
     }
 
     #[test]
@@ -103,6 +117,10 @@ mod tests {
         assert!(matches!(
             parse_pos_arg("XGID=-b--:0"),
             Err(PosArgError::Xgid(_))
+        ));
+        assert!(matches!(
+            parse_pos_arg("board:You:x:3"),
+            Err(PosArgError::FibsBoard(_))
         ));
     }
 }
