@@ -72,3 +72,48 @@ fn values_a_position_without_dice_and_rejects_bad_input() {
         assert!(!out.stderr.is_empty());
     }
 }
+
+#[test]
+fn gives_cube_decisions_for_the_roller_and_the_taker() {
+    // Money, centred cube, the opening position before the roll: no double.
+    let out = hint(&["4HPwATDgc/ABMA", "--depth", "1", "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["cube"]["action"], "no double");
+    assert!(v["cube"]["equities"]["no_double"].is_number());
+    // gnubg's take question for P0 after P1 doubled (protocols.md): take or drop.
+    let out = hint(&[
+        "board:gnubg0ply:probe:0:0:0:0:-1:0:-1:0:0:5:0:3:0:0:1:-5:4:0:0:0:-1:0:-5:-1:0:-1:1:1:0:1:0:0:0:0:1:1:1:1:1:-1:0:25:0:0:0:0:0:0:0:1",
+        "--depth",
+        "1",
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let action = v["cube"]["action"].as_str().unwrap();
+    assert!(action == "take" || action == "drop", "{action}");
+    assert_eq!(v["evaluation"]["roller"], "opponent");
+    // The roller bears off its last three checkers next turn or the one after: the
+    // taker must drop.
+    let slots = "0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,-15,0,0,0,0,0,0";
+    let mut s: Vec<i64> = slots.split(',').map(|x| x.parse().unwrap()).collect();
+    s[1] = 2;
+    s[2] = 1;
+    let slots: Vec<String> = s.iter().map(|x| x.to_string()).collect();
+    let out = hint(&["--slots", &slots.join(","), "--depth", "1", "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["cube"]["response"], "drop");
+}

@@ -1,30 +1,33 @@
-//! `stargammon hint`: ranks the plays of a roll with the search, or values a position
-//! before the roll.
+//! `stargammon hint`: ranks the plays of a roll with the search, or gives the cube
+//! decision (double or roll, take or drop) from the searched probabilities.
 //!
-//! Position input: `POS` as a gnubg Position ID, or `--slots` with the 26 signed slot
-//! counts of [`Position`] (side to act's view). The Position ID decoder and the move
-//! formatter below are local stand-ins until the shared position-argument parser and
-//! move notation module are merged; `--slots` stays as a precise input for tests.
+//! Position input: `POS` in any format [`parse_pos_arg`] reads (gnubg ids, XGID, FIBS
+//! board), or `--slots` with the 26 signed slot counts of [`Position`] (side to act's
+//! view, money play, centred cube).
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Args;
 
+use super::pos_arg::parse_pos_arg;
 use super::CliError;
+use crate::cube::{CubeDecision, DoubleAction, TakeAction};
+use crate::engine::{Engine, SearchDecider};
 use crate::eval::{Evaluator, NeuralEvaluator, Probabilities};
-use crate::game::{Dice, Play, Position};
+use crate::game::{Decision, Dice, MatchState, Position};
+use crate::notation::{format_play, MoveStyle};
 use crate::search::simple_eval::PipSigmoid;
 use crate::search::{parse_depth, Algorithm, Cancel, SearchSettings, Searcher, TranspositionTable};
 
 #[derive(Debug, Args)]
 pub struct HintArgs {
-    /// The position (gnubg Position ID, player on roll to act).
+    /// The position: gnubg Position ID (with optional Match ID), XGID or FIBS board.
     pub pos: Option<String>,
     /// The position as 26 comma-separated signed slot counts (side to act's view).
     #[arg(long, allow_hyphen_values = true)]
     pub slots: Option<String>,
-    /// The roll; without it the position is valued before the roll.
+    /// The roll (overrides dice in POS); without dice the cube decision is given.
     #[arg(long, num_args = 2, value_names = ["D1", "D2"])]
     pub dice: Option<Vec<u8>>,
     /// Search depth (odd): 1 = static evaluation, 3, 5, ...
@@ -48,6 +51,9 @@ pub struct HintArgs {
     /// Evaluator: net (the shipped nets), net:PATH, or pip-sigmoid.
     #[arg(long, default_value = "net")]
     pub eval: String,
+    /// Configuration file (TOML) whose [cube] section sets the cube model.
+    #[arg(long)]
+    pub config: Option<std::path::PathBuf>,
     /// Print one JSON object.
     #[arg(long)]
     pub json: bool,
@@ -110,86 +116,30 @@ pub fn parse_slots(text: &str) -> Result<Position, PosArgError> {
     Position::from_slots(slots).map_err(|e| PosArgError::Illegal(e.to_string()))
 }
 
-/// Decodes a gnubg Position ID (14 base64 characters, 80 bits: the side not on roll's 25
-/// runs of ones, then the side on roll's, each point's count followed by a zero bit,
-/// least significant bit of each byte first).
-pub fn parse_position_id(id: &str) -> Result<Position, PosArgError> {
-    let id = id.trim();
-    if id.len() != 14 {
-        return Err(PosArgError::Syntax(format!(
-            "a Position ID has 14 characters, got {}",
-            id.len()
-        )));
-    }
-    let mut bytes = [0u8; 11];
-    let mut acc = 0u32;
-    let mut nbits = 0;
-    let mut k = 0;
-    for c in id.bytes() {
-        let v = match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' => 62,
-            b'/' => 63,
-            _ => {
-                return Err(PosArgError::Syntax(format!(
-                    "bad Position ID character {:?}",
-                    c as char
-                )))
-            }
-        };
-        acc = (acc << 6) | v as u32;
-        nbits += 6;
-        if nbits >= 8 {
-            nbits -= 8;
-            if k < bytes.len() {
-                bytes[k] = (acc >> nbits) as u8;
-                k += 1;
-            }
-        }
-    }
-    let mut sides = [[0u8; 25]; 2];
-    let mut bit = 0usize;
-    for side in sides.iter_mut() {
-        for point in side.iter_mut() {
-            loop {
-                if bit >= 80 {
-                    return Err(PosArgError::Syntax("Position ID runs out of bits".into()));
-                }
-                let set = bytes[bit / 8] >> (bit % 8) & 1 == 1;
-                bit += 1;
-                if !set {
-                    break;
-                }
-                *point = point.saturating_add(1);
-            }
-        }
-    }
-    Position::from_sides(&sides[1], &sides[0]).map_err(|e| PosArgError::Illegal(e.to_string()))
+fn round6(x: f64) -> f64 {
+    (x * 1e6).round() / 1e6
 }
 
-/// A play in gnubg-like notation: `8/5 6/5`, `bar/22*`, `4/off`.
-pub fn format_play(play: &Play) -> String {
-    let mut steps: Vec<_> = play.steps().to_vec();
-    steps.sort_by(|a, b| b.from.cmp(&a.from).then(b.to.cmp(&a.to)));
-    let parts: Vec<String> = steps
-        .iter()
-        .map(|s| {
-            let from = if s.from == 25 {
-                "bar".to_string()
-            } else {
-                s.from.to_string()
-            };
-            let to = if s.to == 0 {
-                "off".to_string()
-            } else {
-                s.to.to_string()
-            };
-            format!("{from}/{to}{}", if s.hit { "*" } else { "" })
-        })
-        .collect();
-    parts.join(" ")
+/// The answer cli.md names for the acting side: "double" or "no double" for the roller,
+/// "take", "drop" or "beaver" at a take question.
+fn cube_action(state: &MatchState, d: &CubeDecision) -> &'static str {
+    if matches!(state.decision, Decision::TakeOrDrop) {
+        return match d.response {
+            TakeAction::Take => "take",
+            TakeAction::Drop => "drop",
+            TakeAction::Beaver if state.is_money() => "beaver",
+            TakeAction::Beaver => "take",
+        };
+    }
+    let can_double = state.may_double && !state.crawford;
+    match d.action {
+        DoubleAction::DoubleTake | DoubleAction::DoublePass | DoubleAction::DoubleBeaver
+            if can_double =>
+        {
+            "double"
+        }
+        _ => "no double",
+    }
 }
 
 fn probs_json(p: &Probabilities) -> serde_json::Value {
@@ -201,21 +151,26 @@ fn probs_json(p: &Probabilities) -> serde_json::Value {
 }
 
 pub fn run(a: HintArgs) -> Result<(), CliError> {
-    let pos = match (&a.slots, &a.pos) {
-        (Some(s), _) => parse_slots(s)?,
-        (None, Some(id)) => parse_position_id(id)?,
+    let state = match (&a.slots, &a.pos) {
+        (Some(s), _) => MatchState::money(parse_slots(s)?, Decision::DoubleOrRoll),
+        (None, Some(text)) => parse_pos_arg(text)?,
         (None, None) => return Err(PosArgError::Missing.into()),
     };
+    let pos = state.position;
     let dice = match &a.dice {
         Some(d) if d.len() == 2 => Some(Dice::new(d[0], d[1])?),
         Some(_) => return Err("--dice takes two values".into()),
-        None => None,
+        None => match state.decision {
+            Decision::Move(d) => Some(d),
+            _ => None,
+        },
     };
     if a.threads == 0 || a.threads > 64 {
         return Err("--threads must be 1..=64".into());
     }
+    let evaluator = evaluator_by_name(&a.eval)?;
     let searcher = Searcher::new(
-        evaluator_by_name(&a.eval)?,
+        evaluator.clone(),
         Arc::new(TranspositionTable::new(a.tt_mb.max(1))),
     );
     let mut settings = SearchSettings::new(a.depth, a.algo);
@@ -233,7 +188,7 @@ pub fn run(a: HintArgs) -> Result<(), CliError> {
                     .iter()
                     .map(|p| {
                         serde_json::json!({
-                            "move": format_play(&p.play),
+                            "move": format_play(&pos, &p.play, MoveStyle::Gnubg),
                             "equity": (p.equity * 1e6).round() / 1e6,
                             "probs": probs_json(&p.probs),
                             "depth": p.depth,
@@ -265,7 +220,7 @@ pub fn run(a: HintArgs) -> Result<(), CliError> {
                     println!(
                         "{:>3}. {:<24} {:+.4}  (depth {})  {:.3} {:.3} {:.3} - {:.3} {:.3} {:.3}",
                         k + 1,
-                        format_play(&p.play),
+                        format_play(&pos, &p.play, MoveStyle::Gnubg),
                         p.equity,
                         p.depth,
                         pr[0],
@@ -279,15 +234,45 @@ pub fn run(a: HintArgs) -> Result<(), CliError> {
             }
         }
         None => {
-            let e = searcher.evaluate_position(&pos, &settings, &cancel);
+            let config = super::serve::load_config(a.config.as_ref())?;
+            let engine = Engine::new(
+                Arc::new(SearchDecider::new(
+                    searcher.clone(),
+                    config.search_plan(),
+                    evaluator.name(),
+                )),
+                config.engine_settings(),
+            );
+            // At a take question the doubler is the one about to roll.
+            let taking = matches!(state.decision, Decision::TakeOrDrop);
+            let roller = if taking { pos.swap() } else { pos };
+            let e = searcher.evaluate_position(&roller, &settings, &cancel);
+            let analysis = engine.cube_analysis(&state, &e.probs);
+            let action = cube_action(&state, &analysis);
             if a.json {
+                let mut equities = serde_json::json!({
+                    "no_double": round6(analysis.no_double),
+                    "double_take": round6(analysis.double_take),
+                    "double_pass": round6(analysis.double_pass),
+                });
+                if let Some(b) = analysis.double_beaver {
+                    equities["double_beaver"] = serde_json::json!(round6(b));
+                }
                 println!(
                     "{}",
                     serde_json::json!({
+                        "cube": {
+                            "action": action,
+                            "equities": equities,
+                            "proper": analysis.action.to_string(),
+                            "response": analysis.response.to_string(),
+                            "efficiency": analysis.efficiency,
+                        },
                         "evaluation": {
                             "equity": (e.equity * 1e6).round() / 1e6,
                             "probs": probs_json(&e.probs),
                             "depth": e.depth,
+                            "roller": if taking { "opponent" } else { "self" },
                         },
                         "ms": e.elapsed.as_secs_f64() * 1000.0,
                     })
@@ -295,7 +280,8 @@ pub fn run(a: HintArgs) -> Result<(), CliError> {
             } else {
                 let pr = &e.probs.0;
                 println!(
-                    "cubeless equity {:+.4} at depth {}: win {:.3} (g {:.3} bg {:.3}) lose {:.3} (g {:.3} bg {:.3})",
+                    "{} cubeless equity {:+.4} at depth {}: win {:.3} (g {:.3} bg {:.3}) lose {:.3} (g {:.3} bg {:.3})",
+                    if taking { "doubler's" } else { "roller's" },
                     e.equity,
                     e.depth,
                     pr[0],
@@ -305,6 +291,23 @@ pub fn run(a: HintArgs) -> Result<(), CliError> {
                     pr[3],
                     pr[4]
                 );
+                let unit = if state.is_money() {
+                    "equity"
+                } else {
+                    "match winning chance"
+                };
+                println!("cubeful {unit} for the roller:");
+                println!("  no double     {:+.4}", analysis.no_double);
+                println!("  double, take  {:+.4}", analysis.double_take);
+                println!("  double, pass  {:+.4}", analysis.double_pass);
+                if let Some(b) = analysis.double_beaver {
+                    println!("  double, beaver {:+.4}", b);
+                }
+                println!(
+                    "proper cube action: {}; answer: {}",
+                    analysis.action, analysis.response
+                );
+                println!("decision: {action}");
             }
         }
     }
@@ -317,19 +320,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn parses_the_opening_id_and_slots() {
-        assert_eq!(
-            parse_position_id("4HPwATDgc/ABMA").unwrap(),
-            Position::OPENING
-        );
-        assert!(matches!(
-            parse_position_id("4HPwATDgc/AB"),
-            Err(PosArgError::Syntax(_))
-        ));
-        assert!(matches!(
-            parse_position_id("////////////AA"),
-            Err(PosArgError::Illegal(_) | PosArgError::Syntax(_))
-        ));
+    fn parses_slots() {
         let s: Vec<String> = Position::OPENING
             .slots()
             .iter()
