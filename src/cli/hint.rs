@@ -142,6 +142,20 @@ fn cube_action(state: &MatchState, d: &CubeDecision) -> &'static str {
     }
 }
 
+/// "win w wg wbg - lose l lg lbg" for text output.
+fn probs_text(p: &Probabilities) -> String {
+    let pr = &p.0;
+    format!(
+        "{:.3} {:.3} {:.3} - {:.3} {:.3} {:.3}",
+        pr[0],
+        pr[1],
+        pr[2],
+        1.0 - pr[0],
+        pr[3],
+        pr[4]
+    )
+}
+
 fn probs_json(p: &Probabilities) -> serde_json::Value {
     serde_json::json!(p
         .0
@@ -216,19 +230,13 @@ pub fn run(a: HintArgs) -> Result<(), CliError> {
                     d.stats.evals
                 );
                 for (k, p) in d.plays.iter().enumerate() {
-                    let pr = &p.probs.0;
                     println!(
-                        "{:>3}. {:<24} {:+.4}  (depth {})  {:.3} {:.3} {:.3} - {:.3} {:.3} {:.3}",
+                        "{:>3}. {:<24} {:+.4}  (depth {})  {}",
                         k + 1,
                         format_play(&pos, &p.play, MoveStyle::Gnubg),
                         p.equity,
                         p.depth,
-                        pr[0],
-                        pr[1],
-                        pr[2],
-                        1.0 - pr[0],
-                        pr[3],
-                        pr[4]
+                        probs_text(&p.probs)
                     );
                 }
             }
@@ -278,18 +286,12 @@ pub fn run(a: HintArgs) -> Result<(), CliError> {
                     })
                 );
             } else {
-                let pr = &e.probs.0;
                 println!(
-                    "{} cubeless equity {:+.4} at depth {}: win {:.3} (g {:.3} bg {:.3}) lose {:.3} (g {:.3} bg {:.3})",
+                    "{} cubeless equity {:+.4} at depth {}:  {}",
                     if taking { "doubler's" } else { "roller's" },
                     e.equity,
                     e.depth,
-                    pr[0],
-                    pr[1],
-                    pr[2],
-                    1.0 - pr[0],
-                    pr[3],
-                    pr[4]
+                    probs_text(&e.probs)
                 );
                 let unit = if state.is_money() {
                     "equity"
