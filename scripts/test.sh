@@ -13,4 +13,9 @@ fi
 
 cargo fmt --all -- --check
 cargo clippy --all-targets --locked -- -D warnings
-cargo test --locked
+# Run every test target, then close with one summary line over all of them.
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+cargo test --locked 2>&1 | tee "$log"
+awk '/^test result:/ { p += $4; f += $6; i += $8 }
+     END { printf "%d passed, %d failed, %d skipped\n", p, f, i }' "$log"

@@ -55,10 +55,11 @@ pub fn run(args: ServeArgs) -> Result<(), CliError> {
         .enable_all()
         .build()?;
     runtime.block_on(async move {
+        let shutdown = crate::server::shutdown_signal();
         let listener = tokio::net::TcpListener::bind(&config.server.listen)
             .await
             .map_err(|e| format!("cannot listen on {}: {e}", config.server.listen))?;
-        crate::server::run(listener, config, crate::server::shutdown_signal()).await?;
+        crate::server::run(listener, config, shutdown).await?;
         Ok::<(), CliError>(())
     })?;
     tracing::info!("stopped");

@@ -234,25 +234,40 @@ pub async fn run_with(
 }
 
 /// A future that completes on SIGINT or SIGTERM (SIGINT only where SIGTERM does not exist).
-pub async fn shutdown_signal() {
+pub fn shutdown_signal() -> impl std::future::Future<Output = ()> + Send + 'static {
+    // The handlers are installed here, at once, not when the future is first polled:
+    // a signal that arrives while the server is still starting (loading nets, allocating
+    // the table) then stops it cleanly instead of killing the process.
     #[cfg(unix)]
     {
         use tokio::signal::unix::{signal, SignalKind};
-        match signal(SignalKind::terminate()) {
-            Ok(mut term) => {
-                tokio::select! {
-                    _ = tokio::signal::ctrl_c() => {}
-                    _ = term.recv() => {}
+        let term = signal(SignalKind::terminate()).ok();
+        let int = signal(SignalKind::interrupt()).ok();
+        async move {
+            match (term, int) {
+                (Some(mut term), Some(mut int)) => {
+                    tokio::select! {
+                        _ = term.recv() => {}
+                        _ = int.recv() => {}
+                    }
                 }
-            }
-            Err(_) => {
-                let _ = tokio::signal::ctrl_c().await;
+                (Some(mut term), None) => {
+                    term.recv().await;
+                }
+                (None, Some(mut int)) => {
+                    int.recv().await;
+                }
+                (None, None) => {
+                    let _ = tokio::signal::ctrl_c().await;
+                }
             }
         }
     }
     #[cfg(not(unix))]
     {
-        let _ = tokio::signal::ctrl_c().await;
+        async move {
+            let _ = tokio::signal::ctrl_c().await;
+        }
     }
 }
 
