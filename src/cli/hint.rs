@@ -14,10 +14,9 @@ use super::pos_arg::parse_pos_arg;
 use super::CliError;
 use crate::cube::{CubeDecision, DoubleAction, TakeAction};
 use crate::engine::{Engine, SearchDecider};
-use crate::eval::{Evaluator, NeuralEvaluator, Probabilities};
+use crate::eval::{Evaluator, Probabilities};
 use crate::game::{Decision, Dice, MatchState, Position};
 use crate::notation::{format_play, MoveStyle};
-use crate::search::simple_eval::PipSigmoid;
 use crate::search::{parse_depth, Algorithm, Cancel, SearchSettings, Searcher, TranspositionTable};
 
 #[derive(Debug, Args)]
@@ -59,21 +58,15 @@ pub struct HintArgs {
     pub json: bool,
 }
 
-/// The evaluators the search commands can use, by name.
+/// The evaluators the search commands can use, by name: those of the server's config
+/// (`net`, `net:PATH`, `pipsigmoid`), with `pip-sigmoid` also accepted.
 pub fn evaluator_by_name(name: &str) -> Result<Arc<dyn Evaluator>, CliError> {
-    match name {
-        "pip-sigmoid" => Ok(Arc::new(PipSigmoid)),
-        "net" => Ok(Arc::new(NeuralEvaluator::default_nets()?)),
-        _ => match name.strip_prefix("net:") {
-            Some(path) if !path.is_empty() => {
-                Ok(Arc::new(NeuralEvaluator::load(std::path::Path::new(path))?))
-            }
-            _ => Err(
-                format!("unknown evaluator {name:?} (expected net, net:PATH or pip-sigmoid)")
-                    .into(),
-            ),
-        },
-    }
+    let name = if name == "pip-sigmoid" {
+        "pipsigmoid"
+    } else {
+        name
+    };
+    Ok(crate::server::make_evaluator(name)?)
 }
 
 /// Why a position argument was rejected.
