@@ -6,7 +6,9 @@ use clap::Args;
 
 use super::hint::evaluator_by_name;
 use super::CliError;
-use crate::search::bench::{run_search_bench, search_set, AlgoFigures};
+use std::io::Write;
+
+use crate::search::bench::{run_search_bench, search_set, summarize, AlgoFigures, DecisionRecord};
 use crate::search::positions::{format_set, self_play_positions};
 use crate::search::{
     parse_depth, Algorithm, OrderingConfig, PlayOrder, ProbeChoice, RollOrder, SearchSettings,
@@ -20,9 +22,19 @@ pub struct SearchBenchArgs {
     /// Comma-separated depths.
     #[arg(long, default_value = "1,3")]
     pub depths: String,
-    /// Use the first N decisions of the set.
+    /// Use N decisions of the set (from --start on).
     #[arg(long)]
     pub positions: Option<usize>,
+    /// Skip the first N decisions of the set (to resume a long run).
+    #[arg(long, default_value_t = 0)]
+    pub start: usize,
+    /// Append one JSON line per searched decision to FILE as the run goes.
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<std::path::PathBuf>,
+    /// Instead of searching, print the figures of the decision records in FILE (from one
+    /// or more --record runs; a decision searched twice counts once).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["record", "generate"])]
+    pub summarize: Option<std::path::PathBuf>,
     /// Comma-separated algorithms (expectimax is the reference for the root play).
     #[arg(long, default_value = "expectimax,star1,star2,filter")]
     pub algos: String,
@@ -59,6 +71,9 @@ pub struct SearchBenchArgs {
 }
 
 pub fn run(a: SearchBenchArgs) -> Result<(), CliError> {
+    if let Some(path) = &a.summarize {
+        return summarize_file(path, a.json);
+    }
     let evaluator = evaluator_by_name(&a.eval)?;
     if let Some(n) = a.generate {
         let set = self_play_positions(evaluator.as_ref(), a.seed, n, 3);
@@ -112,7 +127,11 @@ pub fn run(a: SearchBenchArgs) -> Result<(), CliError> {
         ordering,
         ..SearchSettings::default()
     };
-    let mut set = search_set()?;
+    let full = search_set()?;
+    if a.start >= full.len() {
+        return Err(format!("--start must be below {}", full.len()).into());
+    }
+    let mut set = full[a.start..].to_vec();
     if let Some(n) = a.positions {
         if n == 0 {
             return Err("--positions must be at least 1".into());
@@ -120,8 +139,9 @@ pub fn run(a: SearchBenchArgs) -> Result<(), CliError> {
         set.truncate(n);
     }
     let mut command = format!(
-        "stargammon bench search --depths {} --positions {} --algos {} --threads {} --tt-mb {} --eval {}",
+        "stargammon bench search --depths {}{} --positions {} --algos {} --threads {} --tt-mb {} --eval {}",
         depths.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(","),
+        if a.start > 0 { format!(" --start {}", a.start) } else { String::new() },
         set.len(),
         algos.iter().map(|a| a.name()).collect::<Vec<_>>().join(","),
         a.threads,
@@ -140,26 +160,81 @@ pub fn run(a: SearchBenchArgs) -> Result<(), CliError> {
     if a.json {
         command.push_str(" --json");
     }
-    let mut all: Vec<AlgoFigures> = Vec::new();
+    let mut record_file = match &a.record {
+        Some(path) => Some(
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .map_err(|e| format!("cannot open {}: {e}", path.display()))?,
+        ),
+        None => None,
+    };
+    let mut records: Vec<DecisionRecord> = Vec::new();
+    let mut write_error: Option<String> = None;
     for &d in &depths {
-        let figs = run_search_bench(
+        records.extend(run_search_bench(
             evaluator.clone(),
             &set,
+            a.start,
             &algos,
             d,
             &template,
             a.tt_mb,
-            |algo, k| {
-                if k == set.len() || k % 20 == 0 {
-                    eprint!("\rdepth {d} {algo}: {k}/{}   ", set.len());
+            |r| {
+                if let Some(f) = record_file.as_mut() {
+                    let line = serde_json::to_string(r).unwrap_or_default();
+                    if let Err(e) = writeln!(f, "{line}") {
+                        write_error.get_or_insert(format!("cannot write the record: {e}"));
+                    }
+                }
+                let done = r.index - a.start + 1;
+                if done == set.len() || done % 20 == 0 {
+                    eprint!("\rdepth {d} {}: {done}/{}   ", r.algo, set.len());
                 }
             },
-        );
+        ));
         eprintln!();
-        all.extend(figs);
     }
+    if let Some(e) = write_error {
+        return Err(e.into());
+    }
+    print_figures(&summarize(&records), a.json, &command, a.threads, &a.eval);
+    Ok(())
+}
+
+/// `--summarize FILE`: the figures of recorded decisions.
+fn summarize_file(path: &std::path::Path, json: bool) -> Result<(), CliError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let mut records = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let r: DecisionRecord = serde_json::from_str(line)
+            .map_err(|e| format!("{}:{}: not a decision record: {e}", path.display(), n + 1))?;
+        records.push(r);
+    }
+    if records.is_empty() {
+        return Err(format!("{}: no decision records", path.display()).into());
+    }
+    let command = format!(
+        "stargammon bench search --summarize {}{}",
+        path.display(),
+        if json { " --json" } else { "" }
+    );
+    print_figures(&summarize(&records), json, &command, 0, "recorded");
+    Ok(())
+}
+
+/// Prints the figure lines as the table or as cli.md's JSON object (`threads` 0: unknown).
+fn print_figures(all: &[AlgoFigures], json: bool, command: &str, threads: usize, eval: &str) {
+    let mut depths: Vec<u8> = all.iter().map(|f| f.depth).collect();
+    depths.dedup();
     let deepest = depths.iter().copied().max().unwrap_or(1);
-    if a.json {
+    let positions = all.iter().map(|f| f.positions).max().unwrap_or(0);
+    if json {
         let mut by_depth = serde_json::Map::new();
         for &d in &depths {
             let mut algos_obj = serde_json::Map::new();
@@ -175,72 +250,68 @@ pub fn run(a: SearchBenchArgs) -> Result<(), CliError> {
         println!(
             "{}",
             serde_json::json!({
-                "positions": set.len(),
+                "positions": positions,
                 "depth": deepest,
                 "algos": by_depth.get(&deepest.to_string()),
                 "same_root_play": same,
                 "depths": by_depth,
-                "threads": a.threads,
-                "eval": a.eval,
+                "threads": threads,
+                "eval": eval,
                 "command": command,
             })
         );
-    } else {
-        println!(
-            "search benchmark: {} decisions, evaluator {}, {} thread(s)",
-            set.len(),
-            a.eval,
-            a.threads
-        );
-        println!(
-            "{:<11} {:>5} {:>10} {:>10} {:>12} {:>12} {:>8} {:>8} {:>7} {:>12}",
-            "algo",
-            "depth",
-            "mean ms",
-            "median ms",
-            "mean nodes",
-            "mean evals",
-            "evals %",
-            "TT hit",
-            "probe",
-            "same play"
-        );
-        for f in &all {
-            let base = all
-                .iter()
-                .find(|g| g.depth == f.depth && g.algo == "expectimax")
-                .map(|g| g.mean_evals);
-            let pct = base.map_or("-".to_string(), |b| {
-                format!("{:.1}%", 100.0 * f.mean_evals / b.max(1.0))
-            });
-            let same = match f.same_root_play {
-                None if f.algo == "expectimax" => "reference".to_string(),
-                None => "-".to_string(),
-                Some(s) if s == f.positions => "yes".to_string(),
-                Some(s) => format!("no ({s}/{})", f.positions),
-            };
-            let probe = if f.algo == "star2" {
-                format!("{:.1}%", 100.0 * f.probe_efficiency)
-            } else {
-                "-".to_string()
-            };
-            println!(
-                "{:<11} {:>5} {:>10.2} {:>10.2} {:>12.0} {:>12.0} {:>8} {:>7.1}% {:>7} {:>12}",
-                f.algo,
-                f.depth,
-                f.mean_ms,
-                f.median_ms,
-                f.mean_nodes,
-                f.mean_evals,
-                pct,
-                100.0 * f.tt_hit_rate,
-                probe,
-                same
-            );
-        }
-        println!("command: {command}");
+        return;
     }
-    Ok(())
+    println!("search benchmark: {positions} decisions, evaluator {eval}, {threads} thread(s)");
+    println!(
+        "{:<11} {:>5} {:>9} {:>10} {:>10} {:>12} {:>12} {:>8} {:>8} {:>7} {:>12}",
+        "algo",
+        "depth",
+        "decisions",
+        "mean ms",
+        "median ms",
+        "mean nodes",
+        "mean evals",
+        "evals %",
+        "TT hit",
+        "probe",
+        "same play"
+    );
+    for f in all {
+        let base = all
+            .iter()
+            .find(|g| g.depth == f.depth && g.algo == "expectimax")
+            .map(|g| g.mean_evals);
+        let pct = base.map_or("-".to_string(), |b| {
+            format!("{:.1}%", 100.0 * f.mean_evals / b.max(1.0))
+        });
+        let same = match f.same_root_play {
+            None if f.algo == "expectimax" => "reference".to_string(),
+            None => "-".to_string(),
+            Some(s) if s == f.positions => "yes".to_string(),
+            Some(s) => format!("no ({s}/{})", f.positions),
+        };
+        let probe = if f.algo == "star2" {
+            format!("{:.1}%", 100.0 * f.probe_efficiency)
+        } else {
+            "-".to_string()
+        };
+        println!(
+            "{:<11} {:>5} {:>9} {:>10.2} {:>10.2} {:>12.0} {:>12.0} {:>8} {:>7.1}% {:>7} {:>12}",
+            f.algo,
+            f.depth,
+            f.positions,
+            f.mean_ms,
+            f.median_ms,
+            f.mean_nodes,
+            f.mean_evals,
+            pct,
+            100.0 * f.tt_hit_rate,
+            probe,
+            same
+        );
+    }
+    println!("command: {command}");
 }
 
 fn figure_json(f: &AlgoFigures) -> serde_json::Value {

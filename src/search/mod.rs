@@ -271,7 +271,7 @@ impl SearchSettings {
 }
 
 /// Counters of one search.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SearchStats {
     pub move_nodes: u64,
     pub chance_nodes: u64,
