@@ -16,7 +16,7 @@ pub enum BenchCommand {
     /// Legal-play generation over the committed set of (position, roll) pairs.
     Movegen(MovegenArgs),
     /// Search algorithms and depths over the committed set of contact decisions.
-    Search(super::search_bench::SearchBenchArgs),
+    Search(Box<super::search_bench::SearchBenchArgs>),
     /// Static evaluations per second of the contact net on one thread.
     Eval(EvalArgs),
     /// Decisions per second and latency of the bot server under loopback load.
@@ -68,7 +68,7 @@ pub struct MovegenArgs {
 pub fn run(args: BenchArgs) -> Result<(), CliError> {
     match args.which {
         BenchCommand::Movegen(a) => movegen(a),
-        BenchCommand::Search(a) => super::search_bench::run(a),
+        BenchCommand::Search(a) => super::search_bench::run(*a),
         BenchCommand::Eval(a) => eval(a),
         BenchCommand::Server(a) => server(a),
     }
