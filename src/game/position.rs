@@ -63,8 +63,12 @@ impl std::error::Error for PositionError {}
 /// the slot layout. Every value of this type has at most 15 checkers per side, bars
 /// holding only their own side's checkers.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(C, align(16))]
 pub struct Position {
     pub(crate) slots: [i8; 26],
+    /// Always zero. With it the type is 32 initialised bytes aligned to 16, which move
+    /// generation reads and writes as two 16-byte vectors.
+    pad: [i8; 6],
 }
 
 /// Game classification used to pick evaluators and search bounds.
@@ -93,11 +97,15 @@ impl GameResult {
 
 impl Position {
     /// The standard starting position.
-    pub const OPENING: Position = Position {
-        slots: [
-            0, -2, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, -5, 5, 0, 0, 0, -3, 0, -5, 0, 0, 0, 0, 2, 0,
-        ],
-    };
+    pub const OPENING: Position = Position::with_slots([
+        0, -2, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, -5, 5, 0, 0, 0, -3, 0, -5, 0, 0, 0, 0, 2, 0,
+    ]);
+
+    /// Wraps slot counts already known to be valid.
+    #[inline]
+    const fn with_slots(slots: [i8; 26]) -> Position {
+        Position { slots, pad: [0; 6] }
+    }
 
     /// Builds a position from signed slot counts (layout in the module docs).
     pub fn from_slots(slots: [i8; 26]) -> Result<Position, PositionError> {
@@ -131,13 +139,12 @@ impl Position {
         if mine == 0 && theirs == 0 {
             return Err(PositionError::BothFinished);
         }
-        Ok(Position { slots })
+        Ok(Position::with_slots(slots))
     }
 
     /// Builds a position from each side's checker counts on its own points:
-    /// index 0 unused... no: `mover[i]` for i in 0..24 is the mover's point i+1, `mover[24]`
-    /// its bar; likewise `opponent` on the opponent's own numbering. This is gnubg's
-    /// `TanBoard` layout.
+    /// `mover[i]` for i in 0..24 is the mover's point i+1, `mover[24]` its bar; likewise
+    /// `opponent` on the opponent's own numbering. This is gnubg's `TanBoard` layout.
     pub fn from_sides(mover: &[u8; 25], opponent: &[u8; 25]) -> Result<Position, PositionError> {
         let mut slots = [0i8; 26];
         for p in 1..=24 {
@@ -210,7 +217,7 @@ impl Position {
         for i in 0..26 {
             slots[i] = -self.slots[25 - i];
         }
-        Position { slots }
+        Position::with_slots(slots)
     }
 
     /// The mover's checkers on its bar.
