@@ -34,6 +34,10 @@ pub struct ServerArgs {
     /// Requests in total, spread over the connections.
     #[arg(long, default_value_t = 20000)]
     pub requests: usize,
+    /// Open loop: send this many requests per second in total on a fixed schedule, whatever
+    /// the replies do (default: closed loop, each client waits for its reply).
+    #[arg(long)]
+    pub rate: Option<f64>,
     /// Server configuration file (default: the built-in defaults).
     #[arg(long)]
     pub config: Option<std::path::PathBuf>,
@@ -78,6 +82,11 @@ fn server(a: ServerArgs) -> Result<(), CliError> {
     if a.connections == 0 || a.requests == 0 {
         return Err("--connections and --requests must be at least 1".into());
     }
+    if let Some(rate) = a.rate {
+        if !(1.0..=1e6).contains(&rate) {
+            return Err("--rate must be between 1 and 1000000 requests per second".into());
+        }
+    }
     let config = match &a.config {
         Some(p) => crate::config::Config::load(p)?,
         None => crate::config::Config::default(),
@@ -86,6 +95,7 @@ fn server(a: ServerArgs) -> Result<(), CliError> {
         connections: a.connections,
         depth: a.depth,
         requests: a.requests,
+        rate: a.rate,
         config,
     };
     let r = crate::server::bench::run(&b)?;
@@ -93,15 +103,21 @@ fn server(a: ServerArgs) -> Result<(), CliError> {
         "stargammon bench server --connections {} --depth {} --requests {}",
         a.connections, a.depth, a.requests
     );
+    if let Some(rate) = a.rate {
+        command.push_str(&format!(" --rate {rate}"));
+    }
     if let Some(p) = &a.config {
         command.push_str(&format!(" --config {}", p.display()));
     }
     if a.json {
+        command.push_str(" --json");
         println!(
             "{}",
             serde_json::json!({
                 "connections": a.connections,
                 "depth": a.depth,
+                "load": if a.rate.is_some() { "open" } else { "closed" },
+                "rate": a.rate,
                 "decisions": r.decisions,
                 "decisions_per_sec": r.decisions_per_sec,
                 "p50_ms": r.p50_ms,
@@ -113,7 +129,16 @@ fn server(a: ServerArgs) -> Result<(), CliError> {
             })
         );
     } else {
-        println!("server: {} connections, depth {}", a.connections, a.depth);
+        match a.rate {
+            Some(rate) => println!(
+                "server: {} connections, depth {}, open loop at {rate} requests/s",
+                a.connections, a.depth
+            ),
+            None => println!(
+                "server: {} connections, depth {}, closed loop",
+                a.connections, a.depth
+            ),
+        }
         println!(
             "decisions:     {} in {:.2} s ({} error replies)",
             r.decisions, r.seconds, r.errors

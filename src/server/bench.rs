@@ -1,6 +1,18 @@
 //! The server load benchmark behind `stargammon bench server`: the server runs in-process on
-//! 127.0.0.1:0 and C loopback clients each send `board:` requests from a fixed set (built
-//! from the committed movegen position set), one at a time, timing every reply.
+//! 127.0.0.1:0 and C loopback clients send `board:` requests from a fixed set (built from the
+//! committed movegen position set), timing every reply from the moment its request was
+//! written.
+//!
+//! Two load models:
+//! - closed loop (the default): each client sends its next request as soon as the reply to
+//!   the last one arrives, so the figures are the server's peak throughput and the latency
+//!   at that saturation;
+//! - open loop (`rate`): the clients together send `rate` requests per second on a fixed
+//!   schedule whatever the replies do (each connection an evenly spaced stream, the streams
+//!   staggered), as independent users would; this measures latency at a given load.
+//!
+//! The clients run on their own single-threaded runtime on their own thread, apart from the
+//! server's runtime, as separate client processes would.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -21,6 +33,8 @@ pub struct ServerBench {
     pub connections: usize,
     pub depth: u32,
     pub requests: usize,
+    /// Open loop at this many requests per second in total; `None`: closed loop.
+    pub rate: Option<f64>,
     pub config: Config,
 }
 
@@ -88,7 +102,109 @@ async fn client(
     Ok((latencies, errors))
 }
 
-/// Runs the benchmark (blocking; builds its own runtime).
+/// One open-loop connection: writes `requests` at `start + offset + k * interval` whatever
+/// the replies do, and times each reply from the moment its request was written (replies
+/// come back in request order).
+async fn paced_client(
+    addr: std::net::SocketAddr,
+    requests: Vec<String>,
+    start: tokio::time::Instant,
+    offset: Duration,
+    interval: Duration,
+) -> std::io::Result<(Vec<f64>, usize)> {
+    let stream = TcpStream::connect(addr).await?;
+    stream.set_nodelay(true)?;
+    let (r, mut w) = stream.into_split();
+    let n = requests.len();
+    let (sent_tx, mut sent_rx) = tokio::sync::mpsc::unbounded_channel::<Instant>();
+    let writer = tokio::spawn(async move {
+        for (k, req) in requests.into_iter().enumerate() {
+            tokio::time::sleep_until(start + offset + interval * k as u32).await;
+            w.write_all(req.as_bytes()).await?;
+            if sent_tx.send(Instant::now()).is_err() {
+                break;
+            }
+        }
+        Ok::<_, std::io::Error>(w)
+    });
+    let mut r = BufReader::new(r);
+    let mut latencies = Vec::with_capacity(n);
+    let mut errors = 0;
+    let mut line = String::new();
+    for _ in 0..n {
+        line.clear();
+        if r.read_line(&mut line).await? == 0 {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                "server closed the connection",
+            ));
+        }
+        let Some(sent) = sent_rx.recv().await else {
+            return Err(std::io::Error::other("a reply came before its request"));
+        };
+        latencies.push(sent.elapsed().as_secs_f64() * 1e3);
+        if line.starts_with("Error") {
+            errors += 1;
+        }
+    }
+    writer
+        .await
+        .map_err(|e| std::io::Error::other(e.to_string()))??;
+    Ok((latencies, errors))
+}
+
+/// Runs every client to completion on a runtime of its own; returns the sorted
+/// latencies, the error replies and the wall time of the load phase.
+fn drive_clients(
+    addr: std::net::SocketAddr,
+    b: &ServerBench,
+    set: &[String],
+) -> std::io::Result<(Vec<f64>, usize, f64)> {
+    let c = b.connections.max(1);
+    let per = (b.requests / c).max(1);
+    let batches: Vec<Vec<String>> = (0..c)
+        .map(|i| {
+            (0..per)
+                .map(|k| format!("{}\n", set[(i * 7919 + k) % set.len()]))
+                .collect()
+        })
+        .collect();
+    let rate = b.rate;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async move {
+        let start = Instant::now();
+        let t0 = tokio::time::Instant::now() + Duration::from_millis(20);
+        let mut tasks = Vec::with_capacity(c);
+        for (i, reqs) in batches.into_iter().enumerate() {
+            tasks.push(match rate {
+                Some(rate) => {
+                    // Each connection sends every c / rate seconds; connection i starts
+                    // i / rate seconds in, so the streams interleave evenly.
+                    let interval = Duration::from_secs_f64(c as f64 / rate);
+                    let offset = Duration::from_secs_f64(i as f64 / rate);
+                    tokio::spawn(paced_client(addr, reqs, t0, offset, interval))
+                }
+                None => tokio::spawn(client(addr, reqs)),
+            });
+        }
+        let mut lat = Vec::with_capacity(c * per);
+        let mut errors = 0;
+        for t in tasks {
+            let (l, e) = t
+                .await
+                .map_err(|e| std::io::Error::other(e.to_string()))??;
+            lat.extend(l);
+            errors += e;
+        }
+        let seconds = start.elapsed().as_secs_f64();
+        lat.sort_by(|a, b| a.total_cmp(b));
+        Ok((lat, errors, seconds))
+    })
+}
+
+/// Runs the benchmark (blocking; builds its own runtimes).
 pub fn run(b: &ServerBench) -> Result<ServerBenchResult, Box<dyn std::error::Error + Send + Sync>> {
     let mut config = b.config.clone();
     config.engine.depth = b.depth;
@@ -111,31 +227,23 @@ pub fn run(b: &ServerBench) -> Result<ServerBenchResult, Box<dyn std::error::Err
         let warm: Vec<String> = set.iter().take(64).map(|s| format!("{s}\n")).collect();
         client(addr, warm).await?;
 
-        let c = b.connections.max(1);
-        let per = (b.requests / c).max(1);
-        let mut tasks = Vec::with_capacity(c);
-        let start = Instant::now();
-        for i in 0..c {
-            let reqs: Vec<String> = (0..per)
-                .map(|k| format!("{}\n", set[(i * 7919 + k) % set.len()]))
-                .collect();
-            tasks.push(tokio::spawn(client(addr, reqs)));
-        }
-        let mut lat = Vec::with_capacity(c * per);
-        let mut errors = 0;
-        for t in tasks {
-            let (l, e) = t.await??;
-            lat.extend(l);
-            errors += e;
-        }
-        let seconds = start.elapsed().as_secs_f64();
+        let load = {
+            let b = b.clone();
+            let set = set.clone();
+            std::thread::Builder::new()
+                .name("bench-clients".into())
+                .spawn(move || drive_clients(addr, &b, &set))?
+        };
+        let (lat, errors, seconds) = tokio::task::spawn_blocking(move || load.join())
+            .await?
+            .map_err(|_| std::io::Error::other("the client thread panicked"))??;
         let _ = stop_tx.send(());
         let _ = tokio::time::timeout(Duration::from_secs(5), server).await;
-        lat.sort_by(|a, b| a.total_cmp(b));
+        let decisions_per_sec = lat.len() as f64 / seconds;
         Ok::<_, Box<dyn std::error::Error + Send + Sync>>(ServerBenchResult {
             decisions: lat.len(),
             seconds,
-            decisions_per_sec: lat.len() as f64 / seconds,
+            decisions_per_sec,
             p50_ms: percentile(&lat, 0.50),
             p99_ms: percentile(&lat, 0.99),
             max_ms: lat.last().copied().unwrap_or(0.0),
