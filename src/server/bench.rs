@@ -255,3 +255,36 @@ pub fn run(b: &ServerBench) -> Result<ServerBenchResult, Box<dyn std::error::Err
     drop(Arc::try_unwrap(shared).ok());
     Ok(result)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bench(rate: Option<f64>) -> ServerBenchResult {
+        let b = ServerBench {
+            connections: 4,
+            depth: 1,
+            requests: 200,
+            rate,
+            config: Config::default(),
+        };
+        run(&b).expect("the benchmark runs")
+    }
+
+    #[test]
+    fn closed_loop_answers_every_request() {
+        let r = bench(None);
+        assert_eq!(r.decisions, 200);
+        assert_eq!(r.errors, 0);
+        assert!(r.p50_ms <= r.p99_ms && r.p99_ms <= r.max_ms);
+    }
+
+    #[test]
+    fn open_loop_keeps_to_its_schedule() {
+        // 200 requests at 1,000 per second take about 0.2 s whatever the server's speed.
+        let r = bench(Some(1000.0));
+        assert_eq!(r.decisions, 200);
+        assert_eq!(r.errors, 0);
+        assert!(r.seconds >= 0.19, "finished in {} s", r.seconds);
+    }
+}
