@@ -97,13 +97,7 @@ pub fn run(args: FibsArgs) -> Result<(), CliError> {
     }
     let password = read_password(&args)?;
     let config = load_config(&args)?;
-    let _ = tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
-        )
-        .try_init();
+    super::serve::init_logging();
     let (seat, judge) = decision_seat(&config.play.engine)?;
     let brain = SeatBrain::new(seat, judge);
     let mut client = Client::new(

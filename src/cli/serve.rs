@@ -33,12 +33,16 @@ pub fn load_config(path: Option<&PathBuf>) -> Result<Config, CliError> {
     }
 }
 
-/// Logs to stderr, level from RUST_LOG (default `info`).
+/// Logs to stderr, level from RUST_LOG (default `info`), in colour only when stderr is a
+/// terminal and NO_COLOR is unset (so log files and `docker logs` stay plain text).
 pub fn init_logging() {
+    use std::io::IsTerminal;
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let colour = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(colour)
         .with_writer(std::io::stderr)
         .try_init();
 }
