@@ -278,13 +278,9 @@ fn print_figures(all: &[AlgoFigures], json: bool, command: &str, threads: usize,
         "same play"
     );
     for f in all {
-        let base = all
-            .iter()
-            .find(|g| g.depth == f.depth && g.algo == "expectimax")
-            .map(|g| g.mean_evals);
-        let pct = base.map_or("-".to_string(), |b| {
-            format!("{:.1}%", 100.0 * f.mean_evals / b.max(1.0))
-        });
+        let pct = f
+            .evals_vs_expectimax
+            .map_or("-".to_string(), |r| format!("{:.1}%", 100.0 * r));
         let same = match f.same_root_play {
             None if f.algo == "expectimax" => "reference".to_string(),
             None => "-".to_string(),
@@ -325,5 +321,6 @@ fn figure_json(f: &AlgoFigures) -> serde_json::Value {
         "same_root_play": f.same_root_play.map(|s| s == f.positions),
         "same_root_play_count": f.same_root_play,
         "same_root_value_count": f.same_root_value,
+        "evals_vs_expectimax": f.evals_vs_expectimax,
     })
 }

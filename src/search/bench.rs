@@ -55,6 +55,8 @@ pub struct AlgoFigures {
     pub same_root_play: Option<usize>,
     /// Decisions whose root value equals Expectimax's.
     pub same_root_value: Option<usize>,
+    /// Leaf evaluations over Expectimax's on the same decisions.
+    pub evals_vs_expectimax: Option<f64>,
     pub totals: SearchStats,
 }
 
@@ -136,21 +138,25 @@ pub fn summarize(records: &[DecisionRecord]) -> Vec<AlgoFigures> {
         } else {
             (times[times.len() / 2 - 1] + times[times.len() / 2]) / 2.0
         };
-        let (same_play, same_value) = match reference {
-            Some(reference)
-                if algo != "expectimax" && by_index.keys().all(|i| reference.contains_key(i)) =>
-            {
+        let (same_play, same_value, evals_ratio) = match reference {
+            Some(reference) if by_index.keys().all(|i| reference.contains_key(i)) => {
                 let pairs = || by_index.iter().map(|(i, r)| (reference[i], *r));
-                (
-                    Some(pairs().filter(|(a, b)| a.root_play == b.root_play).count()),
-                    Some(
-                        pairs()
-                            .filter(|(a, b)| a.root_value == b.root_value)
-                            .count(),
-                    ),
-                )
+                let base: u64 = pairs().map(|(a, _)| a.stats.evals).sum();
+                let ratio = totals.evals as f64 / base.max(1) as f64;
+                if algo == "expectimax" {
+                    (None, None, Some(ratio))
+                } else {
+                    let same = |f: fn(&DecisionRecord) -> i64| {
+                        pairs().filter(|(a, b)| f(a) == f(b)).count()
+                    };
+                    (
+                        Some(same(|r| r.root_play as i64)),
+                        Some(same(|r| r.root_value as i64)),
+                        Some(ratio),
+                    )
+                }
             }
-            _ => (None, None),
+            _ => (None, None, None),
         };
         out.push(AlgoFigures {
             algo: algo.clone(),
@@ -164,6 +170,7 @@ pub fn summarize(records: &[DecisionRecord]) -> Vec<AlgoFigures> {
             probe_efficiency: totals.probe_efficiency(),
             same_root_play: same_play,
             same_root_value: same_value,
+            evals_vs_expectimax: evals_ratio,
             totals,
         });
     }
@@ -206,6 +213,7 @@ mod tests {
         assert_eq!(figs[1].mean_evals, 20.0);
         assert_eq!(figs[1].same_root_play, Some(1));
         assert_eq!(figs[1].same_root_value, Some(2));
+        assert_eq!(figs[1].evals_vs_expectimax, Some(0.1));
     }
 
     #[test]
@@ -221,5 +229,18 @@ mod tests {
         assert_eq!(star2.positions, 2);
         assert_eq!(star2.mean_evals, 20.0);
         assert_eq!(star2.same_root_play, None);
+        assert_eq!(star2.evals_vs_expectimax, None);
+    }
+
+    #[test]
+    fn evaluation_share_uses_the_same_decisions() {
+        let records = vec![
+            record(0, "expectimax", 100, 1),
+            record(1, "expectimax", 900, 1),
+            record(0, "star1", 50, 1),
+        ];
+        let figs = summarize(&records);
+        let star1 = figs.iter().find(|f| f.algo == "star1").expect("star1 line");
+        assert_eq!(star1.evals_vs_expectimax, Some(0.5));
     }
 }
