@@ -3,21 +3,18 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
+use common::{
+    FIBS_O_OPENING, FIBS_X_OPENING, GNUBG_BAR_23, GNUBG_CRAWFORD, GNUBG_DOUBLE_Q, GNUBG_OPENING_21,
+    GNUBG_TAKE_11, GNUBG_TAKE_Q,
+};
 use proptest::prelude::*;
 use stargammon::game::{CubeOwner, Decision, Dice, MatchState, Position};
 use stargammon::notation::fibs_board::{
     detect_convention, detect_line_convention, format_match_state, parse_match_state, Convention,
     FibsBoard, FibsBoardError, FibsSeat,
 };
-
-const FIBS_O_OPENING: &str = "board:You:someplayer:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:6:2:0:0:1:1:1:0:1:-1:0:25:0:0:0:0:2:0:0:0";
-const FIBS_X_OPENING: &str = "board:You:gnubot:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:-1:4:5:0:0:1:1:1:0:-1:1:25:0:0:0:0:0:2:0:0:0";
-const GNUBG_OPENING_21: &str = "board:probe:gnubg0ply:0:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:-1:2:1:2:1:1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:1";
-const GNUBG_BAR_23: &str = "board:gnubg:root:5:0:0:-2:-1:0:1:0:0:4:0:4:0:0:0:-4:4:0:0:0:-3:1:-5:0:0:1:0:0:0:-1:2:3:2:3:1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:1";
-const GNUBG_DOUBLE_Q: &str = "board:probe:gnubg0ply:0:0:0:0:-1:0:-1:0:0:5:0:3:0:0:1:-5:4:0:0:0:-2:-1:-5:0:0:0:1:1:0:-1:0:0:0:0:1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:1";
-const GNUBG_TAKE_Q: &str = "board:gnubg0ply:probe:0:0:0:0:-1:0:-1:0:0:5:0:3:0:0:1:-5:4:0:0:0:-1:0:-5:-1:0:-1:1:1:0:1:0:0:0:0:1:1:1:1:1:-1:0:25:0:0:0:0:0:0:0:1";
-const GNUBG_TAKE_11: &str = "board:gnubgP1:extP0:11:2:8:0:-1:0:0:3:0:5:0:3:0:0:0:-2:3:-1:-1:-1:-3:0:-4:-2:0:0:0:1:0:1:0:0:0:0:1:1:1:1:1:-1:0:25:0:0:0:0:0:0:0:1";
-const GNUBG_CRAWFORD: &str = "board:gnubgP0:probeP1:7:6:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:4:3:4:3:1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:0";
 
 fn dice(a: u8, b: u8) -> Dice {
     Dice::new(a, b).unwrap()

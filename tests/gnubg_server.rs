@@ -8,8 +8,11 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
+use common::{gnubg_available, GNUBG};
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
@@ -19,19 +22,6 @@ use stargammon::game::{legal_plays, Dice, Position};
 use stargammon::server::{run_with, Shared};
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
-
-const GNUBG: &str = "/usr/games/gnubg";
-
-fn gnubg_available() -> bool {
-    if Path::new(GNUBG).exists() {
-        return true;
-    }
-    if std::env::var("CI").as_deref() == Ok("true") {
-        panic!("{GNUBG} is missing (install the Debian package gnubg; scripts/test.sh does)");
-    }
-    eprintln!("skipping: {GNUBG} is not installed");
-    false
-}
 
 /// A server on an ephemeral loopback port, running on its own runtime thread.
 struct Server {

@@ -8,6 +8,9 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
+use common::{gnubg_available, GNUBG};
 use std::io::Write;
 use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
@@ -17,16 +20,6 @@ use stargammon::arena::referee::{
     run_series, InProcessFactory, SeriesConfig, SeriesKind, UnitResult,
 };
 use stargammon::arena::socket::{gnubg_board_request, gnubg_move_reply, TcpFactory};
-
-const GNUBG: &str = "/usr/games/gnubg";
-
-fn gnubg_available() -> bool {
-    let present = std::path::Path::new(GNUBG).exists();
-    if !present && std::env::var("CI").as_deref() == Ok("true") {
-        panic!("gnubg is required under CI=true but {GNUBG} is missing");
-    }
-    present
-}
 
 /// A gnubg `external` server on a free loopback port, stopped on drop.
 #[derive(Debug)]

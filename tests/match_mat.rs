@@ -3,6 +3,9 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
+use common::{gnubg_available, GNUBG};
 use std::io::Write;
 use std::process::{Command, Stdio};
 
@@ -11,8 +14,6 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use stargammon::arena::referee::{play_match, write_mat, DiceStream, Reply, Seat, SeatError};
 use stargammon::game::{legal_plays, Decision, MatchState};
-
-const GNUBG: &str = "/usr/games/gnubg";
 
 /// Random legal plays, doubles now and then, takes most doubles.
 struct RandomSeat(ChaCha8Rng);
@@ -32,14 +33,6 @@ impl Seat for RandomSeat {
             _ => Reply::Roll,
         })
     }
-}
-
-fn gnubg_available() -> bool {
-    let present = std::path::Path::new(GNUBG).exists();
-    if !present && std::env::var("CI").as_deref() == Ok("true") {
-        panic!("gnubg is required under CI=true but {GNUBG} is missing");
-    }
-    present
 }
 
 #[test]

@@ -3,6 +3,9 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
+use common::{FIBS_O_OPENING, GNUBG_BAR_23, GNUBG_DOUBLE_Q, GNUBG_OPENING_21, GNUBG_TAKE_Q};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -14,12 +17,6 @@ use stargammon::server::{run_with, Shared};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
-
-const FIBS_O_OPENING: &str = "board:You:someplayer:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:6:2:0:0:1:1:1:0:1:-1:0:25:0:0:0:0:2:0:0:0";
-const GNUBG_OPENING_21: &str = "board:probe:gnubg0ply:0:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:-1:2:1:2:1:1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:1";
-const GNUBG_BAR_23: &str = "board:gnubg:root:5:0:0:-2:-1:0:1:0:0:4:0:4:0:0:0:-4:4:0:0:0:-3:1:-5:0:0:1:0:0:0:-1:2:3:2:3:1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:1";
-const GNUBG_DOUBLE_Q: &str = "board:probe:gnubg0ply:0:0:0:0:-1:0:-1:0:0:5:0:3:0:0:1:-5:4:0:0:0:-2:-1:-5:0:0:0:1:1:0:-1:0:0:0:0:1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:1";
-const GNUBG_TAKE_Q: &str = "board:gnubg0ply:probe:0:0:0:0:-1:0:-1:0:0:5:0:3:0:0:1:-5:4:0:0:0:-1:0:-5:-1:0:-1:1:1:0:1:0:0:0:0:1:1:1:1:1:-1:0:25:0:0:0:0:0:0:0:1";
 
 struct TestServer {
     addr: std::net::SocketAddr,

@@ -1,0 +1,32 @@
+//! What several integration tests share: where gnubg is, whether a test may run without it,
+//! and the board lines captured from gnubg 1.07 and a FIBS server (protocols.md).
+
+#![allow(dead_code)]
+
+/// The apt package's binary.
+pub const GNUBG: &str = "/usr/games/gnubg";
+
+/// Whether gnubg is installed. Under `CI=true` a missing gnubg fails the calling test
+/// (it never skips there); elsewhere the caller skips and says so.
+pub fn gnubg_available() -> bool {
+    if std::path::Path::new(GNUBG).exists() {
+        return true;
+    }
+    if std::env::var("CI").as_deref() == Ok("true") {
+        panic!("{GNUBG} is missing under CI=true (install the Debian package gnubg; scripts/test.sh does)");
+    }
+    eprintln!("skipping: {GNUBG} is not installed");
+    false
+}
+
+// Real-FIBS convention boards.
+pub const FIBS_O_OPENING: &str = "board:You:someplayer:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:6:2:0:0:1:1:1:0:1:-1:0:25:0:0:0:0:2:0:0:0";
+pub const FIBS_X_OPENING: &str = "board:You:gnubot:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:-1:4:5:0:0:1:1:1:0:-1:1:25:0:0:0:0:0:2:0:0:0";
+
+// Boards written by gnubg's external player.
+pub const GNUBG_OPENING_21: &str = "board:probe:gnubg0ply:0:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:-1:2:1:2:1:1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:1";
+pub const GNUBG_BAR_23: &str = "board:gnubg:root:5:0:0:-2:-1:0:1:0:0:4:0:4:0:0:0:-4:4:0:0:0:-3:1:-5:0:0:1:0:0:0:-1:2:3:2:3:1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:1";
+pub const GNUBG_DOUBLE_Q: &str = "board:probe:gnubg0ply:0:0:0:0:-1:0:-1:0:0:5:0:3:0:0:1:-5:4:0:0:0:-2:-1:-5:0:0:0:1:1:0:-1:0:0:0:0:1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:1";
+pub const GNUBG_TAKE_Q: &str = "board:gnubg0ply:probe:0:0:0:0:-1:0:-1:0:0:5:0:3:0:0:1:-5:4:0:0:0:-1:0:-5:-1:0:-1:1:1:0:1:0:0:0:0:1:1:1:1:1:-1:0:25:0:0:0:0:0:0:0:1";
+pub const GNUBG_TAKE_11: &str = "board:gnubgP1:extP0:11:2:8:0:-1:0:0:3:0:5:0:3:0:0:0:-2:3:-1:-1:-1:-3:0:-4:-2:0:0:0:1:0:1:0:0:0:0:1:1:1:1:1:-1:0:25:0:0:0:0:0:0:0:1";
+pub const GNUBG_CRAWFORD: &str = "board:gnubgP0:probeP1:7:6:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:4:3:4:3:1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:0";
