@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 
 use stargammon::bench::{movegen_set, random_game_positions};
-use stargammon::game::{legal_plays, Dice, Position};
+use stargammon::game::{legal_plays, Dice, Position, ALL_ROLLS};
 
 /// Slots as signed counts: 0 opponent bar, 1..=24 points, 25 own bar.
 type Slots = [i8; 26];
@@ -127,6 +127,20 @@ fn fast_generator_equals_naive_rules_on_benchmark_set() {
 #[test]
 fn fast_generator_equals_naive_rules_on_more_random_games() {
     let pairs = random_game_positions(7, 150);
+    check(&pairs);
+}
+
+/// Every one of the 21 rolls on every position of random games: the bear-off and hitting
+/// corners where two different sequences reach one position come up for every pair of dice.
+#[test]
+fn fast_generator_equals_naive_rules_for_every_roll() {
+    let mut pairs = Vec::new();
+    for (p, _) in random_game_positions(11, 30) {
+        for dice in ALL_ROLLS {
+            pairs.push((p, dice));
+        }
+    }
+    assert!(pairs.len() > 50_000, "{} pairs", pairs.len());
     check(&pairs);
 }
 

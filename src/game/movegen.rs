@@ -80,7 +80,7 @@ impl std::fmt::Debug for Play {
 #[derive(Clone, Default)]
 pub struct PlayList {
     plays: Vec<Play>,
-    /// Indices of the plays that another sequence may repeat (see [`generate_plays`]).
+    /// Indices of the plays that another sequence may repeat (see [`may_repeat`]).
     repeatable: Vec<u16>,
     /// Most dice used by any sequence seen in this generation (doubles).
     max_used: u8,
