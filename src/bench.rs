@@ -99,8 +99,13 @@ fn seeded_game_positions(
 pub struct MovegenResult {
     pub decisions: u64,
     pub plays: u64,
+    /// Over all rounds.
     pub ns_per_decision: f64,
     pub decisions_per_sec: f64,
+    /// The fastest and the median round (each round is one pass over the set), which show
+    /// how much a shared machine disturbed the run.
+    pub min_round_ns_per_decision: f64,
+    pub median_round_ns_per_decision: f64,
 }
 
 /// Generates every distinct play for each pair, `rounds` times over, on this thread.
@@ -111,20 +116,29 @@ pub fn run_movegen(set: &[(Position, Dice)], rounds: u32) -> MovegenResult {
         generate_plays(p, *d, &mut list);
     }
     let mut plays = 0u64;
+    let mut round_secs = Vec::with_capacity(rounds as usize);
     let start = Instant::now();
     for _ in 0..rounds {
+        let round = Instant::now();
         for (p, d) in set {
             generate_plays(p, *d, &mut list);
             plays += list.len() as u64;
         }
+        round_secs.push(round.elapsed().as_secs_f64());
     }
     let secs = start.elapsed().as_secs_f64();
     let decisions = set.len() as u64 * rounds as u64;
+    round_secs.sort_by(f64::total_cmp);
+    let per_round = |s: f64| s * 1e9 / set.len().max(1) as f64;
     MovegenResult {
         decisions,
         plays,
         ns_per_decision: secs * 1e9 / decisions as f64,
         decisions_per_sec: decisions as f64 / secs,
+        min_round_ns_per_decision: round_secs.first().map_or(0.0, |&s| per_round(s)),
+        median_round_ns_per_decision: round_secs
+            .get(round_secs.len() / 2)
+            .map_or(0.0, |&s| per_round(s)),
     }
 }
 

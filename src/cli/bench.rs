@@ -167,6 +167,8 @@ fn movegen(a: MovegenArgs) -> Result<(), CliError> {
                 "plays": r.plays,
                 "ns_per_decision": r.ns_per_decision,
                 "decisions_per_sec": r.decisions_per_sec,
+                "min_round_ns_per_decision": r.min_round_ns_per_decision,
+                "median_round_ns_per_decision": r.median_round_ns_per_decision,
                 "positions": set.len(),
                 "command": command,
             })
@@ -179,7 +181,10 @@ fn movegen(a: MovegenArgs) -> Result<(), CliError> {
         );
         println!("decisions:        {}", r.decisions);
         println!("plays generated:  {}", r.plays);
-        println!("ns per decision:  {:.1}", r.ns_per_decision);
+        println!(
+            "ns per decision:  {:.1} (rounds: fastest {:.1}, median {:.1})",
+            r.ns_per_decision, r.min_round_ns_per_decision, r.median_round_ns_per_decision
+        );
         println!("decisions/s:      {:.0}", r.decisions_per_sec);
         println!("command:          {command}");
     }
