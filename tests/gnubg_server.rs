@@ -10,10 +10,8 @@
 
 mod common;
 
-use common::{gnubg_available, GNUBG};
-use std::io::Write;
+use common::gnubg_available;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -86,20 +84,7 @@ fn out_dir(name: &str) -> PathBuf {
 
 /// Runs gnubg with `script` on stdin; returns its stdout.
 fn run_gnubg(script: &str) -> String {
-    let mut child = Command::new(GNUBG)
-        .args(["-t", "-q", "-r"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(script.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = common::run_gnubg(script);
     assert!(out.status.success(), "gnubg failed: {out:?}");
     String::from_utf8_lossy(&out.stdout).into_owned()
 }

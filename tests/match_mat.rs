@@ -5,9 +5,7 @@
 
 mod common;
 
-use common::{gnubg_available, GNUBG};
-use std::io::Write;
-use std::process::{Command, Stdio};
+use common::{gnubg_available, run_gnubg};
 
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -59,24 +57,11 @@ fn gnubg_imports_written_matches_with_the_same_score() {
         write_mat(&mut f, 5, std::slice::from_ref(&record)).unwrap();
         drop(f);
 
-        let mut child = Command::new(GNUBG)
-            .args(["-t", "-q", "-r"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
         let script = format!(
             "set display off\nimport mat {}\nshow score\n",
             path.display()
         );
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(script.as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
+        let out = run_gnubg(&script);
         let text = String::from_utf8_lossy(&out.stdout).to_string()
             + &String::from_utf8_lossy(&out.stderr);
         let mat = std::fs::read_to_string(&path).unwrap();

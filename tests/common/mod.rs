@@ -19,6 +19,26 @@ pub fn gnubg_available() -> bool {
     false
 }
 
+/// Runs gnubg in text mode (`-t -q -r`) with `script` on stdin and waits for it to exit.
+pub fn run_gnubg(script: &str) -> std::process::Output {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(GNUBG)
+        .args(["-t", "-q", "-r"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("gnubg starts");
+    child
+        .stdin
+        .take()
+        .expect("gnubg's stdin")
+        .write_all(script.as_bytes())
+        .expect("the script reaches gnubg");
+    child.wait_with_output().expect("gnubg's output")
+}
+
 // Real-FIBS convention boards.
 pub const FIBS_O_OPENING: &str = "board:You:someplayer:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:6:2:0:0:1:1:1:0:1:-1:0:25:0:0:0:0:2:0:0:0";
 pub const FIBS_X_OPENING: &str = "board:You:gnubot:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:-1:4:5:0:0:1:1:1:0:-1:1:25:0:0:0:0:0:2:0:0:0";
