@@ -10,69 +10,19 @@
 
 mod common;
 
-use common::gnubg_available;
+use common::{gnubg_available, ServerThread};
 use std::path::PathBuf;
-use std::sync::Arc;
-use std::time::Duration;
 
 use stargammon::config::Config;
 use stargammon::game::{legal_plays, Dice, Position};
-use stargammon::server::{run_with, Shared};
-use tokio::net::TcpListener;
-use tokio::sync::oneshot;
 
-/// A server on an ephemeral loopback port, running on its own runtime thread.
-struct Server {
-    port: u16,
-    stop: Option<oneshot::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<()>>,
-    shared: Arc<Shared>,
-}
-
-impl Server {
-    fn start() -> Server {
-        let mut config = Config::default();
-        config.engine.threads = 2;
-        config.engine.tt_megabytes = 8;
-        config.engine.depth = 1;
-        let shared = Shared::from_config(&config).unwrap();
-        let (port_tx, port_rx) = std::sync::mpsc::channel();
-        let (stop_tx, stop_rx) = oneshot::channel::<()>();
-        let s = shared.clone();
-        let thread = std::thread::spawn(move || {
-            let rt = tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(2)
-                .enable_all()
-                .build()
-                .unwrap();
-            rt.block_on(async move {
-                let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-                port_tx.send(listener.local_addr().unwrap().port()).unwrap();
-                run_with(listener, s, async {
-                    let _ = stop_rx.await;
-                })
-                .await;
-            });
-        });
-        let port = port_rx.recv_timeout(Duration::from_secs(30)).unwrap();
-        Server {
-            port,
-            stop: Some(stop_tx),
-            thread: Some(thread),
-            shared,
-        }
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        if let Some(tx) = self.stop.take() {
-            let _ = tx.send(());
-        }
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
+/// A server at depth 1 with two search threads.
+fn start_server() -> ServerThread {
+    let mut config = Config::default();
+    config.engine.threads = 2;
+    config.engine.tt_megabytes = 8;
+    config.engine.depth = 1;
+    ServerThread::from_config(&config)
 }
 
 fn out_dir(name: &str) -> PathBuf {
@@ -201,12 +151,12 @@ fn gnubg_plays_a_seven_point_match_with_the_cube() {
     if !gnubg_available() {
         return;
     }
-    let server = Server::start();
+    let server = start_server();
     let dir = out_dir("gnubg_match7");
     let sgf = dir.join("m7.sgf");
     let script = format!(
         "{}new match 7\nshow score\nsave match {}\n",
-        header(42, server.port),
+        header(42, server.addr.port()),
         sgf.display()
     );
     let out = run_gnubg(&script);
@@ -237,10 +187,10 @@ fn gnubg_plays_fifty_cubeless_money_games() {
     if !gnubg_available() {
         return;
     }
-    let server = Server::start();
+    let server = start_server();
     let dir = out_dir("gnubg_money50");
     let sgf = dir.join("money.sgf");
-    let mut script = header(7, server.port);
+    let mut script = header(7, server.addr.port());
     script.push_str("set cube use off\nset automatic game off\n");
     for _ in 0..50 {
         script.push_str("new game\n");

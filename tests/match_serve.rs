@@ -7,69 +7,31 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
+use common::ServerThread;
+
 use std::time::Duration;
 
 use stargammon::arena::referee::{run_series, InProcessFactory, SeriesConfig, SeriesKind};
 use stargammon::arena::socket::{gnubg_board_request, gnubg_move_reply, TcpFactory};
 use stargammon::config::{BoardConvention, Config};
 
-/// Runs `stargammon serve` with `config` on its own runtime; stops when dropped.
-struct Serve {
-    addr: String,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<()>>,
+/// Runs the server with `config` (one search thread) on a loopback port.
+fn start_serve(mut config: Config) -> ServerThread {
+    config.engine.threads = 1;
+    ServerThread::from_config(&config)
 }
 
-impl Serve {
-    fn start(mut config: Config) -> Serve {
-        config.engine.threads = 1;
-        let (addr_tx, addr_rx) = std::sync::mpsc::channel();
-        let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-        let thread = std::thread::spawn(move || {
-            let rt = tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(2)
-                .enable_all()
-                .build()
-                .unwrap();
-            rt.block_on(async move {
-                let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-                addr_tx
-                    .send(listener.local_addr().unwrap().to_string())
-                    .unwrap();
-                stargammon::server::run(listener, config, async move {
-                    let _ = stop_rx.await;
-                })
-                .await
-                .unwrap();
-            });
-        });
-        let addr = addr_rx.recv_timeout(Duration::from_secs(60)).unwrap();
-        Serve {
-            addr,
-            stop: Some(stop_tx),
-            thread: Some(thread),
-        }
-    }
-
-    fn factory(&self, parallel: usize) -> TcpFactory {
-        TcpFactory {
-            spec: format!("serve:tcp://{}", self.addr),
-            addrs: vec![self.addr.clone(); parallel],
-            timeout: Duration::from_secs(30),
-            encode: gnubg_board_request,
-            parse_move: gnubg_move_reply,
-        }
-    }
-}
-
-impl Drop for Serve {
-    fn drop(&mut self) {
-        if let Some(s) = self.stop.take() {
-            let _ = s.send(());
-        }
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
+/// The referee's seat factory for `parallel` connections to `serve`.
+fn factory(serve: &ServerThread, parallel: usize) -> TcpFactory {
+    let addr = serve.addr.to_string();
+    TcpFactory {
+        spec: format!("serve:tcp://{addr}"),
+        addrs: vec![addr; parallel],
+        timeout: Duration::from_secs(30),
+        encode: gnubg_board_request,
+        parse_move: gnubg_move_reply,
     }
 }
 
@@ -86,8 +48,8 @@ fn series(kind: SeriesKind, cube: bool, parallel: usize) -> SeriesConfig {
 fn serve_and_the_in_process_engine_agree_through_the_referee() {
     let mut config = Config::default();
     config.server.board_convention = BoardConvention::Gnubg;
-    let serve = Serve::start(config);
-    let remote = serve.factory(2);
+    let serve = start_serve(config);
+    let remote = factory(&serve, 2);
     let local = InProcessFactory::parse("engine", true).unwrap();
 
     // Cubeless money games over two connections: mirrored pairs cancel exactly.

@@ -50,3 +50,66 @@ pub const GNUBG_DOUBLE_Q: &str = "board:probe:gnubg0ply:0:0:0:0:-1:0:-1:0:0:5:0:
 pub const GNUBG_TAKE_Q: &str = "board:gnubg0ply:probe:0:0:0:0:-1:0:-1:0:0:5:0:3:0:0:1:-5:4:0:0:0:-1:0:-5:-1:0:-1:1:1:0:1:0:0:0:0:1:1:1:1:1:-1:0:25:0:0:0:0:0:0:0:1";
 pub const GNUBG_TAKE_11: &str = "board:gnubgP1:extP0:11:2:8:0:-1:0:0:3:0:5:0:3:0:0:0:-2:3:-1:-1:-1:-3:0:-4:-2:0:0:0:1:0:1:0:0:0:0:1:1:1:1:1:-1:0:25:0:0:0:0:0:0:0:1";
 pub const GNUBG_CRAWFORD: &str = "board:gnubgP0:probeP1:7:6:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:4:3:4:3:1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:0";
+
+/// A server on an ephemeral loopback port, running on its own multi-thread runtime thread
+/// so that blocking test code (gnubg, the referee) can talk to it. Stops and joins when
+/// dropped.
+pub struct ServerThread {
+    pub addr: std::net::SocketAddr,
+    pub shared: std::sync::Arc<stargammon::server::Shared>,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl ServerThread {
+    /// Starts a server with the engine, limits and settings of `config`.
+    pub fn from_config(config: &stargammon::config::Config) -> ServerThread {
+        let shared = stargammon::server::Shared::from_config(config).expect("server state");
+        ServerThread::start(shared)
+    }
+
+    /// Starts a server over prepared shared state.
+    pub fn start(shared: std::sync::Arc<stargammon::server::Shared>) -> ServerThread {
+        let (addr_tx, addr_rx) = std::sync::mpsc::channel();
+        let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+        let s = shared.clone();
+        let thread = std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build()
+                .expect("a tokio runtime");
+            rt.block_on(async move {
+                let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+                    .await
+                    .expect("a loopback port");
+                let addr = listener.local_addr().expect("the bound address");
+                addr_tx.send(addr).expect("the test waits for the address");
+                stargammon::server::run_with(listener, s, async {
+                    let _ = stop_rx.await;
+                })
+                .await;
+            });
+        });
+        let addr = addr_rx
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .expect("the server binds within 60 s");
+        ServerThread {
+            addr,
+            shared,
+            stop: Some(stop_tx),
+            thread: Some(thread),
+        }
+    }
+}
+
+impl Drop for ServerThread {
+    fn drop(&mut self) {
+        if let Some(tx) = self.stop.take() {
+            let _ = tx.send(());
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
