@@ -1321,6 +1321,27 @@ fn mat_name(name: &str) -> String {
     }
 }
 
+/// A deterministic seat for tests: plays the first legal play, takes every double and
+/// answers "double or roll?" with `at_roll`.
+#[cfg(test)]
+pub(crate) struct FirstPlaySeat {
+    pub at_roll: Reply,
+}
+
+#[cfg(test)]
+impl Seat for FirstPlaySeat {
+    fn name(&self) -> String {
+        "first".into()
+    }
+    fn act(&mut self, state: &MatchState) -> Result<Reply, SeatError> {
+        Ok(match state.decision {
+            Decision::Move(d) => Reply::Move(legal_plays(&state.position, d)[0]),
+            Decision::TakeOrDrop => Reply::Take,
+            _ => self.at_roll.clone(),
+        })
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -1508,23 +1529,12 @@ mod tests {
     fn series_results_do_not_depend_on_the_thread_count() {
         // Random players draw from their own generators, so only a deterministic seat
         // gives equal results; a seat that always plays the first legal play is one.
-        struct First;
-        impl Seat for First {
-            fn name(&self) -> String {
-                "first".into()
-            }
-            fn act(&mut self, state: &MatchState) -> Result<Reply, SeatError> {
-                Ok(match state.decision {
-                    Decision::Move(d) => Reply::Move(legal_plays(&state.position, d)[0]),
-                    Decision::TakeOrDrop => Reply::Take,
-                    _ => Reply::Roll,
-                })
-            }
-        }
         struct FirstFactory;
         impl SeatFactory for FirstFactory {
             fn make(&self, _: usize) -> Result<Box<dyn Seat>, String> {
-                Ok(Box::new(First))
+                Ok(Box::new(FirstPlaySeat {
+                    at_roll: Reply::Roll,
+                }))
             }
             fn name(&self) -> String {
                 "first".into()

@@ -155,29 +155,18 @@ impl<S: Seat> Brain for SeatBrain<S> {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use crate::arena::referee::SeatError;
-    use crate::game::MatchState;
+    use crate::arena::referee::FirstPlaySeat;
 
-    struct FirstPlay;
-    impl Seat for FirstPlay {
-        fn name(&self) -> String {
-            "first".into()
-        }
-        fn act(&mut self, state: &MatchState) -> Result<Reply, SeatError> {
-            Ok(match state.decision {
-                Decision::Move(d) => Reply::Move(legal_plays(&state.position, d)[0]),
-                Decision::TakeOrDrop => Reply::Take,
-                _ => Reply::Double,
-            })
-        }
-    }
+    const FIRST_PLAY: FirstPlaySeat = FirstPlaySeat {
+        at_roll: Reply::Double,
+    };
 
     const O_62: &str = "board:You:someplayer:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:6:2:0:0:1:1:1:0:1:-1:0:25:0:0:0:0:2:0:0:0";
     const X_45: &str = "board:You:gnubot:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:-1:4:5:0:0:1:1:1:0:-1:1:25:0:0:0:0:0:2:0:0:0";
 
     #[test]
     fn moves_are_written_in_absolute_numbers_for_either_colour() {
-        let mut b = SeatBrain::new(FirstPlay, None);
+        let mut b = SeatBrain::new(FIRST_PLAY, None);
         let o = b.on_board(O_62).unwrap().unwrap();
         let x = b.on_board(X_45).unwrap().unwrap();
         assert!(o.starts_with("move "), "{o}");
@@ -197,14 +186,14 @@ mod tests {
     fn the_opponents_turn_needs_no_answer() {
         // O_62 with the turn given to X and X's dice set.
         let theirs = O_62.replace(":0:1:6:2:0:0:1:", ":0:-1:0:0:6:2:1:");
-        let mut b = SeatBrain::new(FirstPlay, None);
+        let mut b = SeatBrain::new(FIRST_PLAY, None);
         assert_eq!(b.on_board(&theirs).unwrap(), None);
         assert!(b.on_board("board:bad").is_err());
     }
 
     #[test]
     fn resignations_without_an_evaluator_need_the_most_points() {
-        let mut b = SeatBrain::new(FirstPlay, None);
+        let mut b = SeatBrain::new(FIRST_PLAY, None);
         assert!(!b.accept_resignation(O_62, 1));
         assert!(b.accept_resignation(O_62, 3));
     }
