@@ -9,7 +9,7 @@
 use std::fmt;
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpStream, ToSocketAddrs};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::referee::{Reply, Seat, SeatError, SeatErrorKind, SeatFactory};
 use crate::game::{Decision, MatchState, Play};
@@ -49,9 +49,31 @@ pub struct EngineConnection {
     writer: TcpStream,
 }
 
+/// How long [`EngineConnection::connect`] keeps trying a refused connection.
+pub const REFUSED_GRACE: Duration = Duration::from_secs(3);
+
 impl EngineConnection {
     /// Connects to `addr` (`HOST:PORT`); every later request waits at most `timeout`.
+    ///
+    /// A refused connection is tried again for up to [`REFUSED_GRACE`] (bounded by
+    /// `timeout`): gnubg's `external` server serves one connection at a time and needs a
+    /// moment after a client leaves before it listens again.
     pub fn connect(addr: &str, timeout: Duration) -> Result<EngineConnection, RequestError> {
+        let deadline = Instant::now() + timeout.min(REFUSED_GRACE);
+        loop {
+            match Self::connect_once(addr, timeout) {
+                Err(RequestError::Io(e))
+                    if e.kind() == std::io::ErrorKind::ConnectionRefused
+                        && Instant::now() < deadline =>
+                {
+                    std::thread::sleep(Duration::from_millis(25));
+                }
+                r => return r,
+            }
+        }
+    }
+
+    fn connect_once(addr: &str, timeout: Duration) -> Result<EngineConnection, RequestError> {
         let mut last = None;
         let addrs = addr.to_socket_addrs().map_err(RequestError::Io)?;
         for a in addrs {
@@ -297,6 +319,35 @@ mod tests {
     use super::*;
     use std::io::Read;
     use std::net::TcpListener;
+
+    #[test]
+    fn a_refused_connection_is_tried_again_until_the_engine_listens() {
+        // A free port with nothing on it yet; the engine starts listening 300 ms later.
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let addr = format!("127.0.0.1:{port}");
+        let late = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(300));
+            let l = TcpListener::bind(("127.0.0.1", port)).unwrap();
+            let (mut s, _) = l.accept().unwrap();
+            s.write_all(b"hello\n").unwrap();
+        });
+        let mut conn = EngineConnection::connect(&addr, Duration::from_secs(10)).unwrap();
+        let mut line = String::new();
+        conn.reader.read_line(&mut line).unwrap();
+        assert_eq!(line, "hello\n");
+        late.join().unwrap();
+        // Nothing listening at all: refused, after the grace period.
+        let t = Instant::now();
+        let err = EngineConnection::connect(&addr, Duration::from_millis(200));
+        assert!(
+            matches!(err, Err(RequestError::Io(ref e)) if e.kind() == std::io::ErrorKind::ConnectionRefused)
+        );
+        assert!(t.elapsed() >= Duration::from_millis(200));
+    }
 
     #[test]
     fn tcp_specs_are_split() {
