@@ -13,7 +13,7 @@ use std::time::Duration;
 use stargammon::arena::referee::{
     run_series, Ending, InProcessFactory, SeatErrorKind, SeriesConfig, SeriesKind,
 };
-use stargammon::arena::socket::{gnubg_board_request, gnubg_move_reply, TcpFactory};
+use stargammon::arena::socket::TcpFactory;
 
 /// How the fake engine misbehaves on move requests.
 #[derive(Debug, Clone, Copy)]
@@ -64,13 +64,7 @@ fn serve(stream: TcpStream, fault: Fault) {
 }
 
 fn tcp(addr: String, timeout: Duration) -> TcpFactory {
-    TcpFactory {
-        spec: format!("tcp://{addr}"),
-        addrs: vec![addr],
-        timeout,
-        encode: gnubg_board_request,
-        parse_move: gnubg_move_reply,
-    }
+    TcpFactory::gnubg(format!("tcp://{addr}"), vec![addr], timeout)
 }
 
 #[test]

@@ -10,16 +10,16 @@
 
 mod common;
 
-use common::{gnubg_available, GNUBG};
+use common::{gnubg_available, gnubg_command};
 use std::io::Write;
 use std::net::TcpStream;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 use stargammon::arena::referee::{
     run_series, InProcessFactory, SeriesConfig, SeriesKind, UnitResult,
 };
-use stargammon::arena::socket::{gnubg_board_request, gnubg_move_reply, TcpFactory};
+use stargammon::arena::socket::TcpFactory;
 
 /// A gnubg `external` server on a free loopback port, stopped on drop.
 #[derive(Debug)]
@@ -36,8 +36,7 @@ impl GnubgServer {
             .local_addr()
             .unwrap()
             .port();
-        let mut child = Command::new(GNUBG)
-            .args(["-t", "-q", "-r"])
+        let mut child = gnubg_command()
             .stdin(Stdio::piped())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -82,13 +81,11 @@ impl Drop for GnubgServer {
 }
 
 fn factory(server: &GnubgServer, name: &str) -> TcpFactory {
-    TcpFactory {
-        spec: format!("{name}:tcp://{}", server.addr),
-        addrs: vec![server.addr.clone()],
-        timeout: Duration::from_secs(20),
-        encode: gnubg_board_request,
-        parse_move: gnubg_move_reply,
-    }
+    TcpFactory::gnubg(
+        format!("{name}:tcp://{}", server.addr),
+        vec![server.addr.clone()],
+        Duration::from_secs(20),
+    )
 }
 
 fn forfeit_report(units: &[String]) -> String {

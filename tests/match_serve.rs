@@ -14,7 +14,7 @@ use common::ServerThread;
 use std::time::Duration;
 
 use stargammon::arena::referee::{run_series, InProcessFactory, SeriesConfig, SeriesKind};
-use stargammon::arena::socket::{gnubg_board_request, gnubg_move_reply, TcpFactory};
+use stargammon::arena::socket::TcpFactory;
 use stargammon::config::{BoardConvention, Config};
 
 /// Runs the server with `config` (one search thread) on a loopback port.
@@ -26,13 +26,11 @@ fn start_serve(mut config: Config) -> ServerThread {
 /// The referee's seat factory for `parallel` connections to `serve`.
 fn factory(serve: &ServerThread, parallel: usize) -> TcpFactory {
     let addr = serve.addr.to_string();
-    TcpFactory {
-        spec: format!("serve:tcp://{addr}"),
-        addrs: vec![addr; parallel],
-        timeout: Duration::from_secs(30),
-        encode: gnubg_board_request,
-        parse_move: gnubg_move_reply,
-    }
+    TcpFactory::gnubg(
+        format!("serve:tcp://{addr}"),
+        vec![addr; parallel],
+        Duration::from_secs(30),
+    )
 }
 
 fn series(kind: SeriesKind, cube: bool, parallel: usize) -> SeriesConfig {

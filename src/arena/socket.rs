@@ -292,6 +292,20 @@ pub struct TcpFactory {
     pub parse_move: ParseMoveFn,
 }
 
+impl TcpFactory {
+    /// A factory for engines that read gnubg's external-interface boards and answer in
+    /// gnubg's move notation (gnubg's own `external`, `stargammon serve`).
+    pub fn gnubg(spec: String, addrs: Vec<String>, timeout: Duration) -> TcpFactory {
+        TcpFactory {
+            spec,
+            addrs,
+            timeout,
+            encode: gnubg_board_request,
+            parse_move: gnubg_move_reply,
+        }
+    }
+}
+
 impl SeatFactory for TcpFactory {
     fn make(&self, worker: usize) -> Result<Box<dyn Seat>, String> {
         if self.addrs.is_empty() {

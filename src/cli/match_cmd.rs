@@ -78,13 +78,11 @@ pub fn engine_factory(
         let addrs = parse_tcp_engine(spec).ok_or_else(|| {
             format!("bad engine {spec:?}: expected tcp://HOST:PORT[,HOST:PORT...]")
         })?;
-        return Ok(Box::new(TcpFactory {
-            spec: spec.to_string(),
+        return Ok(Box::new(TcpFactory::gnubg(
+            spec.to_string(),
             addrs,
             timeout,
-            encode: crate::arena::socket::gnubg_board_request,
-            parse_move: crate::arena::socket::gnubg_move_reply,
-        }));
+        )));
     }
     Ok(Box::new(InProcessFactory::parse(spec, cube)?))
 }

@@ -19,12 +19,18 @@ pub fn gnubg_available() -> bool {
     false
 }
 
-/// Runs gnubg in text mode (`-t -q -r`) with `script` on stdin and waits for it to exit.
+/// gnubg in text mode, quiet, ignoring the user's rc files (`-t -q -r`).
+pub fn gnubg_command() -> std::process::Command {
+    let mut c = std::process::Command::new(GNUBG);
+    c.args(["-t", "-q", "-r"]);
+    c
+}
+
+/// Runs gnubg in text mode with `script` on stdin and waits for it to exit.
 pub fn run_gnubg(script: &str) -> std::process::Output {
     use std::io::Write;
-    use std::process::{Command, Stdio};
-    let mut child = Command::new(GNUBG)
-        .args(["-t", "-q", "-r"])
+    use std::process::Stdio;
+    let mut child = gnubg_command()
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -65,11 +71,6 @@ impl ServerThread {
     /// Starts a server with the engine, limits and settings of `config`.
     pub fn from_config(config: &stargammon::config::Config) -> ServerThread {
         let shared = stargammon::server::Shared::from_config(config).expect("server state");
-        ServerThread::start(shared)
-    }
-
-    /// Starts a server over prepared shared state.
-    pub fn start(shared: std::sync::Arc<stargammon::server::Shared>) -> ServerThread {
         let (addr_tx, addr_rx) = std::sync::mpsc::channel();
         let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
         let s = shared.clone();
