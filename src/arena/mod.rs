@@ -10,6 +10,7 @@ pub mod players;
 pub mod referee;
 pub mod socket;
 pub mod spec;
+pub mod stats;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -23,6 +24,7 @@ pub use players::{
     RandomPlayer,
 };
 pub use spec::{PlayerFactory, PlayerKind, PlayerSpec, SpecError};
+pub use stats::mean_ci95;
 
 use crate::game::{generate_plays, Dice, GameResult, PlayList, Position};
 
@@ -136,21 +138,6 @@ impl PairGame {
     }
 }
 
-/// Mean and 95% half-width (1.96 standard errors, sample standard deviation) of a list
-/// of independent samples. The half-width is NaN with fewer than two samples.
-pub fn mean_ci95(samples: &[f64]) -> (f64, f64) {
-    let n = samples.len();
-    if n == 0 {
-        return (f64::NAN, f64::NAN);
-    }
-    let mean = samples.iter().sum::<f64>() / n as f64;
-    if n < 2 {
-        return (mean, f64::NAN);
-    }
-    let var = samples.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (n - 1) as f64;
-    (mean, 1.96 * (var / n as f64).sqrt())
-}
-
 /// Duel settings.
 #[derive(Debug, Clone)]
 pub struct DuelConfig {
@@ -214,7 +201,7 @@ impl DuelResult {
 pub fn summarise(a: &str, b: &str, pairs: &[[PairGame; 2]], seconds: f64) -> DuelResult {
     let samples: Vec<f64> = pairs
         .iter()
-        .map(|p| (p[0].points() + p[1].points()) as f64 / 2.0)
+        .map(|p| stats::mean_of_sum(2, (p[0].points() + p[1].points()) as f64))
         .collect();
     let (ppg, ci95) = mean_ci95(&samples);
     let mut r = DuelResult {

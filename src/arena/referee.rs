@@ -820,7 +820,7 @@ impl Tally {
                 }
             })
             .sum();
-        let mean = total / games.len() as f64;
+        let mean = crate::arena::stats::mean_of_sum(games.len() as u64, total);
         self.pairs += 1;
         self.pair_sum += mean;
         self.pair_sum_sq += mean * mean;
@@ -867,7 +867,7 @@ impl Tally {
         if self.games == 0 {
             0.0
         } else {
-            self.sum / self.games as f64
+            crate::arena::stats::mean_of_sum(self.games, self.sum)
         }
     }
 
@@ -879,13 +879,7 @@ impl Tally {
         } else {
             (self.games, self.sum, self.sum_sq)
         };
-        if n < 2 {
-            return f64::NAN;
-        }
-        let n = n as f64;
-        let mean = sum / n;
-        let var = ((sum_sq - n * mean * mean) / (n - 1.0)).max(0.0);
-        1.96 * (var / n).sqrt()
+        crate::arena::stats::ci95_of_sums(n, sum, sum_sq)
     }
 }
 
