@@ -6,6 +6,7 @@
 //! samples is much narrower than from single games. Pairs are spread over threads and
 //! aggregated in index order, so a seed gives the same figures whatever the thread count.
 
+pub mod export;
 pub mod players;
 pub mod referee;
 pub mod socket;
