@@ -4,13 +4,12 @@
 
 use std::fmt;
 use std::path::Path;
-use std::str::FromStr;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
 use crate::cube::CubeSettings;
-use crate::engine::{EngineSettings, SearchPlan};
+use crate::engine::{Budget, CubePolicy, Depth, EngineSpec, EvaluatorKind};
 use crate::notation::fibs_board::Convention;
 use crate::search::Algorithm;
 
@@ -82,15 +81,16 @@ impl ServerConfig {
     }
 }
 
-/// What plays and how hard it thinks.
+/// What plays and how hard it thinks: the keys of [`EngineSpec`] as the file spells them,
+/// typed (a bad value fails the parse with the spec's own message), plus the worker pool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct EngineConfig {
-    pub evaluator: String,
-    pub algorithm: String,
-    pub depth: u32,
-    pub cube_depth: u32,
-    pub time_budget_ms: u64,
+    pub evaluator: EvaluatorKind,
+    pub algorithm: Algorithm,
+    pub depth: Depth,
+    pub cube_depth: Depth,
+    pub time_budget_ms: Budget,
     pub cubeful_plays: bool,
     pub threads: usize,
     pub queue: usize,
@@ -100,11 +100,11 @@ pub struct EngineConfig {
 impl Default for EngineConfig {
     fn default() -> Self {
         EngineConfig {
-            evaluator: "net".to_string(),
-            algorithm: "star2".to_string(),
-            depth: 1,
-            cube_depth: 1,
-            time_budget_ms: 0,
+            evaluator: EvaluatorKind::Net(None),
+            algorithm: Algorithm::Star2,
+            depth: Depth::ONE,
+            cube_depth: Depth::ONE,
+            time_budget_ms: Budget::Unlimited,
             cubeful_plays: true,
             threads: 0,
             queue: 256,
@@ -169,22 +169,14 @@ impl Config {
     /// Checks values serde cannot check.
     pub fn validate(&self) -> Result<(), ConfigError> {
         let bad = |m: String| Err(ConfigError::Invalid(m));
-        if Algorithm::from_str(&self.engine.algorithm).is_err() {
+        if !self.engine.evaluator.is_evaluator() {
             return bad(format!(
-                "engine.algorithm = {:?}: expected expectimax, star1, star2 or filter",
-                self.engine.algorithm
+                "engine.evaluator = {:?}: the server needs an evaluator (net, net:PATH or pipsigmoid)",
+                self.engine.evaluator.to_string()
             ));
         }
-        for (key, d) in [
-            ("depth", self.engine.depth),
-            ("cube_depth", self.engine.cube_depth),
-        ] {
-            if d == 0 || d % 2 == 0 || d > crate::search::MAX_DEPTH as u32 {
-                return bad(format!(
-                    "engine.{key} = {d}: expected an odd depth from 1 to {}",
-                    crate::search::MAX_DEPTH
-                ));
-            }
+        if self.engine.tt_megabytes == 0 {
+            return bad("engine.tt_megabytes must be at least 1".to_string());
         }
         if self.server.max_connections == 0 {
             return bad("server.max_connections must be at least 1".to_string());
@@ -211,22 +203,34 @@ impl Config {
         Ok(())
     }
 
-    /// The engine settings this configuration asks for.
-    pub fn engine_settings(&self) -> EngineSettings {
-        EngineSettings {
-            depth: self.engine.depth,
-            cube_depth: self.engine.cube_depth,
-            cubeful_plays: self.engine.cubeful_plays,
+    /// The engine this configuration describes.
+    pub fn engine_spec(&self) -> EngineSpec {
+        let e = &self.engine;
+        EngineSpec {
+            evaluator: e.evaluator.clone(),
+            algorithm: e.algorithm,
+            depth: e.depth,
+            cube_depth: e.cube_depth,
+            budget: e.time_budget_ms,
+            noise: crate::engine::Noise::NONE,
+            cube_policy: if e.cubeful_plays {
+                CubePolicy::Cubeful
+            } else {
+                CubePolicy::Cubeless
+            },
             cube: self.cube,
+            tt_megabytes: e.tt_megabytes,
         }
     }
 
-    /// The search algorithm and time budget.
-    pub fn search_plan(&self) -> SearchPlan {
-        SearchPlan {
-            algorithm: Algorithm::from_str(&self.engine.algorithm).unwrap_or(Algorithm::Star2),
-            time_budget: (self.engine.time_budget_ms > 0)
-                .then(|| Duration::from_millis(self.engine.time_budget_ms)),
+    /// The configuration `stargammon serve` runs with no `--config`: `config/default.toml`
+    /// when present (run from the repository), else the built-in defaults (equal to it).
+    pub fn load_default() -> Result<Config, ConfigError> {
+        let default = Path::new("config/default.toml");
+        if default.exists() {
+            Config::load(default)
+        } else {
+            Ok(Config::default())
         }
     }
 }
@@ -254,7 +258,13 @@ mod tests {
     #[test]
     fn partial_files_and_bad_values() {
         let c = Config::from_toml("[engine]\ndepth = 3\n", "t").unwrap();
-        assert_eq!(c.engine.depth, 3);
+        assert_eq!(c.engine.depth.get(), 3);
+        assert_eq!(c.engine_spec().to_string(), "net,depth=3,cubeful=on,tt=64");
+        let e = Config::from_toml("[engine]\nevaluator = \"alpha\"\n", "t").unwrap_err();
+        assert!(e.to_string().contains("unknown player 'alpha'"), "{e}");
+        assert!(Config::from_toml("[engine]\nevaluator = \"pubeval\"\n", "t").is_err());
+        let c = Config::from_toml("[engine]\ntime_budget_ms = 700\n", "t").unwrap();
+        assert_eq!(c.engine_spec().budget.millis(), 700);
         assert_eq!(c.server, ServerConfig::default());
         assert!(Config::from_toml("[engine]\ndepth = 2\n", "t").is_err());
         assert!(Config::from_toml("[engine]\nalgorithm = \"alpha\"\n", "t").is_err());

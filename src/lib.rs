@@ -1,3 +1,25 @@
+//! Stargammon: a backgammon bot server. The modules below are layers, listed from the
+//! bottom up; each imports only from the ones listed before it (`tests/layers.rs` checks
+//! this on every test run). ARCHITECTURE.md maps them file by file.
+//!
+//! | layer | what it holds |
+//! |---|---|
+//! | [`game`] | the rules: positions, dice, legal plays, match state |
+//! | [`notation`] | text around the rules: moves, gnubg ids, XGID, FIBS boards |
+//! | [`eval`] | evaluators: the nets, pubeval, a pip sigmoid, deterministic noise |
+//! | [`cube`] | match equity, cubeful equity, double and take decisions |
+//! | [`search`] | Expectimax, Star1, Star2, the transposition table, the worker pool |
+//! | [`engine`] | the facade ("what do I do here?"), [`engine::EngineSpec`] and its builder |
+//! | [`protocol`] | gnubg and UBGI lines: parse requests, format replies (no I/O) |
+//! | [`config`] | the server's TOML configuration |
+//! | [`players`] | the one decision trait, [`players::Decide`], and every player |
+//! | [`arena`] | playing games: duels, the referee, engines over sockets |
+//! | [`train`] | TD(lambda) self-play |
+//! | [`server`] | the tokio server |
+//! | [`fibs`] | the FIBS bot |
+//! | [`bench`] | benchmark kernels |
+//! | [`cli`] | one module per subcommand |
+
 pub mod arena;
 pub mod bench;
 pub mod cli;
@@ -8,6 +30,7 @@ pub mod eval;
 pub mod fibs;
 pub mod game;
 pub mod notation;
+pub mod players;
 pub mod protocol;
 pub mod search;
 pub mod server;

@@ -2,11 +2,13 @@
 //! the player specification parser.
 #![allow(clippy::unwrap_used)]
 
-use stargammon::arena::{
-    duel, mean_ci95, pair_seed, play_pair, summarise, DuelConfig, PairGame, PlayerSpec,
-    PubevalPlayer, RandomPlayer, SpecError,
-};
+use stargammon::arena::{duel, mean_ci95, pair_seed, play_pair, summarise, DuelConfig, PairGame};
+use stargammon::engine::build::BuildError;
+use stargammon::engine::{EvaluatorKind, SpecError};
 use stargammon::game::{GameResult, PlayList};
+use stargammon::players::{
+    build, BuildOptions, PlayerSpec, PlayerSpecError, PubevalPlayer, RandomPlayer,
+};
 
 #[test]
 fn ci_formula_on_known_samples() {
@@ -82,8 +84,16 @@ fn random_players_are_reproducible() {
 
 #[test]
 fn same_seed_same_result_whatever_the_threads() {
-    let a = PlayerSpec::parse("pubeval").unwrap().build().unwrap();
-    let b = PlayerSpec::parse("random").unwrap().build().unwrap();
+    let a = build(
+        &PlayerSpec::parse("pubeval").unwrap(),
+        BuildOptions::default(),
+    )
+    .unwrap();
+    let b = build(
+        &PlayerSpec::parse("random").unwrap(),
+        BuildOptions::default(),
+    )
+    .unwrap();
     let run = |threads| {
         let mut r = duel(
             &a,
@@ -118,8 +128,16 @@ fn same_seed_same_result_whatever_the_threads() {
 
 #[test]
 fn heuristic_beats_random() {
-    let a = PlayerSpec::parse("heuristic").unwrap().build().unwrap();
-    let b = PlayerSpec::parse("random").unwrap().build().unwrap();
+    let a = build(
+        &PlayerSpec::parse("heuristic").unwrap(),
+        BuildOptions::default(),
+    )
+    .unwrap();
+    let b = build(
+        &PlayerSpec::parse("random").unwrap(),
+        BuildOptions::default(),
+    )
+    .unwrap();
     let r = duel(
         &a,
         &b,
@@ -136,56 +154,46 @@ fn heuristic_beats_random() {
 #[test]
 fn spec_parser() {
     let s = PlayerSpec::parse("net,noise=0.03").unwrap();
-    assert_eq!(s.option("noise"), Some("0.03"));
-    assert_eq!(s.f32_option("noise", 0.0).unwrap(), 0.03);
+    assert_eq!(s.engine.noise.sigma(), 0.03);
     let s = PlayerSpec::parse("net:/tmp/x.sgnet").unwrap();
     assert_eq!(
-        s.path.as_deref(),
-        Some(std::path::Path::new("/tmp/x.sgnet"))
+        s.engine.evaluator,
+        EvaluatorKind::Net(Some(std::path::PathBuf::from("/tmp/x.sgnet")))
     );
+    let err = |t: &str| match PlayerSpec::parse(t) {
+        Err(PlayerSpecError::Spec(e)) => e,
+        other => panic!("{t}: {other:?}"),
+    };
+    assert!(matches!(err("gnubg"), SpecError::UnknownKind(_)));
     assert!(matches!(
-        PlayerSpec::parse("gnubg"),
-        Err(SpecError::UnknownKind(_))
+        err("pubeval:/x"),
+        SpecError::PathNotAllowed("pubeval")
     ));
-    assert!(matches!(
-        PlayerSpec::parse("pubeval:/x"),
-        Err(SpecError::PathNotAllowed("pubeval"))
-    ));
-    assert!(matches!(
-        PlayerSpec::parse("net,depth"),
-        Err(SpecError::MalformedOption(_))
-    ));
-    let e = PlayerSpec::parse("net,width=2").unwrap_err();
+    assert!(matches!(err("net,depth"), SpecError::MalformedOption(_)));
     assert_eq!(
-        e.to_string(),
-        "unknown option 'width' for player 'net' (known: noise, depth, algo)"
+        err("net,width=2").to_string(),
+        "unknown option 'width' for player 'net' (known: depth, algo, noise, cube_depth, time, cubeful, tt)"
     );
-    // Search depths are odd: depth=2 parses but does not build.
+    // Search depths are odd: depth=2 is refused when the spec is parsed.
+    assert!(matches!(err("net,depth=2"), SpecError::BadValue { .. }));
     assert!(matches!(
-        PlayerSpec::parse("net,depth=2").unwrap().build(),
-        Err(SpecError::BadValue { .. })
+        err("net,noise=1,noise=2"),
+        SpecError::DuplicateOption(_)
     ));
+    assert!(matches!(err("net,noise=abc"), SpecError::BadValue { .. }));
     assert!(matches!(
-        PlayerSpec::parse("net,noise=1,noise=2"),
-        Err(SpecError::DuplicateOption(_))
+        build(
+            &PlayerSpec::parse("net:/nonexistent/file.sgnet").unwrap(),
+            BuildOptions::default()
+        ),
+        Err(BuildError::Weights(_))
     ));
-    let bad = PlayerSpec::parse("net,noise=abc").unwrap();
-    assert!(matches!(
-        bad.f32_option("noise", 0.0),
-        Err(SpecError::BadValue { .. })
-    ));
-    assert!(matches!(
-        PlayerSpec::parse("net:/nonexistent/file.sgnet")
-            .unwrap()
-            .build(),
-        Err(SpecError::Weights(_))
-    ));
-    assert_eq!(PlayerSpec::parse(""), Err(SpecError::Empty));
+    assert!(matches!(err(""), SpecError::Empty));
 }
 
 #[test]
 fn noise_is_deterministic_per_position() {
-    use stargammon::arena::position_noise;
+    use stargammon::eval::noisy::position_noise;
     use stargammon::game::Position;
     let a = position_noise(&Position::OPENING);
     assert_eq!(a, position_noise(&Position::OPENING));

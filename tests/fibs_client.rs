@@ -17,10 +17,11 @@ use std::time::Duration;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use stargammon::arena::referee::{EngineSeat, InProcessFactory};
-use stargammon::arena::referee::{Reply, Seat, SeatError};
-use stargammon::fibs::{Brain, Client, ClientStats, FibsConfig, Password, SeatBrain};
-use stargammon::game::{legal_plays, Decision, MatchState};
+use stargammon::engine::build;
+use stargammon::engine::Action;
+use stargammon::fibs::{Brain, Client, ClientStats, FibsConfig, Password};
+use stargammon::game::{Decision, MatchState, Play};
+use stargammon::players::{Decide, DecideError, EnginePlayer, PlayerSpec};
 use tokio_util::sync::CancellationToken;
 
 use fibs_server::{FibsTestServer, Log, Script, World};
@@ -28,19 +29,17 @@ use fibs_server::{FibsTestServer, Log, Script, World};
 /// Random legal plays; doubles sometimes when allowed; takes most doubles.
 struct TestPlayer(ChaCha8Rng);
 
-impl Seat for TestPlayer {
+impl Decide for TestPlayer {
     fn name(&self) -> String {
         "test-player".into()
     }
-    fn act(&mut self, state: &MatchState) -> Result<Reply, SeatError> {
+    fn decide(&mut self, state: &MatchState, plays: &[Play]) -> Result<Action, DecideError> {
         Ok(match state.decision {
-            Decision::Move(d) => {
-                Reply::Move(*legal_plays(&state.position, d).choose(&mut self.0).unwrap())
-            }
-            Decision::DoubleOrRoll if self.0.gen_bool(0.15) => Reply::Double,
-            Decision::TakeOrDrop if self.0.gen_bool(0.2) => Reply::Drop,
-            Decision::TakeOrDrop => Reply::Take,
-            _ => Reply::Roll,
+            Decision::Move(_) => Action::Move(*plays.choose(&mut self.0).unwrap()),
+            Decision::DoubleOrRoll if self.0.gen_bool(0.15) => Action::Double,
+            Decision::TakeOrDrop if self.0.gen_bool(0.2) => Action::Drop,
+            Decision::TakeOrDrop => Action::Take,
+            _ => Action::Roll,
         })
     }
 }
@@ -60,18 +59,15 @@ fn client_config() -> FibsConfig {
 /// Runs the bot against a server with `script` until the server says the run is over
 /// (or the time limit passes), restarting the server when the script asks for it.
 async fn run(script: Script, limit: Duration) -> (Log, ClientStats) {
-    let brain = SeatBrain::new(
-        TestPlayer(ChaCha8Rng::seed_from_u64(script.seed ^ 77)),
+    let brain = Brain::new(
+        Box::new(TestPlayer(ChaCha8Rng::seed_from_u64(script.seed ^ 77))),
         None,
-    );
+    )
+    .unwrap();
     run_with(script, limit, brain).await
 }
 
-async fn run_with<B: Brain + 'static>(
-    script: Script,
-    limit: Duration,
-    brain: B,
-) -> (Log, ClientStats) {
+async fn run_with(script: Script, limit: Duration, brain: Brain) -> (Log, ClientStats) {
     let world = Arc::new(Mutex::new(World::new(script.clone())));
     let mut server = FibsTestServer::start("127.0.0.1:0", world.clone()).await;
     let addr = server.addr;
@@ -239,16 +235,13 @@ async fn the_engine_plays_a_match_and_judges_a_resignation() {
     let mut script = Script::new(5);
     script.max_matches = 1;
     script.resign_at = Some((1, 2));
-    let InProcessFactory::Engine { name, engine } =
-        InProcessFactory::parse("engine", true).unwrap()
-    else {
-        panic!("`engine` is the engine facade");
-    };
-    let seat = EngineSeat {
-        name,
+    let spec = PlayerSpec::parse("engine").unwrap();
+    let engine = build::engine(&spec.engine).unwrap();
+    let player = EnginePlayer {
+        name: spec.text().to_string(),
         engine: engine.clone(),
     };
-    let brain = SeatBrain::new(seat, Some(engine));
+    let brain = Brain::new(Box::new(player), Some(engine)).unwrap();
     let (log, stats) = run_with(script.clone(), Duration::from_secs(240), brain).await;
     check_common(&log, &stats, &script);
     assert_eq!(log.resign_offers, 1);
@@ -260,7 +253,7 @@ async fn a_rejected_login_stops_the_client_without_retrying() {
     let script = Script::new(1);
     let world = Arc::new(Mutex::new(World::new(script.clone())));
     let server = FibsTestServer::start("127.0.0.1:0", world.clone()).await;
-    let brain = SeatBrain::new(TestPlayer(ChaCha8Rng::seed_from_u64(1)), None);
+    let brain = Brain::new(Box::new(TestPlayer(ChaCha8Rng::seed_from_u64(1))), None).unwrap();
     let mut client = Client::new(
         client_config(),
         server.addr.to_string(),

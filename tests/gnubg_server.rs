@@ -21,7 +21,7 @@ fn start_server() -> ServerThread {
     let mut config = Config::default();
     config.engine.threads = 2;
     config.engine.tt_megabytes = 8;
-    config.engine.depth = 1;
+    config.engine.depth = stargammon::engine::Depth::ONE;
     ServerThread::from_config(&config)
 }
 

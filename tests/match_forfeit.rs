@@ -10,10 +10,9 @@ use std::net::{TcpListener, TcpStream};
 use std::process::Command;
 use std::time::Duration;
 
-use stargammon::arena::referee::{
-    run_series, Ending, InProcessFactory, SeatErrorKind, SeriesConfig, SeriesKind,
-};
+use stargammon::arena::referee::{run_series, Ending, SeriesConfig, SeriesKind};
 use stargammon::arena::socket::TcpFactory;
+use stargammon::players::{self, BuildOptions, DecideErrorKind};
 
 /// How the fake engine misbehaves on move requests.
 #[derive(Debug, Clone, Copy)]
@@ -69,7 +68,7 @@ fn tcp(addr: String, timeout: Duration) -> TcpFactory {
 
 #[test]
 fn bad_answers_forfeit_the_game_and_the_series_goes_on() {
-    let good = InProcessFactory::parse("pubeval", false).unwrap();
+    let good = players::factory("pubeval", BuildOptions::default()).unwrap();
     for (fault, expect) in [
         (Fault::Illegal, "illegal"),
         (Fault::Garbage, "unparseable"),
@@ -108,11 +107,11 @@ fn bad_answers_forfeit_the_game_and_the_series_goes_on() {
                 let f = g.record.forfeit.as_ref().unwrap();
                 assert!(f.request.starts_with("board:"), "{f}");
                 let kind = match &f.kind {
-                    SeatErrorKind::Illegal(_) => "illegal",
-                    SeatErrorKind::Unparseable(_) => "unparseable",
-                    SeatErrorKind::Timeout => "timeout",
-                    SeatErrorKind::Io(_) => "io",
-                    SeatErrorKind::EngineError => "error",
+                    DecideErrorKind::Illegal(_) => "illegal",
+                    DecideErrorKind::Unparseable(_) => "unparseable",
+                    DecideErrorKind::Timeout => "timeout",
+                    DecideErrorKind::Io(_) => "io",
+                    DecideErrorKind::EngineError => "error",
                 };
                 assert_eq!(kind, expect, "{fault:?}: {f}");
                 let json = g.to_json();

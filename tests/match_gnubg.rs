@@ -16,10 +16,9 @@ use std::net::TcpStream;
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
-use stargammon::arena::referee::{
-    run_series, InProcessFactory, SeriesConfig, SeriesKind, UnitResult,
-};
+use stargammon::arena::referee::{run_series, SeriesConfig, SeriesKind, UnitResult};
 use stargammon::arena::socket::TcpFactory;
+use stargammon::players::{self, BuildOptions};
 
 /// A gnubg `external` server on a free loopback port, stopped on drop.
 #[derive(Debug)]
@@ -174,7 +173,7 @@ fn the_engine_against_gnubg_has_no_forfeits() {
     }
     let g = GnubgServer::start();
     let gnubg = factory(&g, "gnubg");
-    let engine = InProcessFactory::parse("engine", true).unwrap();
+    let engine = players::factory("engine", BuildOptions { cube: true }).unwrap();
     let mut forfeits = Vec::new();
     for (kind, cube) in [
         (SeriesKind::Money { games: 10 }, false),

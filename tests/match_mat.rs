@@ -10,25 +10,25 @@ use common::{gnubg_available, run_gnubg};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use stargammon::arena::referee::{play_match, write_mat, DiceStream, Reply, Seat, SeatError};
-use stargammon::game::{legal_plays, Decision, MatchState};
+use stargammon::arena::referee::{play_match, write_mat, DiceStream};
+use stargammon::engine::Action;
+use stargammon::game::{Decision, MatchState, Play};
+use stargammon::players::{Decide, DecideError};
 
 /// Random legal plays, doubles now and then, takes most doubles.
 struct RandomSeat(ChaCha8Rng);
 
-impl Seat for RandomSeat {
+impl Decide for RandomSeat {
     fn name(&self) -> String {
         "random".into()
     }
-    fn act(&mut self, state: &MatchState) -> Result<Reply, SeatError> {
+    fn decide(&mut self, state: &MatchState, plays: &[Play]) -> Result<Action, DecideError> {
         Ok(match state.decision {
-            Decision::Move(d) => {
-                Reply::Move(*legal_plays(&state.position, d).choose(&mut self.0).unwrap())
-            }
-            Decision::DoubleOrRoll if self.0.gen_bool(0.15) => Reply::Double,
-            Decision::TakeOrDrop if self.0.gen_bool(0.3) => Reply::Drop,
-            Decision::TakeOrDrop => Reply::Take,
-            _ => Reply::Roll,
+            Decision::Move(_) => Action::Move(*plays.choose(&mut self.0).unwrap()),
+            Decision::DoubleOrRoll if self.0.gen_bool(0.15) => Action::Double,
+            Decision::TakeOrDrop if self.0.gen_bool(0.3) => Action::Drop,
+            Decision::TakeOrDrop => Action::Take,
+            _ => Action::Roll,
         })
     }
 }
@@ -44,7 +44,7 @@ fn gnubg_imports_written_matches_with_the_same_score() {
     for seed in 0..8u64 {
         let mut a = RandomSeat(ChaCha8Rng::seed_from_u64(seed));
         let mut b = RandomSeat(ChaCha8Rng::seed_from_u64(seed + 10));
-        let mut seats: [&mut dyn Seat; 2] = [&mut a, &mut b];
+        let mut seats: [&mut dyn Decide; 2] = [&mut a, &mut b];
         let record = play_match(
             &mut seats,
             &mut DiceStream::new(seed),

@@ -13,9 +13,10 @@ use common::ServerThread;
 
 use std::time::Duration;
 
-use stargammon::arena::referee::{run_series, InProcessFactory, SeriesConfig, SeriesKind};
+use stargammon::arena::referee::{run_series, SeriesConfig, SeriesKind};
 use stargammon::arena::socket::TcpFactory;
 use stargammon::config::{BoardConvention, Config};
+use stargammon::players::{self, BuildOptions};
 
 /// Runs the server with `config` (one search thread) on a loopback port.
 fn start_serve(mut config: Config) -> ServerThread {
@@ -48,7 +49,7 @@ fn serve_and_the_in_process_engine_agree_through_the_referee() {
     config.server.board_convention = BoardConvention::Gnubg;
     let serve = start_serve(config);
     let remote = factory(&serve, 2);
-    let local = InProcessFactory::parse("engine", true).unwrap();
+    let local = players::factory("engine", BuildOptions { cube: true }).unwrap();
 
     // Cubeless money games over two connections: mirrored pairs cancel exactly.
     let s = run_series(
@@ -74,7 +75,7 @@ fn serve_and_the_in_process_engine_agree_through_the_referee() {
     assert_eq!(s.tally.ppg(), 0.0, "{:?}", s.tally);
 
     // Matches with the cube against a different player: zero forfeits.
-    let pubeval_cube = InProcessFactory::parse("net", true).unwrap();
+    let pubeval_cube = players::factory("net", BuildOptions { cube: true }).unwrap();
     let s = run_series(
         &series(
             SeriesKind::Matches {

@@ -4,9 +4,9 @@
 
 use std::sync::Arc;
 
+use stargammon::eval::simple::PipSigmoid;
 use stargammon::eval::Evaluator;
 use stargammon::search::positions::self_play_positions;
-use stargammon::search::simple_eval::PipSigmoid;
 use stargammon::search::{
     Algorithm, Cancel, OrderingConfig, PlayOrder, ProbeChoice, RollOrder, SearchSettings, Searcher,
     TranspositionTable,

@@ -5,9 +5,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crossbeam::channel::bounded;
+use stargammon::eval::simple::PipSigmoid;
 use stargammon::eval::Evaluator;
 use stargammon::game::{Dice, Position};
-use stargammon::search::simple_eval::PipSigmoid;
 use stargammon::search::{
     Algorithm, Cancel, Job, Pool, PoolConfig, Query, SearchOutcome, SearchSettings, Searcher,
     SubmitError, TranspositionTable,

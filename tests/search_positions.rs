@@ -2,10 +2,10 @@
 //! The committed search benchmark set: enough contact decisions, and reproducible from
 //! the command in its header.
 
+use stargammon::bench::search::{search_set, SEARCH_SET};
+use stargammon::eval::simple::PipSigmoid;
 use stargammon::game::{legal_plays, Phase};
-use stargammon::search::bench::{search_set, SEARCH_SET};
 use stargammon::search::positions::{format_set, self_play_positions};
-use stargammon::search::simple_eval::PipSigmoid;
 
 #[test]
 fn the_set_has_at_least_200_contact_decisions() {

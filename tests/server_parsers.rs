@@ -8,12 +8,12 @@ use std::sync::Arc;
 use proptest::prelude::*;
 use stargammon::cli::ubgi::run_ubgi;
 use stargammon::config::BoardConvention;
-use stargammon::engine::{Engine, EngineSettings, SearchDecider, SearchPlan};
+use stargammon::engine::{Engine, EngineSettings, SearchPlan};
+use stargammon::eval::simple::PipSigmoid;
 use stargammon::game::{legal_plays, Dice, Position};
 use stargammon::protocol::gnubg::{format_play, parse_request, MoveStyle};
 use stargammon::protocol::lines::{Frame, LineSplitter};
 use stargammon::protocol::ubgi::parse_command;
-use stargammon::search::simple_eval::PipSigmoid;
 use stargammon::search::{Searcher, TranspositionTable};
 
 proptest! {
@@ -90,14 +90,7 @@ proptest! {
 
 fn engine() -> Engine {
     let searcher = Searcher::new(Arc::new(PipSigmoid), Arc::new(TranspositionTable::new(4)));
-    Engine::new(
-        Arc::new(SearchDecider::new(
-            searcher,
-            SearchPlan::default(),
-            "pipsigmoid",
-        )),
-        EngineSettings::default(),
-    )
+    Engine::new(searcher, SearchPlan::default(), EngineSettings::default())
 }
 
 #[test]

@@ -10,9 +10,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use stargammon::config::Config;
+use stargammon::eval::simple::PipSigmoid;
 use stargammon::game::{legal_plays, Dice, Position};
 use stargammon::protocol::gnubg::{format_play, MoveStyle};
-use stargammon::search::simple_eval::PipSigmoid;
 use stargammon::server::{run_with, Shared};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};

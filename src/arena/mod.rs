@@ -7,10 +7,8 @@
 //! aggregated in index order, so a seed gives the same figures whatever the thread count.
 
 pub mod export;
-pub mod players;
 pub mod referee;
 pub mod socket;
-pub mod spec;
 pub mod stats;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -20,14 +18,13 @@ use std::time::Instant;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-pub use players::{
-    play_equity, position_noise, splitmix, HeuristicPlayer, NetPlayer, Player, PubevalPlayer,
-    RandomPlayer,
-};
-pub use spec::{PlayerFactory, PlayerKind, PlayerSpec, SpecError};
 pub use stats::mean_ci95;
 
-use crate::game::{generate_plays, Dice, GameResult, PlayList, Position};
+use crate::engine::Action;
+use crate::game::{
+    generate_plays, splitmix, Decision, Dice, GameResult, MatchState, PlayList, Position,
+};
+use crate::players::{Decide, PlayerFactory};
 
 /// How one game ended, from the first player's view.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,8 +59,8 @@ pub fn opening_roll(rng: &mut ChaCha8Rng) -> Dice {
 
 /// Plays one game from the opening, `p0` rolling first, dice from `rng`.
 pub fn play_game(
-    p0: &mut dyn Player,
-    p1: &mut dyn Player,
+    p0: &mut dyn Decide,
+    p1: &mut dyn Decide,
     rng: &mut ChaCha8Rng,
     list: &mut PlayList,
 ) -> GameOutcome {
@@ -73,9 +70,15 @@ pub fn play_game(
     let mut dice = opening_roll(rng);
     loop {
         generate_plays(&pos, dice, list);
-        let player: &mut dyn Player = if mover == 0 { &mut *p0 } else { &mut *p1 };
-        let i = player.choose(&pos, dice, list).min(list.len() - 1);
-        let play = list[i];
+        let player: &mut dyn Decide = if mover == 0 { &mut *p0 } else { &mut *p1 };
+        let state = MatchState::money(pos, Decision::Move(dice));
+        // In-process players answer checker plays with a legal play (the referee, not
+        // the duel, is where untrusted answers are checked); should one ever fail, the
+        // first legal play keeps the duel going.
+        let play = match player.decide(&state, list) {
+            Ok(Action::Move(p)) => p,
+            _ => list[0],
+        };
         plies += 1;
         if let Some(result) = play.position.mover_result() {
             return GameOutcome {
@@ -97,8 +100,8 @@ pub fn pair_seed(seed: u64, index: u64) -> u64 {
 
 /// Both games of a mirrored pair, from A's view: (A rolled first, B rolled first).
 pub fn play_pair(
-    a: &mut dyn Player,
-    b: &mut dyn Player,
+    a: &mut dyn Decide,
+    b: &mut dyn Decide,
     seed: u64,
     list: &mut PlayList,
 ) -> [PairGame; 2] {

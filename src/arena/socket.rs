@@ -11,10 +11,11 @@ use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpStream, ToSocketAddrs};
 use std::time::{Duration, Instant};
 
-use super::referee::{Reply, Seat, SeatError, SeatErrorKind, SeatFactory};
+use crate::engine::Action;
 use crate::game::{Decision, MatchState, Play};
 use crate::notation::fibs_board::{Convention, FibsBoard, FibsSeat};
 use crate::notation::{parse_move, MoveError, MoveStyle};
+use crate::players::{Decide, DecideError, DecideErrorKind, MakeDecider};
 
 /// Replies longer than this are not gnubg-interface replies.
 const MAX_REPLY: usize = 4096;
@@ -187,21 +188,21 @@ pub fn gnubg_move_reply(text: &str, state: &MatchState) -> Result<Play, MoveRepl
 
 /// An engine behind a socket, answering one decision per request.
 #[derive(Debug)]
-pub struct TcpSeat {
+pub struct TcpEngine {
     name: String,
     conn: EngineConnection,
     encode: EncodeFn,
     parse_move: ParseMoveFn,
 }
 
-impl TcpSeat {
+impl TcpEngine {
     pub fn new(
         name: String,
         conn: EngineConnection,
         encode: EncodeFn,
         parse_move: ParseMoveFn,
-    ) -> TcpSeat {
-        TcpSeat {
+    ) -> TcpEngine {
+        TcpEngine {
             name,
             conn,
             encode,
@@ -215,47 +216,47 @@ pub fn interpret_reply(
     reply: &str,
     state: &MatchState,
     parse_move: ParseMoveFn,
-) -> Result<Reply, SeatErrorKind> {
+) -> Result<Action, DecideErrorKind> {
     let text = reply.trim();
     if text.starts_with("Error") {
-        return Err(SeatErrorKind::EngineError);
+        return Err(DecideErrorKind::EngineError);
     }
     let word = text.to_ascii_lowercase();
     match state.decision {
         Decision::DoubleOrRoll => match word.as_str() {
-            "double" => Ok(Reply::Double),
-            "roll" => Ok(Reply::Roll),
-            _ => Err(SeatErrorKind::Unparseable(format!(
+            "double" => Ok(Action::Double),
+            "roll" => Ok(Action::Roll),
+            _ => Err(DecideErrorKind::Unparseable(format!(
                 "{text:?} is not `double` or `roll`"
             ))),
         },
         Decision::TakeOrDrop => match word.as_str() {
-            "take" | "accept" => Ok(Reply::Take),
-            "drop" | "pass" | "reject" => Ok(Reply::Drop),
-            "beaver" => Err(SeatErrorKind::Illegal("beavers are not in use".into())),
-            _ => Err(SeatErrorKind::Unparseable(format!(
+            "take" | "accept" => Ok(Action::Take),
+            "drop" | "pass" | "reject" => Ok(Action::Drop),
+            "beaver" => Err(DecideErrorKind::Illegal("beavers are not in use".into())),
+            _ => Err(DecideErrorKind::Unparseable(format!(
                 "{text:?} is not `take` or `drop`"
             ))),
         },
         Decision::Move(_) => match parse_move(text, state) {
-            Ok(play) => Ok(Reply::Move(play)),
-            Err(MoveReplyError::Syntax(e)) => Err(SeatErrorKind::Unparseable(e)),
-            Err(MoveReplyError::Illegal(e)) => Err(SeatErrorKind::Illegal(e)),
+            Ok(play) => Ok(Action::Move(play)),
+            Err(MoveReplyError::Syntax(e)) => Err(DecideErrorKind::Unparseable(e)),
+            Err(MoveReplyError::Illegal(e)) => Err(DecideErrorKind::Illegal(e)),
         },
-        Decision::BeaverAnswer | Decision::GameOver => {
-            Err(SeatErrorKind::Illegal("no answer is asked for here".into()))
-        }
+        Decision::BeaverAnswer | Decision::GameOver => Err(DecideErrorKind::Illegal(
+            "no answer is asked for here".into(),
+        )),
     }
 }
 
-impl Seat for TcpSeat {
+impl Decide for TcpEngine {
     fn name(&self) -> String {
         self.name.clone()
     }
 
-    fn act(&mut self, state: &MatchState) -> Result<Reply, SeatError> {
-        let request = (self.encode)(state).map_err(|e| SeatError {
-            kind: SeatErrorKind::Illegal(format!("cannot write the board: {e}")),
+    fn decide(&mut self, state: &MatchState, _plays: &[Play]) -> Result<Action, DecideError> {
+        let request = (self.encode)(state).map_err(|e| DecideError {
+            kind: DecideErrorKind::Illegal(format!("cannot write the board: {e}")),
             request: format!("{state:?}"),
             reply: String::new(),
         })?;
@@ -263,17 +264,17 @@ impl Seat for TcpSeat {
             Ok(r) => r,
             Err(e) => {
                 let kind = match e {
-                    RequestError::Timeout => SeatErrorKind::Timeout,
-                    other => SeatErrorKind::Io(other.to_string()),
+                    RequestError::Timeout => DecideErrorKind::Timeout,
+                    other => DecideErrorKind::Io(other.to_string()),
                 };
-                return Err(SeatError {
+                return Err(DecideError {
                     kind,
                     request,
                     reply: String::new(),
                 });
             }
         };
-        interpret_reply(&reply, state, self.parse_move).map_err(|kind| SeatError {
+        interpret_reply(&reply, state, self.parse_move).map_err(|kind| DecideError {
             kind,
             request,
             reply,
@@ -306,15 +307,15 @@ impl TcpFactory {
     }
 }
 
-impl SeatFactory for TcpFactory {
-    fn make(&self, worker: usize) -> Result<Box<dyn Seat>, String> {
+impl MakeDecider for TcpFactory {
+    fn make(&self, worker: usize) -> Result<Box<dyn Decide>, String> {
         if self.addrs.is_empty() {
             return Err(format!("{}: no address", self.spec));
         }
         let addr = &self.addrs[worker % self.addrs.len()];
         let conn = EngineConnection::connect(addr, self.timeout)
             .map_err(|e| format!("cannot connect to {addr}: {e}"))?;
-        Ok(Box::new(TcpSeat::new(
+        Ok(Box::new(TcpEngine::new(
             self.spec.clone(),
             conn,
             self.encode,
@@ -411,26 +412,26 @@ mod tests {
         let take = MatchState::money(Position::OPENING, Decision::TakeOrDrop);
         assert_eq!(
             interpret_reply("double", &roll, no_moves),
-            Ok(Reply::Double)
+            Ok(Action::Double)
         );
-        assert_eq!(interpret_reply("Roll", &roll, no_moves), Ok(Reply::Roll));
+        assert_eq!(interpret_reply("Roll", &roll, no_moves), Ok(Action::Roll));
         assert!(matches!(
             interpret_reply("", &roll, no_moves),
-            Err(SeatErrorKind::Unparseable(_))
+            Err(DecideErrorKind::Unparseable(_))
         ));
         assert!(matches!(
             interpret_reply("reject", &roll, no_moves),
-            Err(SeatErrorKind::Unparseable(_))
+            Err(DecideErrorKind::Unparseable(_))
         ));
-        assert_eq!(interpret_reply("take", &take, no_moves), Ok(Reply::Take));
-        assert_eq!(interpret_reply("drop", &take, no_moves), Ok(Reply::Drop));
+        assert_eq!(interpret_reply("take", &take, no_moves), Ok(Action::Take));
+        assert_eq!(interpret_reply("drop", &take, no_moves), Ok(Action::Drop));
         assert!(matches!(
             interpret_reply("beaver", &take, no_moves),
-            Err(SeatErrorKind::Illegal(_))
+            Err(DecideErrorKind::Illegal(_))
         ));
         assert_eq!(
             interpret_reply("Error: badly formed board", &take, no_moves),
-            Err(SeatErrorKind::EngineError)
+            Err(DecideErrorKind::EngineError)
         );
     }
 

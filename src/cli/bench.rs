@@ -91,14 +91,14 @@ fn server(a: ServerArgs) -> Result<(), CliError> {
         Some(p) => crate::config::Config::load(p)?,
         None => crate::config::Config::default(),
     };
-    let b = crate::server::bench::ServerBench {
+    let b = crate::bench::server::ServerBench {
         connections: a.connections,
         depth: a.depth,
         requests: a.requests,
         rate: a.rate,
         config,
     };
-    let r = crate::server::bench::run(&b)?;
+    let r = crate::bench::server::run(&b)?;
     let mut command = format!(
         "stargammon bench server --connections {} --depth {} --requests {}",
         a.connections, a.depth, a.requests

@@ -3,7 +3,8 @@
 use clap::Args;
 
 use super::CliError;
-use crate::arena::{duel, DuelConfig, PlayerSpec};
+use crate::arena::{duel, DuelConfig};
+use crate::players::{build, BuildOptions, PlayerSpec};
 
 #[derive(Debug, Args)]
 pub struct DuelArgs {
@@ -32,8 +33,8 @@ pub fn run(a: DuelArgs) -> Result<(), CliError> {
     }
     let spec_a = PlayerSpec::parse(&a.a).map_err(|e| format!("--a: {e}"))?;
     let spec_b = PlayerSpec::parse(&a.b).map_err(|e| format!("--b: {e}"))?;
-    let fa = spec_a.build().map_err(|e| format!("--a: {e}"))?;
-    let fb = spec_b.build().map_err(|e| format!("--b: {e}"))?;
+    let fa = build(&spec_a, BuildOptions::default()).map_err(|e| format!("--a: {e}"))?;
+    let fb = build(&spec_b, BuildOptions::default()).map_err(|e| format!("--b: {e}"))?;
     let threads = match a.threads {
         Some(0) => return Err("--threads must be at least 1".into()),
         Some(t) => t,

@@ -10,9 +10,9 @@ use clap::Args;
 use tokio_util::sync::CancellationToken;
 
 use super::CliError;
-use crate::arena::referee::{EngineSeat, InProcessFactory, Seat};
 use crate::engine::Engine;
-use crate::fibs::{Client, FibsConfig, Password, SeatBrain};
+use crate::fibs::{Brain, Client, FibsConfig, Password};
+use crate::players::{build, BuildOptions, Decide, PlayerSpec};
 
 #[derive(Debug, Args)]
 pub struct FibsArgs {
@@ -68,24 +68,19 @@ fn load_config(args: &FibsArgs) -> Result<FibsConfig, CliError> {
     }
 }
 
-/// The seat that makes the bot's decisions, and the engine that judges resignations.
-fn decision_seat(spec: &str) -> Result<(Box<dyn Seat>, Option<Engine>), CliError> {
+/// The decider that makes the bot's decisions, and the engine that judges resignations:
+/// an engine over a socket (`tcp://HOST:PORT`, no judge) or any player spec, whose engine
+/// (when it has an evaluator) also judges resignations.
+fn decision_maker(spec: &str) -> Result<(Box<dyn Decide>, Option<Engine>), CliError> {
     if spec.starts_with("tcp://") {
         let factory = super::match_cmd::engine_factory(spec, Duration::from_secs(60), true)?;
         return Ok((factory.make(0)?, None));
     }
-    match InProcessFactory::parse(spec, true)? {
-        InProcessFactory::Engine { name, engine } => {
-            let seat = EngineSeat {
-                name,
-                engine: engine.clone(),
-            };
-            Ok((Box::new(seat), Some(engine)))
-        }
-        InProcessFactory::Player { .. } => {
-            Err(format!("play.engine = {spec:?}: use `engine[...]` or `tcp://HOST:PORT`").into())
-        }
-    }
+    let parsed = PlayerSpec::parse(spec).map_err(|e| format!("play.engine = {spec:?}: {e}"))?;
+    let players = build(&parsed, BuildOptions { cube: true })
+        .map_err(|e| format!("play.engine = {spec:?}: {e}"))?;
+    let judge = crate::engine::build::engine(&parsed.engine)?;
+    Ok((players.make(), Some(judge)))
 }
 
 pub fn run(args: FibsArgs) -> Result<(), CliError> {
@@ -98,8 +93,8 @@ pub fn run(args: FibsArgs) -> Result<(), CliError> {
     let password = read_password(&args)?;
     let config = load_config(&args)?;
     super::serve::init_logging();
-    let (seat, judge) = decision_seat(&config.play.engine)?;
-    let brain = SeatBrain::new(seat, judge);
+    let (decider, judge) = decision_maker(&config.play.engine)?;
+    let brain = Brain::new(decider, judge)?;
     let mut client = Client::new(
         config,
         args.server.clone(),

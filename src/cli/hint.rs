@@ -13,11 +13,12 @@ use clap::Args;
 use super::pos_arg::parse_pos_arg;
 use super::CliError;
 use crate::cube::{CubeDecision, DoubleAction, TakeAction};
-use crate::engine::{Engine, SearchDecider};
+use crate::engine::build as engine_build;
+use crate::engine::{Budget, Depth, EngineSpec, EvaluatorKind};
 use crate::eval::{Evaluator, Probabilities};
 use crate::game::{Decision, Dice, MatchState, Position};
 use crate::notation::{format_play, MoveStyle};
-use crate::search::{parse_depth, Algorithm, Cancel, SearchSettings, Searcher, TranspositionTable};
+use crate::search::{Algorithm, Cancel, SearchSettings};
 
 #[derive(Debug, Args)]
 pub struct HintArgs {
@@ -30,8 +31,8 @@ pub struct HintArgs {
     #[arg(long, num_args = 2, value_names = ["D1", "D2"])]
     pub dice: Option<Vec<u8>>,
     /// Search depth (odd): 1 = static evaluation, 3, 5, ...
-    #[arg(long, default_value = "3", value_parser = parse_depth)]
-    pub depth: u8,
+    #[arg(long, default_value = "3", value_parser = parse_depth_arg)]
+    pub depth: Depth,
     /// Search algorithm: star2, star1, expectimax or filter.
     #[arg(long, default_value = "star2")]
     pub algo: Algorithm,
@@ -47,9 +48,9 @@ pub struct HintArgs {
     /// Transposition table size in MB.
     #[arg(long, default_value_t = 64)]
     pub tt_mb: usize,
-    /// Evaluator: net (the shipped nets), net:PATH, or pip-sigmoid.
-    #[arg(long, default_value = "net")]
-    pub eval: String,
+    /// Evaluator: net (the shipped nets), net:PATH, or pipsigmoid.
+    #[arg(long, default_value = "net", value_parser = parse_evaluator_arg)]
+    pub eval: EvaluatorKind,
     /// Configuration file (TOML) whose [cube] section sets the cube model.
     #[arg(long)]
     pub config: Option<std::path::PathBuf>,
@@ -58,15 +59,37 @@ pub struct HintArgs {
     pub json: bool,
 }
 
-/// The evaluators the search commands can use, by name: those of the server's config
-/// (`net`, `net:PATH`, `pipsigmoid`), with `pip-sigmoid` also accepted.
-pub fn evaluator_by_name(name: &str) -> Result<Arc<dyn Evaluator>, CliError> {
-    let name = if name == "pip-sigmoid" {
+/// A depth argument, with the spec's message for a bad one.
+pub fn parse_depth_arg(text: &str) -> Result<Depth, String> {
+    let d: u32 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("{text:?}: expected an odd depth from 1 to 9"))?;
+    Depth::new(d).map_err(|e| e.to_string())
+}
+
+/// An evaluator argument of the search commands: those of the server's config (`net`,
+/// `net:PATH`, `pipsigmoid`), with `pip-sigmoid` also accepted.
+pub fn parse_evaluator_arg(text: &str) -> Result<EvaluatorKind, String> {
+    let text = if text == "pip-sigmoid" {
         "pipsigmoid"
     } else {
-        name
+        text
     };
-    Ok(crate::server::make_evaluator(name)?)
+    let kind: EvaluatorKind = text
+        .parse()
+        .map_err(|e: crate::engine::SpecError| e.to_string())?;
+    if !kind.is_evaluator() {
+        return Err(format!(
+            "{kind} is not an evaluator (use net, net:PATH or pipsigmoid)"
+        ));
+    }
+    Ok(kind)
+}
+
+/// The evaluator of a search command.
+pub fn load_evaluator(kind: &EvaluatorKind) -> Result<Arc<dyn Evaluator>, CliError> {
+    Ok(engine_build::evaluator(kind)?)
 }
 
 /// Why a position argument was rejected.
@@ -175,12 +198,20 @@ pub fn run(a: HintArgs) -> Result<(), CliError> {
     if a.threads == 0 || a.threads > 64 {
         return Err("--threads must be 1..=64".into());
     }
-    let evaluator = evaluator_by_name(&a.eval)?;
-    let searcher = Searcher::new(
-        evaluator.clone(),
-        Arc::new(TranspositionTable::new(a.tt_mb.max(1))),
-    );
-    let mut settings = SearchSettings::new(a.depth, a.algo);
+    let config = super::serve::load_config(a.config.as_ref())?;
+    let spec = EngineSpec {
+        evaluator: a.eval.clone(),
+        algorithm: a.algo,
+        depth: a.depth,
+        cube_depth: a.depth,
+        budget: Budget::from_millis(a.time_ms.unwrap_or(0)),
+        cube: config.cube,
+        tt_megabytes: a.tt_mb.max(1),
+        ..config.engine_spec()
+    };
+    let engine = engine_build::engine(&spec)?;
+    let searcher = engine.searcher();
+    let mut settings = SearchSettings::new(a.depth.get() as u8, a.algo);
     settings.rank = a.rank.max(1);
     settings.threads = a.threads;
     settings.probabilities = true;
@@ -235,15 +266,6 @@ pub fn run(a: HintArgs) -> Result<(), CliError> {
             }
         }
         None => {
-            let config = super::serve::load_config(a.config.as_ref())?;
-            let engine = Engine::new(
-                Arc::new(SearchDecider::new(
-                    searcher.clone(),
-                    config.search_plan(),
-                    evaluator.name(),
-                )),
-                config.engine_settings(),
-            );
             // At a take question the doubler is the one about to roll.
             let taking = matches!(state.decision, Decision::TakeOrDrop);
             let roller = if taking { pos.swap() } else { pos };

@@ -13,10 +13,10 @@ use clap::{Args, ValueEnum};
 
 use super::CliError;
 use crate::arena::referee::{
-    run_series, write_mat, InProcessFactory, MatchRecord, SeatFactory, SeriesConfig, SeriesKind,
-    UnitResult,
+    run_series, write_mat, MatchRecord, SeriesConfig, SeriesKind, UnitResult,
 };
 use crate::arena::socket::{parse_tcp_engine, TcpFactory};
+use crate::players::{build, BuildOptions, MakeDecider, PlayerSpec};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum OnOff {
@@ -27,8 +27,8 @@ pub enum OnOff {
 #[derive(Debug, Args)]
 pub struct MatchArgs {
     /// Engine A: `tcp://HOST:PORT[,HOST:PORT...]` (worker i uses address i mod n),
-    /// `engine[:CONFIG][,depth=N][,cube_depth=N]` (the bot as `serve` runs it), or a duel
-    /// player spec (`net`, `pubeval`, `heuristic`, `random`; no cube except `net`).
+    /// `engine[:CONFIG][,key=value...]` (the bot as `serve` runs it), or a duel player
+    /// spec (`net`, `net,depth=3`, `pubeval`, ...; with the cube, only evaluator specs).
     #[arg(long)]
     pub a: String,
     /// Engine B, as for --a.
@@ -67,13 +67,13 @@ pub struct MatchArgs {
     pub mat: Option<std::path::PathBuf>,
 }
 
-/// Builds the seat factory for an engine argument; `cube` says whether cube questions
+/// Builds the decider factory for an engine argument; `cube` says whether cube questions
 /// will be asked.
 pub fn engine_factory(
     spec: &str,
     timeout: Duration,
     cube: bool,
-) -> Result<Box<dyn SeatFactory>, CliError> {
+) -> Result<Box<dyn MakeDecider>, CliError> {
     if spec.starts_with("tcp://") {
         let addrs = parse_tcp_engine(spec).ok_or_else(|| {
             format!("bad engine {spec:?}: expected tcp://HOST:PORT[,HOST:PORT...]")
@@ -84,7 +84,8 @@ pub fn engine_factory(
             timeout,
         )));
     }
-    Ok(Box::new(InProcessFactory::parse(spec, cube)?))
+    let parsed = PlayerSpec::parse(spec)?;
+    Ok(Box::new(build(&parsed, BuildOptions { cube })?))
 }
 
 pub fn run(args: MatchArgs) -> Result<(), CliError> {

@@ -4,11 +4,11 @@
 
 use clap::Args;
 
-use super::hint::evaluator_by_name;
+use super::hint::{load_evaluator, parse_evaluator_arg};
 use super::CliError;
 use std::io::Write;
 
-use crate::search::bench::{run_search_bench, search_set, summarize, AlgoFigures, DecisionRecord};
+use crate::bench::search::{run_search_bench, search_set, summarize, AlgoFigures, DecisionRecord};
 use crate::search::positions::{format_set, self_play_positions};
 use crate::search::{
     parse_depth, Algorithm, OrderingConfig, PlayOrder, ProbeChoice, RollOrder, SearchSettings,
@@ -74,7 +74,7 @@ pub fn run(a: SearchBenchArgs) -> Result<(), CliError> {
     if let Some(path) = &a.summarize {
         return summarize_file(path, a.json);
     }
-    let evaluator = evaluator_by_name(&a.eval)?;
+    let evaluator = load_evaluator(&parse_evaluator_arg(&a.eval)?)?;
     if let Some(n) = a.generate {
         let set = self_play_positions(evaluator.as_ref(), a.seed, n, 3);
         let header = format!(

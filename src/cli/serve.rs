@@ -22,14 +22,7 @@ pub struct ServeArgs {
 pub fn load_config(path: Option<&PathBuf>) -> Result<Config, CliError> {
     match path {
         Some(p) => Ok(Config::load(p)?),
-        None => {
-            let default = PathBuf::from("config/default.toml");
-            if default.exists() {
-                Ok(Config::load(&default)?)
-            } else {
-                Ok(Config::default())
-            }
-        }
+        None => Ok(Config::load_default()?),
     }
 }
 

@@ -4,17 +4,16 @@
 
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use clap::Args;
 use crossbeam::channel::{select, unbounded};
 
 use super::CliError;
 use crate::config::BoardConvention;
-use crate::engine::{Action, Engine, EngineSettings, SearchDecider};
+use crate::engine::{Action, Engine, EngineSettings};
 use crate::notation::fibs_board::FibsBoard;
 use crate::protocol::ubgi::{self, UbgiCommand};
-use crate::search::{Cancel, Searcher, TranspositionTable};
+use crate::search::Cancel;
 
 #[derive(Debug, Args)]
 pub struct UbgiArgs {
@@ -25,16 +24,7 @@ pub struct UbgiArgs {
 
 pub fn run(args: UbgiArgs) -> Result<(), CliError> {
     let config = super::serve::load_config(args.config.as_ref())?;
-    let evaluator = crate::server::make_evaluator(&config.engine.evaluator)?;
-    let name = evaluator.name();
-    let searcher = Searcher::new(
-        evaluator,
-        Arc::new(TranspositionTable::new(config.engine.tt_megabytes.max(1))),
-    );
-    let engine = Engine::new(
-        Arc::new(SearchDecider::new(searcher, config.search_plan(), name)),
-        config.engine_settings(),
-    );
+    let engine = crate::engine::build::engine(&config.engine_spec())?;
     run_ubgi(
         engine,
         config.server.board_convention,
@@ -111,7 +101,7 @@ where
             };
             match ubgi::parse_command(&line) {
                 UbgiCommand::Hello => {
-                    for l in ubgi::hello_lines(&engine.decider_name()) {
+                    for l in ubgi::hello_lines(&engine.name()) {
                         writeln!(out, "{l}")?;
                     }
                 }

@@ -73,7 +73,9 @@ pub trait Evaluator: Send + Sync {
 pub mod encoding;
 pub mod net;
 pub mod neural;
+pub mod noisy;
 pub mod pubeval;
+pub mod simple;
 pub mod weights;
 
 pub use neural::NeuralEvaluator;

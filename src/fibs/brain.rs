@@ -1,41 +1,114 @@
-//! Turning real-FIBS board lines into commands with any [`Seat`] as the decision-maker.
+//! Turning real-FIBS board lines into commands with any [`Decide`] as the decision-maker,
+//! off the async runtime.
 //!
 //! The board is read with [`crate::notation::fibs_board`] in [`Convention::Fibs`]; a board
 //! needs an answer only when the acting side is the bot and there is a decision (a move with
-//! checkers to move, a roll-or-double question, a pending double). The seat's answer is
+//! checkers to move, a roll-or-double question, a pending double). The decider's answer is
 //! checked once more against the rules before it becomes a command: a move must be one of
 //! the legal plays of the board and is written in FIBS absolute numbers (`move 8-5 6-5`,
 //! `bar-22`, `6-off`), a double only when the board gives the bot the cube.
+//!
+//! Deciding is CPU work (a search can take seconds) or blocking I/O (an engine over a
+//! socket), so [`Brain`] hands each decision to a worker [`Pool`], the server's pool type,
+//! and awaits the answer; the client's connection task never blocks.
 
-use crate::arena::referee::{Reply, Seat};
-use crate::engine::{Action, Engine, Work};
+use std::fmt;
+use std::sync::Arc;
+
+use tokio::sync::oneshot;
+
+use crate::engine::{Action, Engine, Outcome, Work};
+use crate::eval::simple::PipSigmoid;
 use crate::game::{legal_plays, Decision, Play, Position};
 use crate::notation::fibs_board::{Convention, FibsBoard, FibsSeat};
 use crate::notation::{format_play, FibsOrientation, MoveStyle};
-use crate::search::Cancel;
+use crate::players::Decide;
+use crate::search::{Cancel, Pool, PoolConfig, Searcher, TranspositionTable};
 
-use super::client::{Brain, BrainError};
+/// Why a board got no command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BrainError(pub String);
 
-/// A [`Brain`] that asks a [`Seat`] and, for resignations, an optional engine.
-pub struct SeatBrain<S: Seat> {
-    seat: S,
-    judge: Option<Engine>,
+impl fmt::Display for BrainError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
 }
 
-impl<S: Seat> std::fmt::Debug for SeatBrain<S> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SeatBrain")
-            .field("seat", &self.seat.name())
-            .field("judge", &self.judge.as_ref().map(|j| j.decider_name()))
+impl std::error::Error for BrainError {}
+
+/// The bot's decision-maker: a decider for the boards, an optional engine to judge
+/// resignation offers, and the worker pool both run on.
+pub struct Brain {
+    /// Out on a worker while it decides; `None` only if a decision panicked.
+    decider: Option<Box<dyn Decide>>,
+    judge: Option<Engine>,
+    pool: Arc<Pool>,
+}
+
+impl fmt::Debug for Brain {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Brain")
+            .field("decider", &self.decider.as_ref().map(|d| d.name()))
+            .field("judge", &self.judge.as_ref().map(|j| j.name()))
             .finish()
     }
 }
 
-impl<S: Seat> SeatBrain<S> {
-    /// Decisions from `seat`; resignations judged by `judge` (without one, only an offer
-    /// of the most the position could still give is accepted).
-    pub fn new(seat: S, judge: Option<Engine>) -> SeatBrain<S> {
-        SeatBrain { seat, judge }
+impl Brain {
+    /// Decisions from `decider`; resignations judged by `judge` (without one, only an offer
+    /// of the most the position could still give is accepted). Starts one worker thread,
+    /// sharing the judge's table when there is one.
+    pub fn new(decider: Box<dyn Decide>, judge: Option<Engine>) -> std::io::Result<Brain> {
+        let searcher = match &judge {
+            Some(j) => j.searcher().clone(),
+            None => Searcher::new(Arc::new(PipSigmoid), Arc::new(TranspositionTable::new(1))),
+        };
+        let pool = Pool::with_searcher(
+            searcher,
+            PoolConfig {
+                threads: 1,
+                queue: 4,
+            },
+        )?;
+        Ok(Brain {
+            decider: Some(decider),
+            judge,
+            pool: Arc::new(pool),
+        })
+    }
+
+    /// The command for this board line, decided on the pool.
+    pub async fn on_board(&mut self, line: &str) -> Result<Option<String>, BrainError> {
+        let mut decider = self
+            .decider
+            .take()
+            .ok_or_else(|| BrainError("the decider was lost to an earlier failure".into()))?;
+        let line = line.to_string();
+        let (tx, rx) = oneshot::channel();
+        self.pool
+            .try_run(move || {
+                let answer = answer_board(&mut *decider, &line);
+                // The receiver only goes away if the client stopped waiting.
+                let _ = tx.send((decider, answer));
+            })
+            .map_err(|e| BrainError(e.to_string()))?;
+        let (decider, answer) = rx
+            .await
+            .map_err(|_| BrainError("the decision failed on its worker".into()))?;
+        self.decider = Some(decider);
+        answer
+    }
+
+    /// Whether to accept the opponent's resignation worth `points`, given the last board;
+    /// judged on the pool.
+    pub async fn accept_resignation(&mut self, line: &str, points: u32) -> bool {
+        let (judge, line) = (self.judge.clone(), line.to_string());
+        let (tx, rx) = oneshot::channel();
+        let queued = self.pool.try_run(move || {
+            let _ = tx.send(judge_resignation(judge.as_ref(), &line, points));
+        });
+        queued.is_ok() && rx.await.unwrap_or(false)
     }
 }
 
@@ -56,119 +129,139 @@ fn most_points(pos: &Position) -> f64 {
     }
 }
 
-impl<S: Seat> Brain for SeatBrain<S> {
-    fn on_board(&mut self, line: &str) -> Result<Option<String>, BrainError> {
-        let board = FibsBoard::parse(line).map_err(|e| BrainError(e.to_string()))?;
-        let state = board
-            .to_match_state(Convention::Fibs)
-            .map_err(|e| BrainError(e.to_string()))?;
-        if state.acting_player != 0 {
-            return Ok(None);
-        }
-        let seat = board.seat();
-        match state.decision {
-            Decision::GameOver | Decision::BeaverAnswer => Ok(None),
-            Decision::Move(dice) => {
-                let plays = legal_plays(&state.position, dice);
-                if plays.iter().all(|p| p.steps().is_empty()) {
-                    return Ok(None);
-                }
-                let chosen = if plays.len() == 1 {
-                    plays[0]
-                } else {
-                    match self.seat.act(&state) {
-                        Ok(Reply::Move(p)) => p,
-                        Ok(other) => {
-                            return Err(BrainError(format!("asked for a move, got {other}")))
-                        }
-                        Err(e) => return Err(BrainError(e.to_string())),
-                    }
-                };
-                if !plays.iter().any(|p| p.position == chosen.position) {
-                    return Err(BrainError(format!("{chosen:?} is not a legal play here")));
-                }
-                Ok(Some(format!(
-                    "move {}",
-                    fibs_move_text(&state.position, &chosen, seat)
-                )))
-            }
-            Decision::DoubleOrRoll => {
-                if !state.may_double {
-                    return Ok(Some("roll".into()));
-                }
-                match self.seat.act(&state) {
-                    Ok(Reply::Double) => Ok(Some("double".into())),
-                    Ok(Reply::Roll) => Ok(Some("roll".into())),
-                    Ok(other) => Err(BrainError(format!("asked double or roll, got {other}"))),
-                    Err(e) => Err(BrainError(e.to_string())),
-                }
-            }
-            Decision::TakeOrDrop => match self.seat.act(&state) {
-                Ok(Reply::Take) => Ok(Some("accept".into())),
-                Ok(Reply::Drop) => Ok(Some("reject".into())),
-                Ok(other) => Err(BrainError(format!("asked take or drop, got {other}"))),
-                Err(e) => Err(BrainError(e.to_string())),
-            },
-        }
+/// The command for a board line (None when the bot need not act), asking `decider`.
+pub fn answer_board(decider: &mut dyn Decide, line: &str) -> Result<Option<String>, BrainError> {
+    let board = FibsBoard::parse(line).map_err(|e| BrainError(e.to_string()))?;
+    let state = board
+        .to_match_state(Convention::Fibs)
+        .map_err(|e| BrainError(e.to_string()))?;
+    if state.acting_player != 0 {
+        return Ok(None);
     }
-
-    fn accept_resignation(&mut self, line: &str, points: u32) -> bool {
-        let Ok(board) = FibsBoard::parse(line) else {
-            return false;
-        };
-        let Ok(state) = board.to_match_state(Convention::Fibs) else {
-            return false;
-        };
-        if let Some(engine) = &self.judge {
-            // The engine values the offer against playing on, from the acting side; when
-            // the opponent is acting, ask from our side with the opponent to roll.
-            let ours = if state.acting_player == 0 {
-                state.clone()
+    let seat = board.seat();
+    match state.decision {
+        Decision::GameOver | Decision::BeaverAnswer => Ok(None),
+        Decision::Move(dice) => {
+            let plays = legal_plays(&state.position, dice);
+            if plays.iter().all(|p| p.steps().is_empty()) {
+                return Ok(None);
+            }
+            let chosen = if plays.len() == 1 {
+                plays[0]
             } else {
-                let mut s = state.clone();
-                s.position = state.position.swap();
-                s.decision = Decision::TakeOrDrop;
-                s.cube_owner = state.cube_owner.swap();
-                std::mem::swap(&mut s.score, &mut s.opp_score);
-                std::mem::swap(&mut s.may_double, &mut s.opp_may_double);
-                s.acting_player = 0;
-                s.names = (state.names.1.clone(), state.names.0.clone());
-                s
+                match decider.decide(&state, &plays) {
+                    Ok(Action::Move(p)) => p,
+                    Ok(other) => {
+                        return Err(BrainError(format!("asked for a move, got {other:?}")))
+                    }
+                    Err(e) => return Err(BrainError(e.to_string())),
+                }
             };
-            // The engine wants the offer per cube: 1 single, 2 gammon, 3 backgammon.
-            let level = (points / state.cube.max(1)).clamp(1, 3);
-            return matches!(
-                engine.run(&Work::Resignation(ours, level), &Cancel::new()),
-                Ok(crate::engine::Outcome::Action(Action::AcceptResignation))
-            );
+            if !plays.iter().any(|p| p.position == chosen.position) {
+                return Err(BrainError(format!("{chosen:?} is not a legal play here")));
+            }
+            Ok(Some(format!(
+                "move {}",
+                fibs_move_text(&state.position, &chosen, seat)
+            )))
         }
-        let our_view = if state.acting_player == 0 {
-            state.position
-        } else {
-            state.position.swap()
-        };
-        points as f64 >= most_points(&our_view) * state.cube as f64
+        Decision::DoubleOrRoll => {
+            if !state.may_double {
+                return Ok(Some("roll".into()));
+            }
+            match decider.decide(&state, &[]) {
+                Ok(Action::Double) => Ok(Some("double".into())),
+                Ok(Action::Roll) => Ok(Some("roll".into())),
+                Ok(other) => Err(BrainError(format!("asked double or roll, got {other:?}"))),
+                Err(e) => Err(BrainError(e.to_string())),
+            }
+        }
+        // Beavers are not part of FIBS: keeping the doubled cube is accepting it.
+        Decision::TakeOrDrop => match decider.decide(&state, &[]) {
+            Ok(Action::Take | Action::Beaver) => Ok(Some("accept".into())),
+            Ok(Action::Drop) => Ok(Some("reject".into())),
+            Ok(other) => Err(BrainError(format!("asked take or drop, got {other:?}"))),
+            Err(e) => Err(BrainError(e.to_string())),
+        },
     }
+}
+
+/// Whether to accept a resignation worth `points` at the board `line`, by `judge`'s
+/// equity, or without a judge only an offer of the most the position could still give.
+pub fn judge_resignation(judge: Option<&Engine>, line: &str, points: u32) -> bool {
+    let Ok(board) = FibsBoard::parse(line) else {
+        return false;
+    };
+    let Ok(state) = board.to_match_state(Convention::Fibs) else {
+        return false;
+    };
+    if let Some(engine) = judge {
+        // The engine values the offer against playing on, from the acting side; when
+        // the opponent is acting, ask from our side with the opponent to roll.
+        let ours = if state.acting_player == 0 {
+            state.clone()
+        } else {
+            let mut s = state.clone();
+            s.position = state.position.swap();
+            s.decision = Decision::TakeOrDrop;
+            s.cube_owner = state.cube_owner.swap();
+            std::mem::swap(&mut s.score, &mut s.opp_score);
+            std::mem::swap(&mut s.may_double, &mut s.opp_may_double);
+            s.acting_player = 0;
+            s.names = (state.names.1.clone(), state.names.0.clone());
+            s
+        };
+        // The engine wants the offer per cube: 1 single, 2 gammon, 3 backgammon.
+        let level = (points / state.cube.max(1)).clamp(1, 3);
+        return matches!(
+            engine.run(&Work::Resignation(ours, level), &Cancel::new()),
+            Ok(Outcome::Action(Action::AcceptResignation))
+        );
+    }
+    let our_view = if state.acting_player == 0 {
+        state.position
+    } else {
+        state.position.swap()
+    };
+    points as f64 >= most_points(&our_view) * state.cube as f64
 }
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use crate::arena::referee::FirstPlaySeat;
+    use crate::game::MatchState;
+    use crate::players::DecideError;
 
-    const FIRST_PLAY: FirstPlaySeat = FirstPlaySeat {
-        at_roll: Reply::Double,
-    };
+    /// The first legal play; doubles whenever asked. Remembers the thread it last ran on.
+    #[derive(Default)]
+    struct FirstPlay(Option<String>);
+
+    impl Decide for FirstPlay {
+        fn name(&self) -> String {
+            self.0.clone().unwrap_or_default()
+        }
+        fn decide(&mut self, state: &MatchState, plays: &[Play]) -> Result<Action, DecideError> {
+            self.0 = std::thread::current().name().map(str::to_string);
+            Ok(match state.decision {
+                Decision::Move(_) => Action::Move(plays[0]),
+                Decision::DoubleOrRoll => Action::Double,
+                _ => Action::Take,
+            })
+        }
+    }
 
     const O_62: &str = "board:You:someplayer:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:6:2:0:0:1:1:1:0:1:-1:0:25:0:0:0:0:2:0:0:0";
     const X_45: &str = "board:You:gnubot:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:-1:4:5:0:0:1:1:1:0:-1:1:25:0:0:0:0:0:2:0:0:0";
 
     #[test]
     fn moves_are_written_in_absolute_numbers_for_either_colour() {
-        let mut b = SeatBrain::new(FIRST_PLAY, None);
-        let o = b.on_board(O_62).unwrap().unwrap();
-        let x = b.on_board(X_45).unwrap().unwrap();
+        let o = answer_board(&mut FirstPlay::default(), O_62)
+            .unwrap()
+            .unwrap();
+        let x = answer_board(&mut FirstPlay::default(), X_45)
+            .unwrap()
+            .unwrap();
         assert!(o.starts_with("move "), "{o}");
         assert!(x.starts_with("move "), "{x}");
         // O moves down the board numbers, X up.
@@ -186,15 +279,29 @@ mod tests {
     fn the_opponents_turn_needs_no_answer() {
         // O_62 with the turn given to X and X's dice set.
         let theirs = O_62.replace(":0:1:6:2:0:0:1:", ":0:-1:0:0:6:2:1:");
-        let mut b = SeatBrain::new(FIRST_PLAY, None);
-        assert_eq!(b.on_board(&theirs).unwrap(), None);
-        assert!(b.on_board("board:bad").is_err());
+        assert_eq!(
+            answer_board(&mut FirstPlay::default(), &theirs).unwrap(),
+            None
+        );
+        assert!(answer_board(&mut FirstPlay::default(), "board:bad").is_err());
     }
 
     #[test]
     fn resignations_without_an_evaluator_need_the_most_points() {
-        let mut b = SeatBrain::new(FIRST_PLAY, None);
-        assert!(!b.accept_resignation(O_62, 1));
-        assert!(b.accept_resignation(O_62, 3));
+        assert!(!judge_resignation(None, O_62, 1));
+        assert!(judge_resignation(None, O_62, 3));
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn decisions_run_on_the_pool_and_the_decider_comes_back() {
+        let mut b = Brain::new(Box::<FirstPlay>::default(), None).unwrap();
+        let first = b.on_board(O_62).await.unwrap().unwrap();
+        // The decider ran on a pool worker, not on the runtime's thread.
+        let ran_on = b.decider.as_ref().unwrap().name();
+        assert!(ran_on.starts_with("search-"), "{ran_on:?}");
+        assert_eq!(b.on_board(O_62).await.unwrap().unwrap(), first);
+        assert!(b.on_board("board:bad").await.is_err());
+        assert!(b.accept_resignation(O_62, 3).await);
+        assert!(!b.accept_resignation(O_62, 1).await);
     }
 }

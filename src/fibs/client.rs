@@ -17,6 +17,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio_util::sync::CancellationToken;
 
+use super::brain::Brain;
 use super::clip::{classify, ClipLine, LineBuffer, Who};
 use super::config::FibsConfig;
 
@@ -48,29 +49,6 @@ impl fmt::Debug for Password {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Password(****)")
     }
-}
-
-/// A decision-maker error: the board could not be read or no decision was possible.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BrainError(pub String);
-
-impl fmt::Display for BrainError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.0)
-    }
-}
-
-impl std::error::Error for BrainError {}
-
-/// What the client asks of a decision-maker. Board lines are passed whole, in real-FIBS
-/// convention.
-pub trait Brain: Send {
-    /// The command to send for this board (`move 8-5 6-5`, `roll`, `double`, `accept`,
-    /// `reject`), or None when the bot need not act on it.
-    fn on_board(&mut self, board: &str) -> Result<Option<String>, BrainError>;
-
-    /// Whether to accept the opponent's resignation worth `points`, given the last board.
-    fn accept_resignation(&mut self, board: &str, points: u32) -> bool;
 }
 
 /// Why a session or the whole client stopped.
@@ -229,18 +207,18 @@ impl Session {
 }
 
 /// The FIBS bot account.
-pub struct Client<B: Brain> {
+pub struct Client {
     config: FibsConfig,
     server: String,
     user: String,
     password: Password,
-    brain: B,
+    brain: Brain,
     pacer: Pacer,
     memory: Memory,
     stats: ClientStats,
 }
 
-impl<B: Brain> fmt::Debug for Client<B> {
+impl fmt::Debug for Client {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Client")
             .field("server", &self.server)
@@ -250,15 +228,15 @@ impl<B: Brain> fmt::Debug for Client<B> {
     }
 }
 
-impl<B: Brain> Client<B> {
+impl Client {
     /// A client for `server` (`HOST:PORT`) logging in as `user`.
     pub fn new(
         config: FibsConfig,
         server: String,
         user: String,
         password: Password,
-        brain: B,
-    ) -> Client<B> {
+        brain: Brain,
+    ) -> Client {
         let pacer = Pacer::new(
             config.connection.send_burst,
             Duration::from_millis(config.connection.min_send_interval_ms),
@@ -429,7 +407,7 @@ impl<B: Brain> Client<B> {
                     self.stats.repeated_boards += 1;
                     return Ok(());
                 }
-                match self.brain.on_board(&board) {
+                match self.brain.on_board(&board).await {
                     Ok(Some(cmd)) => {
                         s.remember(&board);
                         self.stats.boards_answered += 1;
@@ -465,7 +443,7 @@ impl<B: Brain> Client<B> {
             }
             ClipLine::ResignOffer { by, points } => {
                 let accept = match &s.last_board {
-                    Some(b) => self.brain.accept_resignation(b, points),
+                    Some(b) => self.brain.accept_resignation(b, points).await,
                     None => false,
                 };
                 if accept {

@@ -3,13 +3,14 @@
 //! [`clip`] turns the server's telnet-flavoured byte stream into classified lines,
 //! [`config`] holds the account settings and the invitation policy, and [`client`] runs
 //! the account: login, settings, invitations, the board-driven decision loop, pacing and
-//! reconnection. The decisions themselves come from a [`client::Brain`].
+//! reconnection. The decisions themselves come from a [`brain::Brain`], which runs any
+//! [`crate::players::Decide`] on a worker pool.
 
 pub mod brain;
 pub mod client;
 pub mod clip;
 pub mod config;
 
-pub use brain::SeatBrain;
-pub use client::{Brain, BrainError, Client, ClientStats, FibsError, Password};
+pub use brain::{Brain, BrainError};
+pub use client::{Client, ClientStats, FibsError, Password};
 pub use config::{FibsConfig, InvitePolicy};

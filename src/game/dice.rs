@@ -122,6 +122,15 @@ const fn all_rolls() -> [Dice; 21] {
 /// The 21 distinct rolls: 6 doubles (weight 1) and 15 non-doubles (weight 2), 36 in all.
 pub const ALL_ROLLS: [Dice; 21] = all_rolls();
 
+/// SplitMix64's finaliser: a good 64-bit mixing function.
+#[inline]
+pub fn splitmix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

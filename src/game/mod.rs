@@ -4,7 +4,7 @@ pub mod dice;
 pub mod movegen;
 pub mod position;
 
-pub use dice::{Dice, DiceError, ALL_ROLLS};
+pub use dice::{splitmix, Dice, DiceError, ALL_ROLLS};
 pub use movegen::{generate_plays, legal_plays, Play, PlayList, Step};
 pub use position::{GameResult, Phase, Position, PositionError, Side, BAR, CHECKERS, OPP_BAR};
 pub mod match_state;

@@ -27,25 +27,22 @@ use std::time::Duration;
 use crate::eval::Probabilities;
 use crate::game::Play;
 
-pub mod bench;
 mod engine;
-pub mod noisy;
 pub mod order;
-pub mod player;
 pub mod pool;
 pub mod positions;
-pub mod simple_eval;
 pub mod tt;
 pub mod value;
 pub mod zobrist;
 
 pub use engine::Searcher;
-pub use pool::{Job, Pool, PoolConfig, Query, SubmitError};
+pub use pool::{Job, Pool, PoolConfig, Query, SubmitError, Task, TaskError};
 pub use tt::TranspositionTable;
 pub use value::Value;
 
 /// The search algorithm.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(try_from = "String", into = "String")]
 pub enum Algorithm {
     /// Alpha-beta at move nodes, full averaging at chance nodes: the baseline.
     Expectimax,
@@ -109,6 +106,19 @@ impl fmt::Display for SettingError {
 }
 
 impl std::error::Error for SettingError {}
+
+impl TryFrom<String> for Algorithm {
+    type Error = SettingError;
+    fn try_from(s: String) -> Result<Algorithm, SettingError> {
+        s.parse()
+    }
+}
+
+impl From<Algorithm> for String {
+    fn from(a: Algorithm) -> String {
+        a.name().to_string()
+    }
+}
 
 impl FromStr for Algorithm {
     type Err = SettingError;

@@ -12,7 +12,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
-use crossbeam::channel::{bounded, Receiver, Sender, TrySendError};
+use crossbeam::channel::{bounded, never, select, Receiver, Sender, TrySendError};
 
 use crate::eval::Evaluator;
 use crate::game::{Dice, Position};
@@ -30,6 +30,10 @@ pub enum Query {
 
 /// The reply callback of a job.
 pub type Reply = Box<dyn FnOnce(SearchOutcome) + Send>;
+
+/// Any other CPU work for a pool thread (a decision of a [`Pool::try_run`] caller): it
+/// runs once, on a worker, after the work queued before it.
+pub type Task = Box<dyn FnOnce() + Send>;
 
 /// One decision for the pool.
 pub struct Job {
@@ -105,6 +109,24 @@ impl fmt::Display for SubmitError {
 
 impl std::error::Error for SubmitError {}
 
+/// Why [`Pool::try_run`] did not queue a task.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TaskError {
+    Full,
+    Closed,
+}
+
+impl fmt::Display for TaskError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TaskError::Full => f.write_str("worker queue is full"),
+            TaskError::Closed => f.write_str("worker pool is shut down"),
+        }
+    }
+}
+
+impl std::error::Error for TaskError {}
+
 impl SubmitError {
     /// The job that was not accepted.
     pub fn into_job(self) -> Job {
@@ -136,6 +158,8 @@ impl Default for PoolConfig {
 /// queued jobs, and joins them.
 pub struct Pool {
     sender: Option<Sender<Job>>,
+    /// Tasks have a queue of their own so that a refused one never stands for a job.
+    tasks: Option<Sender<Task>>,
     workers: Vec<JoinHandle<()>>,
     searcher: Searcher,
 }
@@ -151,31 +175,38 @@ impl fmt::Debug for Pool {
 }
 
 impl Pool {
-    /// Starts `config.threads` workers searching with `evaluator` over table `tt`.
+    /// Starts `config.threads` workers searching with `evaluator` and `tt`.
     pub fn new(
         evaluator: Arc<dyn Evaluator>,
         tt: Arc<TranspositionTable>,
         config: PoolConfig,
     ) -> std::io::Result<Pool> {
-        let searcher = Searcher::new(evaluator, tt);
+        Pool::with_searcher(Searcher::new(evaluator, tt), config)
+    }
+
+    /// Starts `config.threads` workers searching with (clones of) `searcher`.
+    pub fn with_searcher(searcher: Searcher, config: PoolConfig) -> std::io::Result<Pool> {
         let (tx, rx) = bounded::<Job>(config.queue.max(1));
+        let (task_tx, task_rx) = bounded::<Task>(config.queue.max(1));
         let mut workers = Vec::new();
         for i in 0..config.threads.max(1) {
             let rx = rx.clone();
+            let task_rx = task_rx.clone();
             let s = searcher.clone();
             let handle = std::thread::Builder::new()
                 .name(format!("search-{i}"))
-                .spawn(move || worker(rx, s))?;
+                .spawn(move || worker(rx, task_rx, s))?;
             workers.push(handle);
         }
         Ok(Pool {
             sender: Some(tx),
+            tasks: Some(task_tx),
             workers,
             searcher,
         })
     }
 
-    /// Queues a job without blocking.
+    /// Queues `job` without waiting; fails at once when the queue is full or closed.
     pub fn try_submit(&self, job: Job) -> Result<(), SubmitError> {
         match &self.sender {
             None => Err(SubmitError::Closed(Box::new(job))),
@@ -186,7 +217,7 @@ impl Pool {
         }
     }
 
-    /// Queues a job, waiting while the queue is full.
+    /// Queues `job`, waiting for a free slot when the queue is full.
     pub fn submit(&self, job: Job) -> Result<(), SubmitError> {
         match &self.sender {
             None => Err(SubmitError::Closed(Box::new(job))),
@@ -196,7 +227,20 @@ impl Pool {
         }
     }
 
-    /// Submits and waits for the outcome (None if the search panicked or the pool closed).
+    /// Queues `task` for a worker without waiting, so that an async caller hands its CPU
+    /// work to the pool instead of running it on the runtime. Fails when the task queue is
+    /// full or closed.
+    pub fn try_run(&self, task: impl FnOnce() + Send + 'static) -> Result<(), TaskError> {
+        match &self.tasks {
+            None => Err(TaskError::Closed),
+            Some(tx) => tx.try_send(Box::new(task)).map_err(|e| match e {
+                TrySendError::Full(_) => TaskError::Full,
+                TrySendError::Disconnected(_) => TaskError::Closed,
+            }),
+        }
+    }
+
+    /// Runs one search synchronously on a worker (for tests and simple callers).
     pub fn run(&self, query: Query, settings: SearchSettings) -> Option<SearchOutcome> {
         let (tx, rx) = bounded(1);
         let job = Job::new(query, settings, move |o| {
@@ -207,17 +251,16 @@ impl Pool {
         rx.recv().ok()
     }
 
-    /// Number of worker threads.
     pub fn threads(&self) -> usize {
         self.workers.len()
     }
 
-    /// Jobs waiting in the queue.
+    /// Jobs and tasks waiting for a worker.
     pub fn queued(&self) -> usize {
-        self.sender.as_ref().map_or(0, |s| s.len())
+        self.sender.as_ref().map_or(0, |s| s.len()) + self.tasks.as_ref().map_or(0, |s| s.len())
     }
 
-    /// The searcher the workers use (shares the pool's evaluator and table).
+    /// The searcher the workers share (its table included).
     pub fn searcher(&self) -> &Searcher {
         &self.searcher
     }
@@ -225,8 +268,9 @@ impl Pool {
 
 impl Drop for Pool {
     fn drop(&mut self) {
-        // Closing the channel ends each worker's receive loop once the queue is empty.
+        // Closing the channels ends each worker's receive loop once the queues are empty.
         self.sender = None;
+        self.tasks = None;
         for w in self.workers.drain(..) {
             // A worker that panicked outside a search has nothing left to clean up.
             let _ = w.join();
@@ -234,29 +278,51 @@ impl Drop for Pool {
     }
 }
 
-fn worker(rx: Receiver<Job>, searcher: Searcher) {
-    while let Ok(job) = rx.recv() {
-        let Job {
-            query,
-            settings,
-            cancel,
-            evaluator,
-            reply,
-        } = job;
-        if cancel.is_cancelled() {
-            reply(SearchOutcome::Cancelled);
-            continue;
+fn worker(jobs: Receiver<Job>, tasks: Receiver<Task>, searcher: Searcher) {
+    // A closed queue is always ready (with an error), so it is swapped for one that never
+    // is; the worker ends when both are closed and drained.
+    let (no_jobs, no_tasks) = (never::<Job>(), never::<Task>());
+    let (mut jobs_open, mut tasks_open) = (true, true);
+    while jobs_open || tasks_open {
+        let j = if jobs_open { &jobs } else { &no_jobs };
+        let t = if tasks_open { &tasks } else { &no_tasks };
+        select! {
+            recv(j) -> msg => match msg {
+                Ok(job) => run_job(job, &searcher),
+                Err(_) => jobs_open = false,
+            },
+            recv(t) -> msg => match msg {
+                // A panicking task loses only its own result (its reply channel drops).
+                Ok(task) => {
+                    let _ = catch_unwind(AssertUnwindSafe(task));
+                }
+                Err(_) => tasks_open = false,
+            },
         }
-        let s = match evaluator {
-            Some(e) => Searcher::new(e, searcher.table().clone()),
-            None => searcher.clone(),
-        };
-        let outcome = catch_unwind(AssertUnwindSafe(|| {
-            run_query(&s, &query, &settings, &cancel)
-        }));
-        if let Ok(o) = outcome {
-            reply(o);
-        }
+    }
+}
+
+fn run_job(job: Job, searcher: &Searcher) {
+    let Job {
+        query,
+        settings,
+        cancel,
+        evaluator,
+        reply,
+    } = job;
+    if cancel.is_cancelled() {
+        reply(SearchOutcome::Cancelled);
+        return;
+    }
+    let s = match evaluator {
+        Some(e) => Searcher::new(e, searcher.table().clone()),
+        None => searcher.clone(),
+    };
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        run_query(&s, &query, &settings, &cancel)
+    }));
+    if let Ok(o) = outcome {
+        reply(o);
     }
 }
 

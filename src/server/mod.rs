@@ -28,8 +28,6 @@
 //!   stop (their running decisions are cancelled), a `TaskTracker` remembers them, and the
 //!   server waits at most `server.shutdown_grace_ms` for them.
 
-pub mod bench;
-
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -45,9 +43,9 @@ use tokio_util::task::TaskTracker;
 use tracing::{debug, error, info, info_span, warn, Instrument};
 
 use crate::config::{BoardConvention, Config, ServerConfig};
+use crate::engine::build::{self as engine_build, BuildError};
 use crate::engine::{
-    Engine, EngineError, EvalOptions, Found, Need, Outcome, RankedPlay, SearchDecider, SearchPlan,
-    Work,
+    Engine, EngineError, EvalOptions, Found, Need, Outcome, RankedPlay, SearchPlan, Work,
 };
 use crate::eval::Evaluator;
 use crate::notation::fibs_board::{Convention, FibsBoard};
@@ -58,37 +56,20 @@ use crate::search::{Cancel, Job, Pool, PoolConfig, Query, SearchOutcome, Transpo
 /// Why the server could not start or run.
 #[derive(Debug)]
 pub enum ServerError {
-    Evaluator(String),
+    Evaluator(BuildError),
     Io(std::io::Error),
 }
 
 impl std::fmt::Display for ServerError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            ServerError::Evaluator(m) => write!(f, "cannot load the evaluator: {m}"),
+            ServerError::Evaluator(e) => write!(f, "{e}"),
             ServerError::Io(e) => write!(f, "{e}"),
         }
     }
 }
 
 impl std::error::Error for ServerError {}
-
-/// Builds the evaluator named in the config: `net`, `net:PATH` or `pipsigmoid`.
-pub fn make_evaluator(spec: &str) -> Result<Arc<dyn Evaluator>, ServerError> {
-    use crate::eval::neural::NeuralEvaluator;
-    match spec {
-        "net" => NeuralEvaluator::default_nets()
-            .map(|e| Arc::new(e) as Arc<dyn Evaluator>)
-            .map_err(|e| ServerError::Evaluator(e.to_string())),
-        "pipsigmoid" => Ok(Arc::new(crate::search::simple_eval::PipSigmoid)),
-        s if s.starts_with("net:") => NeuralEvaluator::load(std::path::Path::new(&s[4..]))
-            .map(|e| Arc::new(e) as Arc<dyn Evaluator>)
-            .map_err(|e| ServerError::Evaluator(format!("{}: {e}", &s[4..]))),
-        other => Err(ServerError::Evaluator(format!(
-            "unknown evaluator {other:?} (expected net, net:PATH or pipsigmoid)"
-        ))),
-    }
-}
 
 /// Everything connections share: the engine, the worker pool, the limits.
 pub struct Shared {
@@ -115,7 +96,8 @@ impl std::fmt::Debug for Shared {
 impl Shared {
     /// Loads the evaluator and starts the worker pool described by `config`.
     pub fn from_config(config: &Config) -> Result<Arc<Shared>, ServerError> {
-        let evaluator = make_evaluator(&config.engine.evaluator)?;
+        let evaluator =
+            engine_build::evaluator(&config.engine.evaluator).map_err(ServerError::Evaluator)?;
         Shared::with_evaluator(config, evaluator)
     }
 
@@ -124,8 +106,9 @@ impl Shared {
         config: &Config,
         evaluator: Arc<dyn Evaluator>,
     ) -> Result<Arc<Shared>, ServerError> {
-        let evaluator_name = evaluator.name();
-        let tt = Arc::new(TranspositionTable::new(config.engine.tt_megabytes.max(1)));
+        let spec = config.engine_spec();
+        let evaluator = engine_build::with_noise(&spec, evaluator);
+        let tt = Arc::new(TranspositionTable::new(spec.tt_megabytes.max(1)));
         let threads = config.engine.worker_threads();
         let pool = Pool::new(
             evaluator,
@@ -136,9 +119,8 @@ impl Shared {
             },
         )
         .map_err(ServerError::Io)?;
-        let plan = config.search_plan();
-        let decider = SearchDecider::new(pool.searcher().clone(), plan, evaluator_name);
-        let engine = Engine::new(Arc::new(decider), config.engine_settings());
+        let engine = engine_build::engine_with(&spec, pool.searcher().clone());
+        let plan = *engine.plan();
         Ok(Arc::new(Shared {
             engine,
             pool,
@@ -184,7 +166,7 @@ pub async fn run_with(
     let tracker = TaskTracker::new();
     let connections = Arc::new(Semaphore::new(shared.server.max_connections));
     if let Ok(addr) = listener.local_addr() {
-        info!(%addr, engine = %shared.engine.decider_name(), "listening");
+        info!(%addr, engine = %shared.engine.name(), "listening");
     }
     tokio::pin!(shutdown);
     loop {
@@ -535,7 +517,7 @@ impl Connection {
         }
         match request {
             Request::Version => {
-                for l in gnubg::version_lines(&self.shared.engine.decider_name()) {
+                for l in gnubg::version_lines(&self.shared.engine.name()) {
                     self.write_line(&l).await?;
                 }
                 Ok(())

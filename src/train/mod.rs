@@ -30,12 +30,14 @@ use serde::{Deserialize, Serialize};
 
 pub use config::{ScheduleStep, TrainConfig};
 
-use crate::arena::{duel, opening_roll, splitmix, DuelConfig, PlayerFactory, PubevalPlayer};
+use crate::arena::{duel, opening_roll, DuelConfig};
 use crate::eval::encoding::{encode, SparseInput, INPUTS};
 use crate::eval::net::{Gradient, Mlp, MAX_HIDDEN};
 use crate::eval::neural::{finished, Scratch};
 use crate::eval::{NetSet, NeuralEvaluator, Probabilities};
+use crate::game::splitmix;
 use crate::game::{generate_plays, Dice, Phase, PlayList, Position};
+use crate::players::{NetPlayer, PlayerFactory, PubevalPlayer};
 
 /// Why training stopped or failed.
 #[derive(Debug)]
@@ -369,7 +371,9 @@ impl Trainer {
     /// Benchmarks the current nets against pubeval, logs the figures, keeps the best nets.
     pub fn benchmark(&mut self) -> Result<f64, TrainError> {
         let eval = Arc::new(NeuralEvaluator::new(self.nets.clone(), "net"));
-        let a = PlayerFactory::net(eval, 0.0, "net".into());
+        let a = PlayerFactory::new("net", move || {
+            Box::new(NetPlayer::new(eval.clone(), 0.0, "net".into()))
+        });
         let b = PlayerFactory::new("pubeval", || Box::new(PubevalPlayer));
         let r = duel(
             &a,

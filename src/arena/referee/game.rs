@@ -8,8 +8,9 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use super::cube;
-use super::seats::{Reply, Seat, SeatError, SeatErrorKind};
+use crate::engine::Action;
 use crate::game::{legal_plays, CubeOwner, Decision, Dice, GameResult, MatchState, Play, Position};
+use crate::players::{Decide, DecideError, DecideErrorKind};
 
 /// The largest cube value the referee lets a side double to (gnubg's limit).
 pub const MAX_CUBE: u32 = 4096;
@@ -95,7 +96,7 @@ pub struct GameRecord {
     pub opening: (u8, u8),
     pub events: Vec<Event>,
     /// The rejected answer, when the game was forfeited.
-    pub forfeit: Option<SeatError>,
+    pub forfeit: Option<DecideError>,
 }
 
 /// A reproducible stream of dice.
@@ -196,7 +197,7 @@ pub(super) fn forfeit_record(
     table: &Table,
     opening: (u8, u8),
     events: Vec<Event>,
-    error: SeatError,
+    error: DecideError,
 ) -> GameRecord {
     GameRecord {
         winner: 1 - loser,
@@ -209,9 +210,9 @@ pub(super) fn forfeit_record(
     }
 }
 
-pub(super) fn wrong_kind(state: &MatchState, reply: &Reply, wanted: &str) -> SeatError {
-    SeatError {
-        kind: SeatErrorKind::Illegal(format!("expected {wanted}, got {reply}")),
+pub(super) fn wrong_kind(state: &MatchState, reply: &Action, wanted: &str) -> DecideError {
+    DecideError {
+        kind: DecideErrorKind::Illegal(format!("expected {wanted}, got {reply}")),
         request: format!("{:?}", state.decision),
         reply: reply.to_string(),
     }
@@ -219,7 +220,7 @@ pub(super) fn wrong_kind(state: &MatchState, reply: &Reply, wanted: &str) -> Sea
 
 /// Plays one game between `seats[0]` and `seats[1]` with dice from `dice`.
 pub fn play_game(
-    seats: &mut [&mut dyn Seat; 2],
+    seats: &mut [&mut dyn Decide; 2],
     dice: &mut DiceStream,
     setup: &GameSetup,
 ) -> GameRecord {
@@ -239,8 +240,10 @@ pub fn play_game(
     loop {
         decisions += 1;
         if decisions > MAX_DECISIONS {
-            let error = SeatError {
-                kind: SeatErrorKind::Illegal(format!("game longer than {MAX_DECISIONS} decisions")),
+            let error = DecideError {
+                kind: DecideErrorKind::Illegal(format!(
+                    "game longer than {MAX_DECISIONS} decisions"
+                )),
                 request: position.debug_string(),
                 reply: String::new(),
             };
@@ -270,12 +273,12 @@ pub fn play_game(
             }
         } else {
             let state = table.state(turn, position, Decision::Move(this_roll));
-            match seats[turn].act(&state) {
+            match seats[turn].decide(&state, &plays) {
                 Err(e) => return forfeit_record(turn, &table, opening, events, e),
-                Ok(Reply::Move(play)) => {
+                Ok(Action::Move(play)) => {
                     if !plays.iter().any(|p| p.position == play.position) {
-                        let e = SeatError {
-                            kind: SeatErrorKind::Illegal(format!(
+                        let e = DecideError {
+                            kind: DecideErrorKind::Illegal(format!(
                                 "{play:?} is not a legal play of {}",
                                 position.debug_string()
                             )),
@@ -325,7 +328,7 @@ pub struct MatchRecord {
 
 /// Plays a match to `length` points, all games drawing dice from one stream.
 pub fn play_match(
-    seats: &mut [&mut dyn Seat; 2],
+    seats: &mut [&mut dyn Decide; 2],
     dice: &mut DiceStream,
     length: u32,
     cube: bool,
@@ -372,7 +375,7 @@ mod tests {
         for s in 0..20 {
             let mut a = seat(s, 0.0, true);
             let mut b = seat(s + 100, 0.0, true);
-            let mut seats: [&mut dyn Seat; 2] = [&mut a, &mut b];
+            let mut seats: [&mut dyn Decide; 2] = [&mut a, &mut b];
             let g = play_game(&mut seats, &mut DiceStream::new(s), &money(false));
             assert!(matches!(g.ending, Ending::Played(_)));
             assert_eq!(g.cube, 1);
@@ -386,7 +389,7 @@ mod tests {
         for s in 0..10 {
             let mut a = seat(s, 0.3, true);
             let mut b = seat(s + 50, 0.3, true);
-            let mut seats: [&mut dyn Seat; 2] = [&mut a, &mut b];
+            let mut seats: [&mut dyn Decide; 2] = [&mut a, &mut b];
             let m = play_match(
                 &mut seats,
                 &mut DiceStream::new(s),

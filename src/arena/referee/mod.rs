@@ -13,9 +13,9 @@
 //! cancels most of the luck from a comparison.
 //!
 //! The parts, all re-exported here:
-//! - `seats`: the [`Seat`] every side answers through, the in-process seats and the
-//!   [`SeatFactory`] that makes seats per worker (TCP engines are in
-//!   [`crate::arena::socket`]);
+//! Each side is a [`crate::players::Decide`] (in-process players, or engines over TCP from
+//! [`crate::arena::socket`]), made per worker by a [`crate::players::MakeDecider`].
+//!
 //! - `game`: one game ([`play_game`]) or match ([`play_match`]): the table, the dice
 //!   streams and the records;
 //! - `cube`: the cube dialogue of a turn (double, take or drop);
@@ -28,7 +28,6 @@
 
 mod cube;
 mod game;
-mod seats;
 mod series;
 mod tally;
 #[cfg(test)]
@@ -40,14 +39,10 @@ pub use game::{
     play_game, play_match, stream_seed, DiceStream, Ending, Event, GameRecord, GameSetup,
     MatchRecord, MAX_CUBE, MAX_DECISIONS,
 };
-pub use seats::{
-    EngineSeat, EngineSpecError, InProcessFactory, PlayerSeat, Reply, Seat, SeatError,
-    SeatErrorKind, SeatFactory,
-};
 pub use series::{
     play_unit, run_series, seat_name, SeriesConfig, SeriesGame, SeriesKind, SeriesSummary,
     UnitResult,
 };
 pub use tally::Tally;
 #[cfg(test)]
-pub(crate) use testing::FirstPlaySeat;
+pub(crate) use testing::FirstPlay;

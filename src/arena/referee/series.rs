@@ -5,8 +5,8 @@
 use super::game::{
     play_game, play_match, stream_seed, DiceStream, Event, GameRecord, GameSetup, MatchRecord,
 };
-use super::seats::{Seat, SeatErrorKind, SeatFactory};
 use super::tally::Tally;
+use crate::players::{Decide, DecideErrorKind, MakeDecider};
 
 /// What a series plays.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -136,8 +136,8 @@ pub struct SeriesSummary {
 pub fn play_unit(
     cfg: &SeriesConfig,
     unit: u64,
-    a: &mut dyn Seat,
-    b: &mut dyn Seat,
+    a: &mut dyn Decide,
+    b: &mut dyn Decide,
     names: &[String; 2],
 ) -> UnitResult {
     match cfg.kind {
@@ -164,10 +164,10 @@ pub fn play_unit(
                     names: seat_names,
                 };
                 let record = if a_seat == 0 {
-                    let mut seats: [&mut dyn Seat; 2] = [&mut *a, &mut *b];
+                    let mut seats: [&mut dyn Decide; 2] = [&mut *a, &mut *b];
                     play_game(&mut seats, &mut dice, &setup)
                 } else {
-                    let mut seats: [&mut dyn Seat; 2] = [&mut *b, &mut *a];
+                    let mut seats: [&mut dyn Decide; 2] = [&mut *b, &mut *a];
                     play_game(&mut seats, &mut dice, &setup)
                 };
                 out.push(SeriesGame {
@@ -190,10 +190,10 @@ pub fn play_unit(
                 [names[1].clone(), names[0].clone()]
             };
             let record = if a_seat == 0 {
-                let mut seats: [&mut dyn Seat; 2] = [&mut *a, &mut *b];
+                let mut seats: [&mut dyn Decide; 2] = [&mut *a, &mut *b];
                 play_match(&mut seats, &mut dice, length, cfg.cube, seat_names)
             } else {
-                let mut seats: [&mut dyn Seat; 2] = [&mut *b, &mut *a];
+                let mut seats: [&mut dyn Decide; 2] = [&mut *b, &mut *a];
                 play_match(&mut seats, &mut dice, length, cfg.cube, seat_names)
             };
             let games = record
@@ -224,7 +224,7 @@ fn broken(unit: &UnitResult) -> bool {
         g.record
             .forfeit
             .as_ref()
-            .is_some_and(|f| matches!(f.kind, SeatErrorKind::Io(_) | SeatErrorKind::Timeout))
+            .is_some_and(|f| matches!(f.kind, DecideErrorKind::Io(_) | DecideErrorKind::Timeout))
     })
 }
 
@@ -232,8 +232,8 @@ fn broken(unit: &UnitResult) -> bool {
 /// (unit 0 first) on the calling thread, with game indices numbered over the series.
 pub fn run_series(
     cfg: &SeriesConfig,
-    a: &dyn SeatFactory,
-    b: &dyn SeatFactory,
+    a: &dyn MakeDecider,
+    b: &dyn MakeDecider,
     sink: &mut dyn FnMut(&UnitResult),
 ) -> Result<SeriesSummary, String> {
     use std::collections::BTreeMap;
@@ -347,12 +347,13 @@ pub fn seat_name(engine: &str, suffix: &str) -> String {
 mod tests {
     use super::*;
     use crate::arena::referee::testing::seat;
-    use crate::arena::referee::{write_mat, FirstPlaySeat, Reply};
+    use crate::arena::referee::{write_mat, FirstPlay};
+    use crate::engine::Action;
 
     struct RandomFactory(u64);
 
-    impl SeatFactory for RandomFactory {
-        fn make(&self, worker: usize) -> Result<Box<dyn Seat>, String> {
+    impl MakeDecider for RandomFactory {
+        fn make(&self, worker: usize) -> Result<Box<dyn Decide>, String> {
             Ok(Box::new(seat(self.0 * 1000 + worker as u64, 0.1, true)))
         }
         fn name(&self) -> String {
@@ -365,10 +366,10 @@ mod tests {
         // Random players draw from their own generators, so only a deterministic seat
         // gives equal results; a seat that always plays the first legal play is one.
         struct FirstFactory;
-        impl SeatFactory for FirstFactory {
-            fn make(&self, _: usize) -> Result<Box<dyn Seat>, String> {
-                Ok(Box::new(FirstPlaySeat {
-                    at_roll: Reply::Roll,
+        impl MakeDecider for FirstFactory {
+            fn make(&self, _: usize) -> Result<Box<dyn Decide>, String> {
+                Ok(Box::new(FirstPlay {
+                    at_roll: Action::Roll,
                 }))
             }
             fn name(&self) -> String {

@@ -1,28 +1,29 @@
-//! Seats and setups shared by the referee's tests.
+//! Deciders and setups shared by the referee's tests.
 
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use super::game::GameSetup;
-use super::seats::{Reply, Seat, SeatError};
-use crate::game::{legal_plays, Decision, MatchState};
+use crate::engine::Action;
+use crate::game::{Decision, MatchState, Play};
+use crate::players::{Decide, DecideError};
 
-/// A deterministic seat for tests: plays the first legal play, takes every double and
+/// A deterministic decider for tests: plays the first legal play, takes every double and
 /// answers "double or roll?" with `at_roll`.
-pub(crate) struct FirstPlaySeat {
-    pub at_roll: Reply,
+pub(crate) struct FirstPlay {
+    pub at_roll: Action,
 }
 
-impl Seat for FirstPlaySeat {
+impl Decide for FirstPlay {
     fn name(&self) -> String {
         "first".into()
     }
-    fn act(&mut self, state: &MatchState) -> Result<Reply, SeatError> {
+    fn decide(&mut self, state: &MatchState, plays: &[Play]) -> Result<Action, DecideError> {
         Ok(match state.decision {
-            Decision::Move(d) => Reply::Move(legal_plays(&state.position, d)[0]),
-            Decision::TakeOrDrop => Reply::Take,
-            _ => self.at_roll.clone(),
+            Decision::Move(_) => Action::Move(plays[0]),
+            Decision::TakeOrDrop => Action::Take,
+            _ => self.at_roll,
         })
     }
 }
@@ -34,32 +35,29 @@ pub(super) struct RandomSeat {
     take: bool,
 }
 
-impl Seat for RandomSeat {
+impl Decide for RandomSeat {
     fn name(&self) -> String {
         "random".into()
     }
-    fn act(&mut self, state: &MatchState) -> Result<Reply, SeatError> {
+    fn decide(&mut self, state: &MatchState, plays: &[Play]) -> Result<Action, DecideError> {
         Ok(match state.decision {
-            Decision::Move(d) => {
-                let plays = legal_plays(&state.position, d);
-                Reply::Move(*plays.choose(&mut self.rng).unwrap())
-            }
+            Decision::Move(_) => Action::Move(*plays.choose(&mut self.rng).unwrap()),
             Decision::DoubleOrRoll => {
                 assert!(state.may_double);
                 if self.rng.gen_bool(self.double_prob) {
-                    Reply::Double
+                    Action::Double
                 } else {
-                    Reply::Roll
+                    Action::Roll
                 }
             }
             Decision::TakeOrDrop => {
                 if self.take {
-                    Reply::Take
+                    Action::Take
                 } else {
-                    Reply::Drop
+                    Action::Drop
                 }
             }
-            _ => Reply::Roll,
+            _ => Action::Roll,
         })
     }
 }

@@ -25,7 +25,7 @@ use crate::config::Config;
 use crate::game::{Decision, MatchState};
 use crate::notation::fibs_board::{Convention, FibsBoard, FibsSeat};
 
-use super::{run_with, Shared};
+use crate::server::{run_with, Shared};
 
 /// What to run.
 #[derive(Debug, Clone)]
@@ -207,7 +207,7 @@ fn drive_clients(
 /// Runs the benchmark (blocking; builds its own runtimes).
 pub fn run(b: &ServerBench) -> Result<ServerBenchResult, Box<dyn std::error::Error + Send + Sync>> {
     let mut config = b.config.clone();
-    config.engine.depth = b.depth;
+    config.engine.depth = crate::engine::Depth::new(b.depth).map_err(|e| e.to_string())?;
     config.server.max_connections = config.server.max_connections.max(b.connections + 1);
     config.validate()?;
     let shared = Shared::from_config(&config)?;

@@ -13,9 +13,11 @@ use std::time::Instant;
 use crate::eval::Evaluator;
 use crate::game::{Dice, Position};
 
-use super::{Algorithm, Cancel, SearchSettings, SearchStats, Searcher, TranspositionTable, Value};
+use crate::search::{
+    Algorithm, Cancel, SearchSettings, SearchStats, Searcher, TranspositionTable, Value,
+};
 
-/// The committed search benchmark set (see [`super::positions`] for how it was made).
+/// The committed search benchmark set (see [`crate::search::positions`] for how it was made).
 pub const SEARCH_SET: &str = include_str!("../../tests/data/search_positions.txt");
 
 /// The committed set, parsed.

@@ -1,29 +1,17 @@
-//! The players a duel can field: the neural nets, pubeval, the pip-count heuristic with
-//! a two-ply lookahead, and a seeded random player.
+//! The checker-play players: the neural nets evaluating each play, pubeval, the pip-count
+//! heuristic with a two-ply lookahead, and a seeded random player.
 
 use std::sync::Arc;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+use super::{checker_play, Decide, DecideError};
+use crate::engine::Action;
 use crate::eval::neural::Scratch;
+use crate::eval::noisy::position_noise;
 use crate::eval::{pubeval, NeuralEvaluator};
-use crate::game::{generate_plays, Dice, Play, PlayList, Position, ALL_ROLLS};
-
-/// Something that picks plays. One value lives on one thread and may keep scratch state.
-pub trait Player: Send {
-    /// A short name for reports.
-    fn name(&self) -> String;
-
-    /// Called before each game with a seed derived from the duel's seed, so players with
-    /// randomness stay reproducible.
-    fn new_game(&mut self, _seed: u64) {}
-
-    /// The index into `plays` of the play to make in `pos` (side to act) with `dice`.
-    /// `plays` holds every distinct legal play and is never empty (a lone empty play when
-    /// nothing is legal).
-    fn choose(&mut self, pos: &Position, dice: Dice, plays: &[Play]) -> usize;
-}
+use crate::game::{generate_plays, Dice, MatchState, Play, PlayList, Position, ALL_ROLLS};
 
 /// Equity of a play for the side that makes it, using `value` for unfinished positions
 /// (`value` returns the equity of the side to act in the position after the play).
@@ -48,32 +36,6 @@ fn argmax(scores: impl Iterator<Item = f32>) -> usize {
     best
 }
 
-/// A deterministic pseudo-Gaussian value (mean 0, variance 1) from a position: the sum of
-/// four uniform values taken from a hash of its slots, rescaled.
-pub fn position_noise(pos: &Position) -> f32 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &c in pos.slots() {
-        h ^= c as u8 as u64;
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h = splitmix(h);
-    let mut sum = 0.0f32;
-    for k in 0..4 {
-        sum += ((h >> (16 * k)) & 0xFFFF) as f32 / 65535.0;
-    }
-    // Four uniforms on [0, 1]: mean 2, variance 4/12.
-    (sum - 2.0) * (3.0f32).sqrt()
-}
-
-/// SplitMix64's finaliser: a good 64-bit mixing function.
-#[inline]
-pub fn splitmix(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
 /// The neural nets, choosing the play whose resulting position they value most.
 #[derive(Debug)]
 pub struct NetPlayer {
@@ -95,12 +57,9 @@ impl NetPlayer {
     }
 }
 
-impl Player for NetPlayer {
-    fn name(&self) -> String {
-        self.name.clone()
-    }
-
-    fn choose(&mut self, _pos: &Position, _dice: Dice, plays: &[Play]) -> usize {
+impl NetPlayer {
+    /// The index into `plays` (every legal play, never empty) of the play to make.
+    pub fn choose(&mut self, _pos: &Position, _dice: Dice, plays: &[Play]) -> usize {
         if plays.len() == 1 {
             return 0;
         }
@@ -120,18 +79,39 @@ impl Player for NetPlayer {
     }
 }
 
+impl Decide for NetPlayer {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn decide(&mut self, state: &MatchState, plays: &[Play]) -> Result<Action, DecideError> {
+        checker_play(state, plays, |pos, dice, plays| {
+            self.choose(pos, dice, plays)
+        })
+    }
+}
+
 /// Tesauro's pubeval.
 #[derive(Debug, Default)]
 pub struct PubevalPlayer;
 
-impl Player for PubevalPlayer {
+impl PubevalPlayer {
+    /// The index into `plays` (every legal play, never empty) of the play to make.
+    pub fn choose(&mut self, pos: &Position, _dice: Dice, plays: &[Play]) -> usize {
+        let race = pubeval::is_race(pos);
+        argmax(plays.iter().map(|p| pubeval::score(&p.position, race)))
+    }
+}
+
+impl Decide for PubevalPlayer {
     fn name(&self) -> String {
         "pubeval".into()
     }
 
-    fn choose(&mut self, pos: &Position, _dice: Dice, plays: &[Play]) -> usize {
-        let race = pubeval::is_race(pos);
-        argmax(plays.iter().map(|p| pubeval::score(&p.position, race)))
+    fn decide(&mut self, state: &MatchState, plays: &[Play]) -> Result<Action, DecideError> {
+        checker_play(state, plays, |pos, dice, plays| {
+            self.choose(pos, dice, plays)
+        })
     }
 }
 
@@ -149,7 +129,14 @@ impl RandomPlayer {
     }
 }
 
-impl Player for RandomPlayer {
+impl RandomPlayer {
+    /// The index into `plays` (every legal play, never empty) of the play to make.
+    pub fn choose(&mut self, _pos: &Position, _dice: Dice, plays: &[Play]) -> usize {
+        self.rng.gen_range(0..plays.len())
+    }
+}
+
+impl Decide for RandomPlayer {
     fn name(&self) -> String {
         "random".into()
     }
@@ -158,8 +145,10 @@ impl Player for RandomPlayer {
         self.rng = ChaCha8Rng::seed_from_u64(seed);
     }
 
-    fn choose(&mut self, _pos: &Position, _dice: Dice, plays: &[Play]) -> usize {
-        self.rng.gen_range(0..plays.len())
+    fn decide(&mut self, state: &MatchState, plays: &[Play]) -> Result<Action, DecideError> {
+        checker_play(state, plays, |pos, dice, plays| {
+            self.choose(pos, dice, plays)
+        })
     }
 }
 
@@ -214,12 +203,9 @@ impl HeuristicPlayer {
     }
 }
 
-impl Player for HeuristicPlayer {
-    fn name(&self) -> String {
-        "heuristic".into()
-    }
-
-    fn choose(&mut self, _pos: &Position, _dice: Dice, plays: &[Play]) -> usize {
+impl HeuristicPlayer {
+    /// The index into `plays` (every legal play, never empty) of the play to make.
+    pub fn choose(&mut self, _pos: &Position, _dice: Dice, plays: &[Play]) -> usize {
         if plays.len() == 1 {
             return 0;
         }
@@ -233,5 +219,17 @@ impl Player for HeuristicPlayer {
             }
         }
         best
+    }
+}
+
+impl Decide for HeuristicPlayer {
+    fn name(&self) -> String {
+        "heuristic".into()
+    }
+
+    fn decide(&mut self, state: &MatchState, plays: &[Play]) -> Result<Action, DecideError> {
+        checker_play(state, plays, |pos, dice, plays| {
+            self.choose(pos, dice, plays)
+        })
     }
 }

@@ -1,17 +1,33 @@
 //! Deterministic evaluation noise for search players, as in the paper's tournaments.
 //!
-//! The perturbation is a pure function of the position (the duel module's
-//! `position_noise`), so the same position always gets the same value: the
-//! transposition table stays valid, and deep search can average the inconsistency out.
+//! The perturbation is a pure function of the position ([`position_noise`]), so the same
+//! position always gets the same value: the transposition table stays valid, and deep
+//! search can average the inconsistency out.
 //! The noise is applied to the equity by shifting the win probability by half of it
 //! (equity = 2w - 1 + ...), clamped to [0, 1]. The noise level is part of the name, which
 //! the search mixes into its table keys.
 
 use std::sync::Arc;
 
-use crate::arena::players::position_noise;
 use crate::eval::{Evaluator, Probabilities};
-use crate::game::Position;
+use crate::game::{splitmix, Position};
+
+/// A deterministic pseudo-Gaussian value (mean 0, variance 1) from a position: the sum of
+/// four uniform values taken from a hash of its slots, rescaled.
+pub fn position_noise(pos: &Position) -> f32 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &c in pos.slots() {
+        h ^= c as u8 as u64;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h = splitmix(h);
+    let mut sum = 0.0f32;
+    for k in 0..4 {
+        sum += ((h >> (16 * k)) & 0xFFFF) as f32 / 65535.0;
+    }
+    // Four uniforms on [0, 1]: mean 2, variance 4/12.
+    (sum - 2.0) * (3.0f32).sqrt()
+}
 
 /// `inner` with deterministic noise of standard deviation `sigma` on the equity.
 #[derive(Clone)]
@@ -64,7 +80,7 @@ impl Evaluator for NoisyEvaluator {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use crate::search::simple_eval::PipSigmoid;
+    use crate::eval::simple::PipSigmoid;
 
     #[test]
     fn noise_is_deterministic_and_shifts_equity() {

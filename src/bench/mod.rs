@@ -6,13 +6,16 @@ use std::time::Instant;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use crate::arena::players::{Player, PubevalPlayer, RandomPlayer};
-use crate::game::{generate_plays, Dice, PlayList, Position};
+use crate::game::{generate_plays, Dice, Play, PlayList, Position};
+use crate::players::{PubevalPlayer, RandomPlayer};
+
+pub mod search;
+pub mod server;
 
 /// The committed movegen benchmark set (from seeded pubeval self-play games, see
 /// tests/movegen_set.rs): one `slots d1 d2` line per (position, roll) pair,
 /// `slots` being the 26 signed slot counts of [`Position`], comma-separated.
-pub const MOVEGEN_SET: &str = include_str!("../tests/data/movegen_bench.txt");
+pub const MOVEGEN_SET: &str = include_str!("../../tests/data/movegen_bench.txt");
 
 /// Parses a set in the `MOVEGEN_SET` format.
 pub fn parse_position_rolls(text: &str) -> Result<Vec<(Position, Dice)>, String> {
@@ -61,17 +64,17 @@ pub fn movegen_set() -> Result<Vec<(Position, Dice)>, String> {
 /// random legal plays.
 pub fn random_game_positions(seed: u64, games: usize) -> Vec<(Position, Dice)> {
     let mut player = RandomPlayer::new(seed ^ 0x5EED);
-    seeded_game_positions(&mut player, seed, games)
+    seeded_game_positions(|p, d, l| player.choose(p, d, l), seed, games)
 }
 
 /// Positions and rolls met in `games` seeded games of pubeval against itself: the
 /// kind of positions real play produces.
 pub fn pubeval_game_positions(seed: u64, games: usize) -> Vec<(Position, Dice)> {
-    seeded_game_positions(&mut PubevalPlayer, seed, games)
+    seeded_game_positions(|p, d, l| PubevalPlayer.choose(p, d, l), seed, games)
 }
 
 fn seeded_game_positions(
-    player: &mut dyn Player,
+    mut choose: impl FnMut(&Position, Dice, &[Play]) -> usize,
     seed: u64,
     games: usize,
 ) -> Vec<(Position, Dice)> {
@@ -84,7 +87,7 @@ fn seeded_game_positions(
             let dice = Dice::roll(&mut rng);
             out.push((pos, dice));
             generate_plays(&pos, dice, &mut list);
-            let play = list[player.choose(&pos, dice, &list)];
+            let play = list[choose(&pos, dice, &list)];
             if play.position.mover_result().is_some() {
                 break;
             }

@@ -6,8 +6,8 @@
 //! 1. [`Engine::need`] says what cubeless search result the work needs: ranked plays for a
 //!    roll, or the probabilities of the side about to roll at a depth (or nothing, e.g. a
 //!    "double or roll?" question without cube access). The server hands this to the search
-//!    worker pool ([`crate::search::pool`]); [`Engine::run`] asks the engine's own
-//!    [`Decider`] synchronously.
+//!    worker pool ([`crate::search::pool`]); [`Engine::run`] searches on the calling
+//!    thread.
 //! 2. [`Engine::complete`] turns that result into an [`Action`] or an [`EvalReport`] with
 //!    the match score and the cube in mind ([`crate::cube`]). This step is cheap (no
 //!    evaluations), and the server runs it on the worker thread too, in the job's reply.
@@ -18,7 +18,6 @@
 //! line) decides, since only the best play's value is exact at the full depth.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
 use std::time::Duration;
 
 use rand::{Rng, SeedableRng};
@@ -28,6 +27,11 @@ use crate::cube::{self, CubeSettings, CubeView, TakeAction};
 use crate::eval::Probabilities;
 use crate::game::{CubeOwner, Decision, Dice, MatchState, Play, Position};
 use crate::search::{Algorithm, Cancel, SearchSettings, Searcher};
+
+pub mod build;
+pub mod spec;
+
+pub use spec::{Budget, CubePolicy, Depth, EngineSpec, EvaluatorKind, Noise, SpecError};
 
 /// What the acting side does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,6 +47,22 @@ pub enum Action {
     RejectResignation,
     /// Nothing to decide (the game is over).
     Nothing,
+}
+
+impl std::fmt::Display for Action {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Action::Move(p) => write!(f, "move {p:?}"),
+            Action::Roll => f.write_str("roll"),
+            Action::Double => f.write_str("double"),
+            Action::Take => f.write_str("take"),
+            Action::Drop => f.write_str("drop"),
+            Action::Beaver => f.write_str("beaver"),
+            Action::AcceptResignation => f.write_str("accept the resignation"),
+            Action::RejectResignation => f.write_str("reject the resignation"),
+            Action::Nothing => f.write_str("nothing"),
+        }
+    }
 }
 
 /// Why a decision did not complete.
@@ -73,29 +93,6 @@ pub struct RankedPlay {
     pub probs: Probabilities,
 }
 
-/// Cubeless search, synchronous: what [`Engine::run`] asks.
-pub trait Decider: Send + Sync {
-    /// Every legal play with its probabilities, best first by the search at `depth`.
-    fn rank_plays(
-        &self,
-        pos: &Position,
-        dice: Dice,
-        depth: u32,
-        cancel: &Cancel,
-    ) -> Result<Vec<RankedPlay>, EngineError>;
-
-    /// Probabilities of the side to act in `pos`, before it rolls, at `depth`.
-    fn probabilities(
-        &self,
-        pos: &Position,
-        depth: u32,
-        cancel: &Cancel,
-    ) -> Result<Probabilities, EngineError>;
-
-    /// A short description for logs and `version`.
-    fn name(&self) -> String;
-}
-
 /// How searches are run: algorithm and time budget (the depth comes with each request).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SearchPlan {
@@ -123,81 +120,6 @@ impl SearchPlan {
             time_budget: self.time_budget,
             ..SearchSettings::new(d, self.algorithm)
         }
-    }
-}
-
-/// The search engine as a [`Decider`].
-#[derive(Clone)]
-pub struct SearchDecider {
-    searcher: Searcher,
-    plan: SearchPlan,
-    evaluator: String,
-}
-
-impl std::fmt::Debug for SearchDecider {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "SearchDecider({:?})", self.plan)
-    }
-}
-
-impl SearchDecider {
-    /// `evaluator` names the searcher's evaluator in [`Decider::name`].
-    pub fn new(
-        searcher: Searcher,
-        plan: SearchPlan,
-        evaluator: impl Into<String>,
-    ) -> SearchDecider {
-        SearchDecider {
-            searcher,
-            plan,
-            evaluator: evaluator.into(),
-        }
-    }
-}
-
-impl Decider for SearchDecider {
-    fn rank_plays(
-        &self,
-        pos: &Position,
-        dice: Dice,
-        depth: u32,
-        cancel: &Cancel,
-    ) -> Result<Vec<RankedPlay>, EngineError> {
-        let d = self
-            .searcher
-            .choose(pos, dice, &self.plan.settings(depth), cancel);
-        if d.plays.is_empty() || (cancel.is_cancelled() && d.stopped && d.depth == 0) {
-            return Err(EngineError::Cancelled);
-        }
-        Ok(d.plays
-            .iter()
-            .map(|r| RankedPlay {
-                play: r.play,
-                probs: r.probs,
-            })
-            .collect())
-    }
-
-    fn probabilities(
-        &self,
-        pos: &Position,
-        depth: u32,
-        cancel: &Cancel,
-    ) -> Result<Probabilities, EngineError> {
-        let e = self
-            .searcher
-            .evaluate_position(pos, &self.plan.settings(depth), cancel);
-        if cancel.is_cancelled() && e.depth == 0 {
-            return Err(EngineError::Cancelled);
-        }
-        Ok(e.probs)
-    }
-
-    fn name(&self) -> String {
-        format!(
-            "{} search, {} evaluator",
-            self.plan.algorithm, self.evaluator
-        )
     }
 }
 
@@ -297,14 +219,16 @@ pub enum Outcome {
 /// The facade. Cheap to clone and share between worker threads.
 #[derive(Clone)]
 pub struct Engine {
-    decider: Arc<dyn Decider>,
+    searcher: Searcher,
+    plan: SearchPlan,
     settings: EngineSettings,
 }
 
 impl std::fmt::Debug for Engine {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Engine")
-            .field("decider", &self.decider.name())
+            .field("name", &self.name())
+            .field("plan", &self.plan)
             .field("settings", &self.settings)
             .finish()
     }
@@ -334,8 +258,22 @@ fn roller(state: &MatchState) -> (Position, bool) {
 }
 
 impl Engine {
-    pub fn new(decider: Arc<dyn Decider>, settings: EngineSettings) -> Engine {
-        Engine { decider, settings }
+    /// An engine searching with `searcher` as `plan` says, playing by `settings`. Most
+    /// callers build one from an [`EngineSpec`] with [`build::engine`].
+    pub fn new(searcher: Searcher, plan: SearchPlan, settings: EngineSettings) -> Engine {
+        Engine {
+            searcher,
+            plan,
+            settings,
+        }
+    }
+
+    pub fn searcher(&self) -> &Searcher {
+        &self.searcher
+    }
+
+    pub fn plan(&self) -> &SearchPlan {
+        &self.plan
     }
 
     pub fn settings(&self) -> &EngineSettings {
@@ -344,25 +282,67 @@ impl Engine {
 
     /// The same engine with other cube rules (per-request overrides).
     pub fn with_cube(&self, cube: CubeSettings) -> Engine {
-        Engine {
-            decider: self.decider.clone(),
-            settings: EngineSettings {
-                cube,
-                ..self.settings
-            },
-        }
+        self.with_settings(EngineSettings {
+            cube,
+            ..self.settings
+        })
     }
 
     /// The same engine with other settings.
     pub fn with_settings(&self, settings: EngineSettings) -> Engine {
         Engine {
-            decider: self.decider.clone(),
+            searcher: self.searcher.clone(),
+            plan: self.plan,
             settings,
         }
     }
 
-    pub fn decider_name(&self) -> String {
-        self.decider.name()
+    /// A short description for logs and `version`.
+    pub fn name(&self) -> String {
+        format!(
+            "{} search, {} evaluator",
+            self.plan.algorithm,
+            self.searcher.evaluator().name()
+        )
+    }
+
+    /// Every legal play with its probabilities, best first by the search at `depth`.
+    pub fn rank_plays(
+        &self,
+        pos: &Position,
+        dice: Dice,
+        depth: u32,
+        cancel: &Cancel,
+    ) -> Result<Vec<RankedPlay>, EngineError> {
+        let d = self
+            .searcher
+            .choose(pos, dice, &self.plan.settings(depth), cancel);
+        if d.plays.is_empty() || (cancel.is_cancelled() && d.stopped && d.depth == 0) {
+            return Err(EngineError::Cancelled);
+        }
+        Ok(d.plays
+            .iter()
+            .map(|r| RankedPlay {
+                play: r.play,
+                probs: r.probs,
+            })
+            .collect())
+    }
+
+    /// Probabilities of the side to act in `pos`, before it rolls, at `depth`.
+    pub fn probabilities(
+        &self,
+        pos: &Position,
+        depth: u32,
+        cancel: &Cancel,
+    ) -> Result<Probabilities, EngineError> {
+        let e = self
+            .searcher
+            .evaluate_position(pos, &self.plan.settings(depth), cancel);
+        if cancel.is_cancelled() && e.depth == 0 {
+            return Err(EngineError::Cancelled);
+        }
+        Ok(e.probs)
     }
 
     fn efficiency(&self, pos: &Position) -> f64 {
@@ -432,7 +412,7 @@ impl Engine {
         }
     }
 
-    /// Answers `work` with the engine's own decider, synchronously.
+    /// Answers `work` on the calling thread.
     pub fn run(&self, work: &Work, cancel: &Cancel) -> Result<Outcome, EngineError> {
         let found = match self.need(work) {
             Need::Nothing => Found::Nothing,
@@ -440,9 +420,9 @@ impl Engine {
                 position,
                 dice,
                 depth,
-            } => Found::Plays(self.decider.rank_plays(&position, dice, depth, cancel)?),
+            } => Found::Plays(self.rank_plays(&position, dice, depth, cancel)?),
             Need::Probabilities { position, depth } => {
-                Found::Probabilities(self.decider.probabilities(&position, depth, cancel)?)
+                Found::Probabilities(self.probabilities(&position, depth, cancel)?)
             }
         };
         self.complete(work, found)
@@ -654,19 +634,17 @@ fn standard_normal(rng: &mut ChaCha8Rng) -> f64 {
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
+    use std::sync::Arc;
+
     use super::*;
-    use crate::search::simple_eval::PipSigmoid;
+    use crate::eval::simple::PipSigmoid;
     use crate::search::TranspositionTable;
 
     fn engine(depth: u32) -> Engine {
         let searcher = Searcher::new(Arc::new(PipSigmoid), Arc::new(TranspositionTable::new(4)));
-        let d = Arc::new(SearchDecider::new(
+        Engine::new(
             searcher,
             SearchPlan::default(),
-            "pipsigmoid",
-        ));
-        Engine::new(
-            d,
             EngineSettings {
                 depth,
                 cube_depth: depth,

@@ -1,0 +1,146 @@
+//! The one way to turn an [`EngineSpec`] into something that plays: load the evaluator,
+//! wrap it in the spec's noise, give it a transposition table, and set the search plan and
+//! the cube settings. The server, `hint`, `ubgi`, the duel and match players, the FIBS bot
+//! and the benchmarks all build their engines here.
+
+use std::fmt;
+use std::path::Path;
+use std::sync::Arc;
+
+use super::spec::{CubePolicy, EngineSpec, EvaluatorKind, SpecError};
+use super::{Engine, EngineSettings, SearchPlan};
+use crate::eval::noisy::NoisyEvaluator;
+use crate::eval::simple::PipSigmoid;
+use crate::eval::{Evaluator, NeuralEvaluator};
+use crate::search::{Searcher, TranspositionTable};
+
+/// Why a spec could not be built.
+#[derive(Debug, Clone, PartialEq)]
+pub enum BuildError {
+    /// The spec itself is refused.
+    Spec(SpecError),
+    /// A weights file could not be loaded (the path and the reason).
+    Weights(String),
+    /// The kind picks plays by fixed rules and has no evaluator to search or judge cubes.
+    NoEvaluator(String),
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BuildError::Spec(e) => write!(f, "{e}"),
+            BuildError::Weights(e) => write!(f, "cannot load the evaluator: {e}"),
+            BuildError::NoEvaluator(k) => write!(
+                f,
+                "{k} makes no cube decisions and cannot search (play it without the cube, or use `net`, `net:PATH` or `engine`)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+impl From<SpecError> for BuildError {
+    fn from(e: SpecError) -> BuildError {
+        BuildError::Spec(e)
+    }
+}
+
+/// The neural nets of `kind` (built-in or from a file), for players that evaluate plays
+/// themselves.
+pub fn nets(path: Option<&Path>) -> Result<NeuralEvaluator, BuildError> {
+    match path {
+        None => NeuralEvaluator::default_nets().map_err(|e| BuildError::Weights(e.to_string())),
+        Some(p) => NeuralEvaluator::load(p)
+            .map_err(|e| BuildError::Weights(format!("{}: {e}", p.display()))),
+    }
+}
+
+/// The evaluator `kind` names, without noise.
+pub fn evaluator(kind: &EvaluatorKind) -> Result<Arc<dyn Evaluator>, BuildError> {
+    match kind {
+        EvaluatorKind::Net(path) => Ok(Arc::new(nets(path.as_deref())?)),
+        EvaluatorKind::PipSigmoid => Ok(Arc::new(PipSigmoid)),
+        other => Err(BuildError::NoEvaluator(other.to_string())),
+    }
+}
+
+/// `evaluator` with the spec's noise, if any.
+pub fn with_noise(spec: &EngineSpec, evaluator: Arc<dyn Evaluator>) -> Arc<dyn Evaluator> {
+    if spec.noise.is_none() {
+        evaluator
+    } else {
+        Arc::new(NoisyEvaluator::new(evaluator, spec.noise.sigma()))
+    }
+}
+
+/// The search plan of a spec: algorithm and time budget.
+pub fn plan(spec: &EngineSpec) -> SearchPlan {
+    SearchPlan {
+        algorithm: spec.algorithm,
+        time_budget: spec.budget.duration(),
+    }
+}
+
+/// The engine settings of a spec: depths, how plays weigh the cube, the cube rules.
+pub fn settings(spec: &EngineSpec) -> EngineSettings {
+    EngineSettings {
+        depth: spec.depth.get(),
+        cube_depth: spec.cube_depth.get(),
+        cubeful_plays: spec.cube_policy == CubePolicy::Cubeful,
+        cube: spec.cube,
+    }
+}
+
+/// The engine of a spec around a given searcher (the server's pool shares one searcher,
+/// and so one table, between its workers and its engine).
+pub fn engine_with(spec: &EngineSpec, searcher: Searcher) -> Engine {
+    Engine::new(searcher, plan(spec), settings(spec))
+}
+
+/// A ready engine: evaluator (with noise), its own transposition table, plan and settings.
+pub fn engine(spec: &EngineSpec) -> Result<Engine, BuildError> {
+    spec.validate()?;
+    let eval = with_noise(spec, evaluator(&spec.evaluator)?);
+    Ok(engine_with(spec, searcher(spec, eval)))
+}
+
+/// A searcher over `evaluator` with a table of the spec's size.
+pub fn searcher(spec: &EngineSpec, evaluator: Arc<dyn Evaluator>) -> Searcher {
+    Searcher::new(
+        evaluator,
+        Arc::new(TranspositionTable::new(spec.tt_megabytes.max(1))),
+    )
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builds_what_the_spec_says() {
+        let spec: EngineSpec = "pipsigmoid,depth=3,algo=star1,time=250,cubeful=on,tt=2"
+            .parse()
+            .unwrap();
+        let e = engine(&spec).unwrap();
+        assert_eq!(e.settings().depth, 3);
+        assert!(e.settings().cubeful_plays);
+        assert_eq!(e.plan().algorithm, crate::search::Algorithm::Star1);
+        assert_eq!(
+            e.plan().time_budget,
+            Some(std::time::Duration::from_millis(250))
+        );
+        assert!(e.name().contains("pip-sigmoid"), "{}", e.name());
+        let noisy = engine(&"pipsigmoid,noise=0.02".parse().unwrap()).unwrap();
+        assert!(noisy.name().contains("noise=0.02"), "{}", noisy.name());
+    }
+
+    #[test]
+    fn fixed_rule_players_and_missing_files_are_build_errors() {
+        let e = engine(&"pubeval".parse().unwrap()).unwrap_err();
+        assert!(matches!(e, BuildError::NoEvaluator(_)), "{e}");
+        let e = engine(&"net:/nonexistent/x.sgnet".parse().unwrap()).unwrap_err();
+        assert!(e.to_string().contains("x.sgnet"), "{e}");
+    }
+}

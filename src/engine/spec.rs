@@ -1,0 +1,648 @@
+//! [`EngineSpec`]: everything that defines how a player or engine plays, as typed values.
+//!
+//! Every front end parses into this one type: the server's TOML `[engine]` and `[cube]`
+//! tables ([`crate::config`]), the duel and match player specs (`net,depth=3,algo=star2`),
+//! `hint`'s flags, the FIBS bot's `play.engine` and the benchmarks. A bad value is refused
+//! when the text is parsed, with one [`SpecError`] message whatever the front end, and
+//! [`crate::engine::build`] turns a spec into a ready engine.
+//!
+//! The text form is `KIND[:PATH][,key=value]*`:
+//!
+//! | part | values | default |
+//! |---|---|---|
+//! | KIND | `net`, `net:PATH`, `pipsigmoid`, `pubeval`, `heuristic`, `random` | |
+//! | `depth` | odd, 1 to 9 (1 = evaluate each play) | 1 |
+//! | `algo` | `star2`, `star1`, `expectimax`, `filter` | `star2` |
+//! | `noise` | equity noise, a number >= 0 | 0 |
+//! | `cube_depth` | odd, 1 to 9 | 1 |
+//! | `time` | per-decision budget in ms (0 = none) | 0 |
+//! | `cubeful` | `on`: plays ranked by cubeful value at the score | `off` |
+//! | `tt` | transposition table, megabytes (>= 1) | 32 |
+//!
+//! `pubeval`, `heuristic` and `random` pick plays by fixed rules and take no options.
+//! [`EngineSpec`]'s `Display` writes the canonical text (the kind and every option that
+//! differs from its default), which parses back to the same spec.
+
+use std::fmt;
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::cube::CubeSettings;
+use crate::search::{Algorithm, MAX_DEPTH};
+
+/// What values positions (or, for the fixed-rule players, picks plays directly).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub enum EvaluatorKind {
+    /// The neural nets: the ones built into the binary, or a weights file.
+    Net(Option<PathBuf>),
+    /// A pip-count sigmoid (weak; for tests and as a fallback).
+    PipSigmoid,
+    /// Tesauro's pubeval, choosing plays by its linear score.
+    Pubeval,
+    /// Pip ratio with a two-ply lookahead.
+    Heuristic,
+    /// A uniformly random legal play.
+    Random,
+}
+
+impl EvaluatorKind {
+    /// Whether this kind values positions, so that it can be searched and can answer cube
+    /// questions. The fixed-rule players cannot.
+    pub fn is_evaluator(&self) -> bool {
+        matches!(self, EvaluatorKind::Net(_) | EvaluatorKind::PipSigmoid)
+    }
+
+    fn base_name(&self) -> &'static str {
+        match self {
+            EvaluatorKind::Net(_) => "net",
+            EvaluatorKind::PipSigmoid => "pipsigmoid",
+            EvaluatorKind::Pubeval => "pubeval",
+            EvaluatorKind::Heuristic => "heuristic",
+            EvaluatorKind::Random => "random",
+        }
+    }
+}
+
+impl fmt::Display for EvaluatorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EvaluatorKind::Net(Some(p)) => write!(f, "net:{}", p.display()),
+            other => f.write_str(other.base_name()),
+        }
+    }
+}
+
+impl FromStr for EvaluatorKind {
+    type Err = SpecError;
+    fn from_str(s: &str) -> Result<EvaluatorKind, SpecError> {
+        let (head, path) = match s.split_once(':') {
+            Some((h, p)) => (h, Some(p)),
+            None => (s, None),
+        };
+        let kind = match head {
+            "net" => EvaluatorKind::Net(None),
+            "pipsigmoid" => EvaluatorKind::PipSigmoid,
+            "pubeval" => EvaluatorKind::Pubeval,
+            "heuristic" => EvaluatorKind::Heuristic,
+            "random" => EvaluatorKind::Random,
+            "" => return Err(SpecError::Empty),
+            other => return Err(SpecError::UnknownKind(other.to_string())),
+        };
+        match (kind, path) {
+            (k, None) => Ok(k),
+            (EvaluatorKind::Net(_), Some("")) => Err(SpecError::EmptyPath),
+            (EvaluatorKind::Net(_), Some(p)) => Ok(EvaluatorKind::Net(Some(PathBuf::from(p)))),
+            (k, Some(_)) => Err(SpecError::PathNotAllowed(k.base_name())),
+        }
+    }
+}
+
+impl TryFrom<String> for EvaluatorKind {
+    type Error = SpecError;
+    fn try_from(s: String) -> Result<EvaluatorKind, SpecError> {
+        s.parse()
+    }
+}
+
+impl From<EvaluatorKind> for String {
+    fn from(k: EvaluatorKind) -> String {
+        k.to_string()
+    }
+}
+
+/// A search depth: odd, from 1 (evaluate each play) to [`MAX_DEPTH`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(try_from = "u32", into = "u32")]
+pub struct Depth(u8);
+
+impl Depth {
+    pub const ONE: Depth = Depth(1);
+
+    pub fn new(d: u32) -> Result<Depth, SpecError> {
+        if d % 2 == 1 && d <= MAX_DEPTH as u32 {
+            Ok(Depth(d as u8))
+        } else {
+            Err(SpecError::BadValue {
+                option: "depth",
+                value: d.to_string(),
+                expected: DEPTH_EXPECTED,
+            })
+        }
+    }
+
+    pub fn get(self) -> u32 {
+        self.0 as u32
+    }
+}
+
+const DEPTH_EXPECTED: &str = "an odd depth from 1 to 9";
+
+impl TryFrom<u32> for Depth {
+    type Error = SpecError;
+    fn try_from(d: u32) -> Result<Depth, SpecError> {
+        Depth::new(d)
+    }
+}
+
+impl From<Depth> for u32 {
+    fn from(d: Depth) -> u32 {
+        d.get()
+    }
+}
+
+impl fmt::Display for Depth {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// How long one decision may think. Deeper iterations stop at the budget and the deepest
+/// completed one answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(from = "u64", into = "u64")]
+pub enum Budget {
+    #[default]
+    Unlimited,
+    Time(Duration),
+}
+
+impl Budget {
+    /// From milliseconds, 0 meaning no budget (the config's `time_budget_ms`).
+    pub fn from_millis(ms: u64) -> Budget {
+        if ms == 0 {
+            Budget::Unlimited
+        } else {
+            Budget::Time(Duration::from_millis(ms))
+        }
+    }
+
+    pub fn millis(self) -> u64 {
+        match self {
+            Budget::Unlimited => 0,
+            Budget::Time(d) => d.as_millis().min(u64::MAX as u128) as u64,
+        }
+    }
+
+    pub fn duration(self) -> Option<Duration> {
+        match self {
+            Budget::Unlimited => None,
+            Budget::Time(d) => Some(d),
+        }
+    }
+}
+
+impl From<u64> for Budget {
+    fn from(ms: u64) -> Budget {
+        Budget::from_millis(ms)
+    }
+}
+
+impl From<Budget> for u64 {
+    fn from(b: Budget) -> u64 {
+        b.millis()
+    }
+}
+
+/// The standard deviation of deterministic noise on the equity of checker plays (0 = none),
+/// as in the tournaments of the search papers: a weaker, varied opponent.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[serde(try_from = "f32", into = "f32")]
+pub struct Noise(f32);
+
+impl Noise {
+    pub const NONE: Noise = Noise(0.0);
+
+    pub fn new(sigma: f32) -> Result<Noise, SpecError> {
+        if sigma.is_finite() && sigma >= 0.0 {
+            Ok(Noise(sigma))
+        } else {
+            Err(SpecError::BadValue {
+                option: "noise",
+                value: sigma.to_string(),
+                expected: NOISE_EXPECTED,
+            })
+        }
+    }
+
+    pub fn sigma(self) -> f32 {
+        self.0
+    }
+
+    pub fn is_none(self) -> bool {
+        self.0 == 0.0
+    }
+}
+
+const NOISE_EXPECTED: &str = "a finite number >= 0";
+
+impl TryFrom<f32> for Noise {
+    type Error = SpecError;
+    fn try_from(x: f32) -> Result<Noise, SpecError> {
+        Noise::new(x)
+    }
+}
+
+impl From<Noise> for f32 {
+    fn from(n: Noise) -> f32 {
+        n.0
+    }
+}
+
+/// How checker plays weigh the cube.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CubePolicy {
+    /// Plays by cubeless money equity: what duels measure, and the fastest.
+    #[default]
+    Cubeless,
+    /// At depth 1, plays re-ranked by their cubeful value at the match score (money
+    /// equity with the cube where it is, or match-winning chance), as the server plays.
+    Cubeful,
+}
+
+/// Transposition-table size of a spec that does not name one.
+pub const DEFAULT_TT_MB: usize = 32;
+
+/// How a player or engine plays. See the module docs for the text form.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct EngineSpec {
+    pub evaluator: EvaluatorKind,
+    pub algorithm: Algorithm,
+    /// Depth of checker-play searches.
+    pub depth: Depth,
+    /// Depth of cube decisions (and resignation judgements).
+    pub cube_depth: Depth,
+    pub budget: Budget,
+    pub noise: Noise,
+    pub cube_policy: CubePolicy,
+    /// Cube efficiencies and money rules for cube decisions.
+    pub cube: CubeSettings,
+    pub tt_megabytes: usize,
+}
+
+impl Default for EngineSpec {
+    fn default() -> Self {
+        EngineSpec {
+            evaluator: EvaluatorKind::Net(None),
+            algorithm: Algorithm::Star2,
+            depth: Depth::ONE,
+            cube_depth: Depth::ONE,
+            budget: Budget::Unlimited,
+            noise: Noise::NONE,
+            cube_policy: CubePolicy::Cubeless,
+            cube: CubeSettings::default(),
+            tt_megabytes: DEFAULT_TT_MB,
+        }
+    }
+}
+
+/// Why a specification was refused. One message per mistake, whatever the front end.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SpecError {
+    Empty,
+    UnknownKind(String),
+    PathNotAllowed(&'static str),
+    EmptyPath,
+    /// An option without `=`, or with an empty key.
+    MalformedOption(String),
+    UnknownOption {
+        kind: &'static str,
+        option: String,
+        known: &'static [&'static str],
+    },
+    DuplicateOption(String),
+    BadValue {
+        option: &'static str,
+        value: String,
+        expected: &'static str,
+    },
+    /// A fixed-rule player given search or noise settings.
+    NotSearchable(&'static str),
+}
+
+impl fmt::Display for SpecError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SpecError::Empty => write!(f, "empty player specification"),
+            SpecError::UnknownKind(k) => write!(
+                f,
+                "unknown player '{k}' (known: net, net:PATH, pipsigmoid, pubeval, heuristic, random)"
+            ),
+            SpecError::PathNotAllowed(k) => write!(f, "player '{k}' takes no path"),
+            SpecError::EmptyPath => write!(f, "'net:' needs a weights file path"),
+            SpecError::MalformedOption(o) => {
+                write!(f, "option '{o}' is not of the form key=value")
+            }
+            SpecError::UnknownOption {
+                kind,
+                option,
+                known,
+            } => {
+                if known.is_empty() {
+                    write!(f, "player '{kind}' takes no options (got '{option}')")
+                } else {
+                    write!(
+                        f,
+                        "unknown option '{option}' for player '{kind}' (known: {})",
+                        known.join(", ")
+                    )
+                }
+            }
+            SpecError::DuplicateOption(o) => write!(f, "option '{o}' given twice"),
+            SpecError::BadValue {
+                option,
+                value,
+                expected,
+            } => write!(f, "option {option}={value}: expected {expected}"),
+            SpecError::NotSearchable(k) => write!(
+                f,
+                "player '{k}' picks plays by fixed rules: it takes no depth, algorithm or noise"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for SpecError {}
+
+/// The option keys of the text form.
+pub const OPTIONS: &[&str] = &[
+    "depth",
+    "algo",
+    "noise",
+    "cube_depth",
+    "time",
+    "cubeful",
+    "tt",
+];
+
+const ALGO_EXPECTED: &str = "expectimax, star1, star2 or filter";
+
+impl EngineSpec {
+    /// The spec of `kind` with every other field at its default.
+    pub fn of(evaluator: EvaluatorKind) -> EngineSpec {
+        EngineSpec {
+            evaluator,
+            ..EngineSpec::default()
+        }
+    }
+
+    /// Whether checker plays are chosen by a search deeper than one ply or under a budget
+    /// (rather than by evaluating each play once).
+    pub fn searches(&self) -> bool {
+        self.depth > Depth::ONE || self.budget != Budget::Unlimited
+    }
+
+    /// Checks combinations the field types cannot: the fixed-rule players take no search
+    /// or noise settings, and the table needs at least one megabyte.
+    pub fn validate(&self) -> Result<(), SpecError> {
+        if self.tt_megabytes == 0 {
+            return Err(SpecError::BadValue {
+                option: "tt",
+                value: "0".into(),
+                expected: "megabytes, at least 1",
+            });
+        }
+        if !self.evaluator.is_evaluator() {
+            let plain = EngineSpec::of(self.evaluator.clone());
+            let same_play = self.depth == plain.depth
+                && self.algorithm == plain.algorithm
+                && self.budget == plain.budget
+                && self.noise == plain.noise
+                && self.cube_policy == plain.cube_policy
+                && self.cube_depth == plain.cube_depth;
+            if !same_play {
+                return Err(SpecError::NotSearchable(self.evaluator.base_name()));
+            }
+        }
+        Ok(())
+    }
+
+    /// Applies one `key=value` option of the text form.
+    pub fn set_option(&mut self, key: &str, value: &str) -> Result<(), SpecError> {
+        let bad = |option: &'static str, expected: &'static str| SpecError::BadValue {
+            option,
+            value: value.to_string(),
+            expected,
+        };
+        match key {
+            "depth" => {
+                self.depth = parse_depth_value(value).ok_or_else(|| bad("depth", DEPTH_EXPECTED))?
+            }
+            "cube_depth" => {
+                self.cube_depth =
+                    parse_depth_value(value).ok_or_else(|| bad("cube_depth", DEPTH_EXPECTED))?
+            }
+            "algo" => {
+                self.algorithm = value.parse().map_err(|_| bad("algo", ALGO_EXPECTED))?;
+            }
+            "noise" => {
+                self.noise = value
+                    .parse::<f32>()
+                    .ok()
+                    .and_then(|x| Noise::new(x).ok())
+                    .ok_or_else(|| bad("noise", NOISE_EXPECTED))?
+            }
+            "time" => {
+                self.budget = Budget::from_millis(
+                    value
+                        .parse::<u64>()
+                        .map_err(|_| bad("time", "milliseconds (0 = no budget)"))?,
+                )
+            }
+            "cubeful" => {
+                self.cube_policy = match value {
+                    "on" | "true" => CubePolicy::Cubeful,
+                    "off" | "false" => CubePolicy::Cubeless,
+                    _ => return Err(bad("cubeful", "on or off")),
+                }
+            }
+            "tt" => {
+                self.tt_megabytes = value
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|&m| m >= 1)
+                    .ok_or_else(|| bad("tt", "megabytes, at least 1"))?
+            }
+            other => {
+                return Err(SpecError::UnknownOption {
+                    kind: self.evaluator.base_name(),
+                    option: other.to_string(),
+                    known: if self.evaluator.is_evaluator() {
+                        OPTIONS
+                    } else {
+                        &[]
+                    },
+                })
+            }
+        }
+        Ok(())
+    }
+
+    /// Applies `key=value` options (the text after the kind), checking each key once.
+    pub fn apply_options<'a>(
+        &mut self,
+        options: impl Iterator<Item = &'a str>,
+    ) -> Result<(), SpecError> {
+        let mut seen: Vec<&str> = Vec::new();
+        for opt in options {
+            let (k, v) = opt
+                .split_once('=')
+                .filter(|(k, _)| !k.is_empty())
+                .ok_or_else(|| SpecError::MalformedOption(opt.to_string()))?;
+            if !self.evaluator.is_evaluator() {
+                return Err(SpecError::UnknownOption {
+                    kind: self.evaluator.base_name(),
+                    option: k.to_string(),
+                    known: &[],
+                });
+            }
+            if seen.contains(&k) {
+                return Err(SpecError::DuplicateOption(k.to_string()));
+            }
+            seen.push(k);
+            self.set_option(k, v)?;
+        }
+        self.validate()
+    }
+}
+
+fn parse_depth_value(v: &str) -> Option<Depth> {
+    v.trim()
+        .parse::<u32>()
+        .ok()
+        .and_then(|d| Depth::new(d).ok())
+}
+
+impl FromStr for EngineSpec {
+    type Err = SpecError;
+
+    /// Parses `KIND[:PATH][,key=value]*`.
+    fn from_str(text: &str) -> Result<EngineSpec, SpecError> {
+        let text = text.trim();
+        if text.is_empty() {
+            return Err(SpecError::Empty);
+        }
+        let mut parts = text.split(',');
+        let head = parts.next().unwrap_or_default();
+        let mut spec = EngineSpec::of(head.parse()?);
+        spec.apply_options(parts)?;
+        Ok(spec)
+    }
+}
+
+impl fmt::Display for EngineSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let d = EngineSpec::default();
+        write!(f, "{}", self.evaluator)?;
+        if self.depth != d.depth {
+            write!(f, ",depth={}", self.depth)?;
+        }
+        if self.algorithm != d.algorithm {
+            write!(f, ",algo={}", self.algorithm)?;
+        }
+        if self.noise != d.noise {
+            write!(f, ",noise={}", self.noise.sigma())?;
+        }
+        if self.cube_depth != d.cube_depth {
+            write!(f, ",cube_depth={}", self.cube_depth)?;
+        }
+        if self.budget != d.budget {
+            write!(f, ",time={}", self.budget.millis())?;
+        }
+        if self.cube_policy != d.cube_policy {
+            f.write_str(",cubeful=on")?;
+        }
+        if self.tt_megabytes != d.tt_megabytes {
+            write!(f, ",tt={}", self.tt_megabytes)?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_forms_parse_and_round_trip() {
+        for text in [
+            "net",
+            "net:weights/x.sgnet",
+            "net,depth=3",
+            "net,depth=5,algo=expectimax",
+            "net,noise=0.03",
+            "net,depth=3,noise=0.015",
+            "net,cube_depth=3,time=800,cubeful=on,tt=64",
+            "pipsigmoid,depth=3",
+            "pubeval",
+            "heuristic",
+            "random",
+        ] {
+            let s: EngineSpec = text.parse().unwrap();
+            assert_eq!(s.to_string(), text);
+            assert_eq!(s.to_string().parse::<EngineSpec>().unwrap(), s);
+        }
+        // Other spellings parse to the canonical text.
+        let s: EngineSpec = "net,algo=star2,depth=1,noise=0".parse().unwrap();
+        assert_eq!(s.to_string(), "net");
+        let s: EngineSpec = "net,algo=STAR1,depth=3".parse().unwrap();
+        assert_eq!(s.to_string(), "net,depth=3,algo=star1");
+    }
+
+    #[test]
+    fn bad_values_are_refused_with_one_line() {
+        for (text, needle) in [
+            ("", "empty"),
+            ("alpha", "unknown player 'alpha'"),
+            ("pubeval:x", "takes no path"),
+            ("net:", "needs a weights file"),
+            ("net,depth", "key=value"),
+            ("net,depth=2", "odd depth"),
+            ("net,depth=11", "odd depth"),
+            ("net,algo=alpha", "star2"),
+            ("net,noise=-1", "noise=-1"),
+            ("net,noise=NaN", "noise"),
+            ("net,tt=0", "at least 1"),
+            ("net,cubeful=maybe", "on or off"),
+            ("net,depth=3,depth=5", "twice"),
+            ("net,speed=3", "unknown option 'speed'"),
+            ("pubeval,depth=3", "takes no options"),
+        ] {
+            let e = text.parse::<EngineSpec>().unwrap_err().to_string();
+            assert!(e.contains(needle), "{text:?}: {e}");
+            assert!(!e.contains('\n'), "{text:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn serde_uses_the_same_checks() {
+        let s = EngineSpec::default();
+        let json = serde_json::to_string(&s).unwrap();
+        assert_eq!(serde_json::from_str::<EngineSpec>(&json).unwrap(), s);
+        let e = serde_json::from_str::<EngineSpec>(r#"{"depth":4}"#).unwrap_err();
+        assert!(e.to_string().contains("odd depth"), "{e}");
+        let e = serde_json::from_str::<EngineSpec>(r#"{"evaluator":"alpha"}"#).unwrap_err();
+        assert!(e.to_string().contains("unknown player"), "{e}");
+        let s: EngineSpec =
+            serde_json::from_str(r#"{"evaluator":"net:a.sgnet","algorithm":"star1","budget":500}"#)
+                .unwrap();
+        assert_eq!(s.to_string(), "net:a.sgnet,algo=star1,time=500");
+    }
+
+    #[test]
+    fn fixed_rule_players_take_no_search() {
+        let mut s = EngineSpec::of(EvaluatorKind::Random);
+        assert!(s.validate().is_ok());
+        s.depth = Depth::new(3).unwrap();
+        assert_eq!(
+            s.validate().unwrap_err(),
+            SpecError::NotSearchable("random")
+        );
+    }
+}

@@ -1,0 +1,267 @@
+//! Everything that answers "what do I do here?", behind one trait: [`Decide`].
+//!
+//! The neural-net player, the search players, pubeval, the heuristic and random players,
+//! the engine facade, engines over sockets ([`crate::arena::socket`]) and the FIBS bot's
+//! decision-maker are all a `Box<dyn Decide>`. The referee, the duel runner, the FIBS
+//! client and the benchmarks ask it the same question: a [`MatchState`] and, at a checker
+//! play, the legal plays.
+//!
+//! A [`PlayerFactory`] makes one decider per thread from a [`PlayerSpec`], which is an
+//! [`crate::engine::EngineSpec`] (or the server's own configuration, `engine[:CONFIG]`);
+//! [`build`] is the one place that turns a spec into deciders.
+
+use std::fmt;
+use std::sync::Arc;
+
+use crate::engine::{Action, Engine};
+use crate::game::{Decision, Dice, MatchState, Play, Position};
+use crate::search::Cancel;
+
+pub mod build;
+pub mod search;
+pub mod simple;
+pub mod spec;
+
+pub use build::{build, factory, BuildOptions};
+pub use search::SearchPlayer;
+pub use simple::{play_equity, HeuristicPlayer, NetPlayer, PubevalPlayer, RandomPlayer};
+pub use spec::{PlayerSpec, PlayerSpecError};
+
+/// Why a decider's answer is missing or unusable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DecideErrorKind {
+    /// The engine could not be reached or closed the connection.
+    Io(String),
+    /// No answer within the time limit.
+    Timeout,
+    /// The reply could not be read as any answer.
+    Unparseable(String),
+    /// The reply was readable but not legal here (an illegal play, `take` at a move ...).
+    Illegal(String),
+    /// The engine reported an error itself (`Error: ...`, or a cancelled search).
+    EngineError,
+}
+
+impl fmt::Display for DecideErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DecideErrorKind::Io(e) => write!(f, "connection failed: {e}"),
+            DecideErrorKind::Timeout => write!(f, "no reply in time"),
+            DecideErrorKind::Unparseable(e) => write!(f, "unparseable reply: {e}"),
+            DecideErrorKind::Illegal(e) => write!(f, "illegal reply: {e}"),
+            DecideErrorKind::EngineError => write!(f, "the engine answered with an error"),
+        }
+    }
+}
+
+/// A missing or rejected answer, with what was asked and what came back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecideError {
+    pub kind: DecideErrorKind,
+    /// The request as sent (a board line for socket engines).
+    pub request: String,
+    /// The raw reply, empty when there was none.
+    pub reply: String,
+}
+
+impl fmt::Display for DecideError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} (request {:?}, reply {:?})",
+            self.kind, self.request, self.reply
+        )
+    }
+}
+
+impl std::error::Error for DecideError {}
+
+impl DecideError {
+    /// An answer of the wrong kind for `state`'s decision.
+    pub fn illegal(state: &MatchState, what: String, reply: String) -> DecideError {
+        DecideError {
+            kind: DecideErrorKind::Illegal(what),
+            request: format!("{:?}", state.decision),
+            reply,
+        }
+    }
+}
+
+/// The one decision trait. A value lives on one thread and may keep scratch state.
+pub trait Decide: Send {
+    /// A short name for reports.
+    fn name(&self) -> String;
+
+    /// Called before each game with a seed derived from the run's seed, so deciders with
+    /// randomness stay reproducible.
+    fn new_game(&mut self, _seed: u64) {}
+
+    /// The action for the acting side of `state` (see [`MatchState`] for whose view it
+    /// is). At a checker play (`Decision::Move`), `plays` holds every distinct legal play,
+    /// never empty (a lone empty play when nothing is legal), and the answer is
+    /// `Action::Move` with one of them; otherwise `plays` is empty and the answer is a
+    /// cube action (`Roll`/`Double`, `Take`/`Drop`/`Beaver`). Callers check the answer
+    /// against the rules again.
+    fn decide(&mut self, state: &MatchState, plays: &[Play]) -> Result<Action, DecideError>;
+}
+
+impl Decide for Box<dyn Decide> {
+    fn name(&self) -> String {
+        self.as_ref().name()
+    }
+
+    fn new_game(&mut self, seed: u64) {
+        self.as_mut().new_game(seed)
+    }
+
+    fn decide(&mut self, state: &MatchState, plays: &[Play]) -> Result<Action, DecideError> {
+        self.as_mut().decide(state, plays)
+    }
+}
+
+/// Answers a checker play with `choose`'s index into `plays`; refuses cube questions.
+/// What the checker-play-only deciders (net, search, pubeval, heuristic, random) share.
+pub fn checker_play(
+    state: &MatchState,
+    plays: &[Play],
+    choose: impl FnOnce(&Position, Dice, &[Play]) -> usize,
+) -> Result<Action, DecideError> {
+    let Decision::Move(dice) = state.decision else {
+        return Err(DecideError::illegal(
+            state,
+            "this player makes checker plays only, no cube decisions".to_string(),
+            String::new(),
+        ));
+    };
+    if plays.is_empty() {
+        return Ok(Action::Move(Play::none(state.position)));
+    }
+    let i = choose(&state.position, dice, plays);
+    match plays.get(i) {
+        Some(p) => Ok(Action::Move(*p)),
+        None => Err(DecideError::illegal(
+            state,
+            format!("play index {i} of {} plays", plays.len()),
+            i.to_string(),
+        )),
+    }
+}
+
+/// The engine facade as a decider: every decision, checker plays and cube, the way the
+/// bot server answers.
+#[derive(Debug, Clone)]
+pub struct EnginePlayer {
+    pub name: String,
+    pub engine: Engine,
+}
+
+impl Decide for EnginePlayer {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn decide(&mut self, state: &MatchState, _plays: &[Play]) -> Result<Action, DecideError> {
+        self.engine
+            .decide(state, &Cancel::new())
+            .map_err(|e| DecideError {
+                kind: DecideErrorKind::EngineError,
+                request: format!("{:?}", state.decision),
+                reply: e.to_string(),
+            })
+    }
+}
+
+/// Checker plays from one decider, cube decisions from an engine.
+pub struct WithCube {
+    pub plays: Box<dyn Decide>,
+    pub cube: Engine,
+}
+
+impl fmt::Debug for WithCube {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("WithCube")
+            .field("plays", &self.plays.name())
+            .field("cube", &self.cube)
+            .finish()
+    }
+}
+
+impl Decide for WithCube {
+    fn name(&self) -> String {
+        self.plays.name()
+    }
+
+    fn new_game(&mut self, seed: u64) {
+        self.plays.new_game(seed)
+    }
+
+    fn decide(&mut self, state: &MatchState, plays: &[Play]) -> Result<Action, DecideError> {
+        match state.decision {
+            Decision::Move(_) => self.plays.decide(state, plays),
+            _ => self
+                .cube
+                .decide(state, &Cancel::new())
+                .map_err(|e| DecideError {
+                    kind: DecideErrorKind::EngineError,
+                    request: format!("{:?}", state.decision),
+                    reply: e.to_string(),
+                }),
+        }
+    }
+}
+
+/// Makes deciders: one per thread (or per connection, for engines over sockets).
+pub trait MakeDecider: Send + Sync {
+    /// The name of what it makes, for reports.
+    fn name(&self) -> String;
+
+    /// A fresh decider for worker `worker`.
+    fn make(&self, worker: usize) -> Result<Box<dyn Decide>, String>;
+}
+
+type MakeFn = dyn Fn() -> Box<dyn Decide> + Send + Sync;
+
+/// Makes in-process deciders of one specification (they cannot fail once built).
+#[derive(Clone)]
+pub struct PlayerFactory {
+    name: String,
+    make: Arc<MakeFn>,
+}
+
+impl fmt::Debug for PlayerFactory {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "PlayerFactory({})", self.name)
+    }
+}
+
+impl PlayerFactory {
+    /// A factory from any constructor.
+    pub fn new(
+        name: impl Into<String>,
+        make: impl Fn() -> Box<dyn Decide> + Send + Sync + 'static,
+    ) -> PlayerFactory {
+        PlayerFactory {
+            name: name.into(),
+            make: Arc::new(make),
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// A new decider.
+    pub fn make(&self) -> Box<dyn Decide> {
+        (self.make)()
+    }
+}
+
+impl MakeDecider for PlayerFactory {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn make(&self, _worker: usize) -> Result<Box<dyn Decide>, String> {
+        Ok(PlayerFactory::make(self))
+    }
+}
