@@ -623,8 +623,10 @@ mod tests {
             let inputs = 250;
             let net = Mlp::random(inputs, hidden, 0.3, &mut rng);
             for _ in 0..50 {
-                let mut x = SparseInput::default();
-                x.len = rng.gen_range(0..=MAX_NONZERO);
+                let mut x = SparseInput {
+                    len: rng.gen_range(0..=MAX_NONZERO),
+                    ..SparseInput::default()
+                };
                 for n in 0..x.len {
                     x.index[n] = rng.gen_range(0..inputs) as u16;
                     x.value[n] = rng.gen_range(0.0f32..=1.0);
