@@ -21,12 +21,13 @@ fi
 
 cargo fmt --all -- --check
 cargo clippy --all-targets --locked -- -D warnings
-# Run every test target, then close with one summary line over all of them.
+# Run every test target, going on past failures so the summary covers all of them, then
+# close with one summary line.
 log="$(mktemp)"
 skips="$(mktemp)"
 trap 'rm -f "$log" "$skips"' EXIT
 status=0
-STARGAMMON_SKIP_LOG="$skips" cargo test --locked 2>&1 | tee "$log" || status=$?
+STARGAMMON_SKIP_LOG="$skips" cargo test --locked --no-fail-fast 2>&1 | tee "$log" || status=$?
 awk -v skipped="$(wc -l <"$skips")" \
   '/^test result:/ { p += $4; f += $6; i += $8 }
    END {
