@@ -6,9 +6,12 @@
 //! after each; for match states it gave its ids, board and fields; for random XGIDs the
 //! ids its `set xgid` derived. Every comparison here must show zero differences.
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
 use std::process::Command;
+
+use common::gnubg_or_skip;
 
 use stargammon::game::{legal_plays, Dice, GameResult, MatchState, Position};
 use stargammon::notation::{
@@ -341,29 +344,10 @@ fn committed_gnubg_sample_matches_exactly() {
     assert_eq!(c.move_strings, c.plays);
 }
 
-fn gnubg_binary() -> Option<String> {
-    if let Ok(p) = std::env::var("GNUBG") {
-        return Some(p);
-    }
-    if Path::new("/usr/games/gnubg").exists() {
-        return Some("/usr/games/gnubg".to_string());
-    }
-    let found = Command::new("sh")
-        .args(["-c", "command -v gnubg"])
-        .output()
-        .ok()?;
-    let p = String::from_utf8_lossy(&found.stdout).trim().to_string();
-    (!p.is_empty()).then_some(p)
-}
-
 /// Runs the sampling pipeline live through the real gnubg on a small fixed-seed sample.
 #[test]
 fn live_gnubg_sample_matches() {
-    let Some(gnubg) = gnubg_binary() else {
-        if std::env::var("CI").as_deref() == Ok("true") {
-            panic!("gnubg is not installed (CI=true): install the gnubg package");
-        }
-        eprintln!("gnubg not found: live comparison not run");
+    let Some(gnubg) = gnubg_or_skip("live_gnubg_sample_matches") else {
         return;
     };
     let dir = std::env::temp_dir().join(format!("stargammon-gnubg-{}", std::process::id()));

@@ -4,13 +4,14 @@
 //! match is replayed through this project's rules and found legal.
 //!
 //! gnubg is `/usr/games/gnubg` (Debian package `gnubg`, installed by `scripts/test.sh`).
-//! Without it these tests fail under `CI=true` and are skipped otherwise.
+//! Without it these tests fail, unless `STARGAMMON_SKIP_GNUBG=1` skips them (see
+//! `common::gnubg_or_skip`).
 
 #![allow(clippy::unwrap_used)]
 
 mod common;
 
-use common::{gnubg_available, ServerThread};
+use common::{gnubg_or_skip, ServerThread};
 use std::path::PathBuf;
 
 use stargammon::config::Config;
@@ -148,7 +149,7 @@ fn header(seed: u64, port: u16) -> String {
 
 #[test]
 fn gnubg_plays_a_seven_point_match_with_the_cube() {
-    if !gnubg_available() {
+    if gnubg_or_skip("gnubg_plays_a_seven_point_match_with_the_cube").is_none() {
         return;
     }
     let server = start_server();
@@ -184,7 +185,7 @@ fn gnubg_plays_a_seven_point_match_with_the_cube() {
 
 #[test]
 fn gnubg_plays_fifty_cubeless_money_games() {
-    if !gnubg_available() {
+    if gnubg_or_skip("gnubg_plays_fifty_cubeless_money_games").is_none() {
         return;
     }
     let server = start_server();

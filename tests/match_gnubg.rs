@@ -4,13 +4,14 @@
 //! engines served by gnubg ends with zero forfeits. gnubg is an independent implementation,
 //! so this checks the board writer, the reply reader and the referee's rules against it.
 //!
-//! gnubg must be installed (`/usr/games/gnubg`); under CI=true its absence fails the test.
+//! gnubg must be installed (`/usr/games/gnubg`): its absence fails the tests unless
+//! `STARGAMMON_SKIP_GNUBG=1` skips them (see `common::gnubg_or_skip`).
 
 #![allow(clippy::unwrap_used)]
 
 mod common;
 
-use common::{gnubg_available, gnubg_command};
+use common::{gnubg_command, gnubg_or_skip};
 use std::io::Write;
 use std::net::TcpStream;
 use std::process::{Child, Stdio};
@@ -93,8 +94,7 @@ fn forfeit_report(units: &[String]) -> String {
 
 #[test]
 fn gnubg_against_gnubg_through_the_referee_has_no_forfeits() {
-    if !gnubg_available() {
-        eprintln!("gnubg missing: skipped outside CI");
+    if gnubg_or_skip("gnubg_against_gnubg_through_the_referee_has_no_forfeits").is_none() {
         return;
     }
     let a = GnubgServer::start();
@@ -167,8 +167,7 @@ fn gnubg_against_gnubg_through_the_referee_has_no_forfeits() {
 
 #[test]
 fn the_engine_against_gnubg_has_no_forfeits() {
-    if !gnubg_available() {
-        eprintln!("gnubg missing: skipped outside CI");
+    if gnubg_or_skip("the_engine_against_gnubg_has_no_forfeits").is_none() {
         return;
     }
     let g = GnubgServer::start();

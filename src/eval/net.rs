@@ -1,8 +1,8 @@
 //! A one-hidden-layer perceptron with sigmoid units and five sigmoid outputs, written for
 //! speed: the inputs are mostly zero, so the first layer adds one contiguous weight row
 //! per nonzero input (rows are input-major, the hidden index varies fastest), and the
-//! inner loops run on AVX2/FMA when the processor has them, with a portable fallback
-//! that LLVM vectorises for plain SSE2.
+//! inner loops run on AVX2/FMA when the processor has them (asked once per process),
+//! with a portable fallback that LLVM vectorises for plain SSE2.
 //!
 //! The same type trains: [`Mlp::accumulate_gradient`] adds a TD update for one position
 //! into a [`Gradient`] buffer of the same shape, and [`Mlp::apply`] adds such buffers.
@@ -190,35 +190,11 @@ impl Mlp {
         add(&mut self.b2, &a.b2, &b.b2);
     }
 
-    /// Hidden activations into `hidden` (length = hidden units), raw outputs returned.
+    /// Hidden activations into `hidden` (length at least the hidden units), raw outputs
+    /// returned.
     #[inline]
     pub fn forward_into(&self, x: &SparseInput, hidden: &mut [f32]) -> [f32; OUTPUTS] {
-        let h = self.hidden;
-        let hidden = &mut hidden[..h];
-        hidden.copy_from_slice(&self.b1);
-        let simd = simd::available();
-        for k in 0..x.len {
-            let i = x.index[k] as usize;
-            let v = x.value[k];
-            let row = &self.w1[i * h..(i + 1) * h];
-            if simd {
-                simd::axpy(hidden, v, row);
-            } else {
-                portable::axpy(hidden, v, row);
-            }
-        }
-        sigmoid_slice(hidden);
-        let mut out = [0.0; OUTPUTS];
-        for (k, o) in out.iter_mut().enumerate() {
-            let row = &self.w2[k * h..(k + 1) * h];
-            let d = if simd {
-                simd::dot(hidden, row)
-            } else {
-                portable::dot(hidden, row)
-            };
-            *o = sigmoid(d + self.b2[k]);
-        }
-        out
+        self.forward_on(best_path(), x, hidden)
     }
 
     /// The five raw outputs for an encoded position.
@@ -228,19 +204,41 @@ impl Mlp {
         self.forward_into(x, &mut hidden)
     }
 
-    /// The same as [`Mlp::forward`] with the portable loops only (for tests).
+    /// The same as [`Mlp::forward`] on the portable kernels whatever the processor (for
+    /// tests that compare the two paths).
     pub fn forward_portable(&self, x: &SparseInput) -> [f32; OUTPUTS] {
-        let h = self.hidden;
-        let mut hidden = vec![0.0f32; h];
-        hidden.copy_from_slice(&self.b1);
-        for k in 0..x.len {
-            let i = x.index[k] as usize;
-            portable::axpy(&mut hidden, x.value[k], &self.w1[i * h..(i + 1) * h]);
+        let mut hidden = [0.0f32; MAX_HIDDEN];
+        self.forward_on(Path::Portable, x, &mut hidden)
+    }
+
+    /// One match per evaluation, so each arm runs loops built for its kernels.
+    #[inline(always)]
+    fn forward_on(&self, path: Path, x: &SparseInput, hidden: &mut [f32]) -> [f32; OUTPUTS] {
+        match path {
+            Path::Portable => self.forward_with(Portable, x, hidden),
+            #[cfg(target_arch = "x86_64")]
+            Path::Avx2Fma(k) => self.forward_with(k, x, hidden),
         }
-        sigmoid_slice(&mut hidden);
+    }
+
+    #[inline(always)]
+    fn forward_with<K: Kernels>(
+        &self,
+        k: K,
+        x: &SparseInput,
+        hidden: &mut [f32],
+    ) -> [f32; OUTPUTS] {
+        let h = self.hidden;
+        let hidden = &mut hidden[..h];
+        hidden.copy_from_slice(&self.b1);
+        for n in 0..x.len {
+            let i = x.index[n] as usize;
+            k.axpy(hidden, x.value[n], &self.w1[i * h..(i + 1) * h]);
+        }
+        sigmoid_slice(hidden);
         let mut out = [0.0; OUTPUTS];
-        for (k, o) in out.iter_mut().enumerate() {
-            *o = sigmoid(portable::dot(&hidden, &self.w2[k * h..(k + 1) * h]) + self.b2[k]);
+        for (j, o) in out.iter_mut().enumerate() {
+            *o = sigmoid(k.dot(hidden, &self.w2[j * h..(j + 1) * h]) + self.b2[j]);
         }
         out
     }
@@ -281,7 +279,7 @@ impl Mlp {
         for k in 0..x.len {
             let i = x.index[k] as usize;
             g.touched[i] = true;
-            portable::axpy(&mut g.w1[i * h..(i + 1) * h], x.value[k], back);
+            Portable.axpy(&mut g.w1[i * h..(i + 1) * h], x.value[k], back);
         }
     }
 }
@@ -346,11 +344,23 @@ pub fn consistent(raw: [f32; OUTPUTS], mover_off: u8, opp_off: u8) -> Probabilit
     Probabilities([w, wg, wbg, lg, lbg])
 }
 
-/// Loops written so that LLVM vectorises them for any x86-64 (SSE2) or other target.
-pub mod portable {
+/// The two inner loops of the forward pass. A value of an implementing type stands for
+/// the right to run its loops on this processor, so the methods are safe for any
+/// arguments; each touches only the first `min(len)` elements of its slices.
+trait Kernels: Copy {
     /// y += a * x
+    fn axpy(self, y: &mut [f32], a: f32, x: &[f32]);
+    /// Sum of x[i] * y[i].
+    fn dot(self, x: &[f32], y: &[f32]) -> f32;
+}
+
+/// Loops written so that LLVM vectorises them for any x86-64 (SSE2) or other target.
+#[derive(Debug, Clone, Copy)]
+struct Portable;
+
+impl Kernels for Portable {
     #[inline(always)]
-    pub fn axpy(y: &mut [f32], a: f32, x: &[f32]) {
+    fn axpy(self, y: &mut [f32], a: f32, x: &[f32]) {
         let n = y.len().min(x.len());
         let (y, x) = (&mut y[..n], &x[..n]);
         for i in 0..n {
@@ -358,9 +368,9 @@ pub mod portable {
         }
     }
 
-    /// Sum of x[i] * y[i], in eight interleaved partial sums.
+    /// In eight interleaved partial sums.
     #[inline(always)]
-    pub fn dot(x: &[f32], y: &[f32]) -> f32 {
+    fn dot(self, x: &[f32], y: &[f32]) -> f32 {
         let n = x.len().min(y.len());
         let mut acc = [0.0f32; 8];
         let chunks = n / 8;
@@ -378,131 +388,274 @@ pub mod portable {
     }
 }
 
-/// The AVX2/FMA path, chosen at run time.
-pub mod simd {
-    use std::sync::atomic::{AtomicU8, Ordering};
-
-    static STATE: AtomicU8 = AtomicU8::new(0); // 0 unknown, 1 yes, 2 no
-
-    /// True when the processor has AVX2 and FMA (checked once).
-    #[inline]
-    pub fn available() -> bool {
-        match STATE.load(Ordering::Relaxed) {
-            1 => true,
-            2 => false,
-            _ => {
-                let yes = detect();
-                STATE.store(if yes { 1 } else { 2 }, Ordering::Relaxed);
-                yes
-            }
-        }
-    }
-
+/// The kernels a forward pass runs on.
+#[derive(Debug, Clone, Copy)]
+enum Path {
+    Portable,
     #[cfg(target_arch = "x86_64")]
-    fn detect() -> bool {
-        std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma")
-    }
+    Avx2Fma(x86::Avx2Fma),
+}
 
-    #[cfg(not(target_arch = "x86_64"))]
-    fn detect() -> bool {
-        false
-    }
-
-    /// y += a * x; the caller checked [`available`].
-    #[inline]
-    pub fn axpy(y: &mut [f32], a: f32, x: &[f32]) {
+/// The fastest path this processor supports. The processor is asked once per process:
+/// the hot path pays one already-initialised load per evaluation.
+#[inline]
+fn best_path() -> Path {
+    static BEST: std::sync::OnceLock<Path> = std::sync::OnceLock::new();
+    *BEST.get_or_init(|| {
         #[cfg(target_arch = "x86_64")]
-        {
-            // SAFETY: callers only take this path after `available()` confirmed AVX2 and
-            // FMA at run time.
-            unsafe { x86::axpy(y, a, x) }
+        if let Some(k) = x86::Avx2Fma::detect() {
+            return Path::Avx2Fma(k);
         }
-        #[cfg(not(target_arch = "x86_64"))]
-        super::portable::axpy(y, a, x)
+        Path::Portable
+    })
+}
+
+/// Whether evaluations run on the AVX2/FMA kernels (reported by the benchmarks).
+pub(crate) mod simd {
+    /// True when the processor has AVX2 and FMA (asked once per process).
+    pub(crate) fn available() -> bool {
+        !matches!(super::best_path(), super::Path::Portable)
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use std::arch::x86_64::*;
+
+    use super::Kernels;
+
+    /// Proof that the processor has AVX2 and FMA: the private field leaves
+    /// [`Avx2Fma::detect`] the only way to make one.
+    #[derive(Debug, Clone, Copy)]
+    pub(super) struct Avx2Fma(());
+
+    impl Avx2Fma {
+        /// `Some` when the processor has AVX2 and FMA.
+        pub(super) fn detect() -> Option<Avx2Fma> {
+            (std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma"))
+                .then_some(Avx2Fma(()))
+        }
     }
 
-    /// Dot product; the caller checked [`available`].
-    #[inline]
-    pub fn dot(x: &[f32], y: &[f32]) -> f32 {
-        #[cfg(target_arch = "x86_64")]
-        {
-            // SAFETY: as in `axpy`, AVX2 and FMA were confirmed at run time.
-            unsafe { x86::dot(x, y) }
+    impl Kernels for Avx2Fma {
+        #[inline]
+        fn axpy(self, y: &mut [f32], a: f32, x: &[f32]) {
+            // SAFETY: `self` exists, so `detect` found AVX2 and FMA; `axpy` accepts
+            // slices of any lengths.
+            unsafe { axpy(y, a, x) }
         }
-        #[cfg(not(target_arch = "x86_64"))]
-        super::portable::dot(x, y)
+
+        #[inline]
+        fn dot(self, x: &[f32], y: &[f32]) -> f32 {
+            // SAFETY: as in `axpy`: AVX2 and FMA were detected, any lengths are fine.
+            unsafe { dot(x, y) }
+        }
     }
 
-    #[cfg(target_arch = "x86_64")]
-    mod x86 {
-        use std::arch::x86_64::*;
-
-        /// # Safety
-        /// The processor must support AVX2 and FMA.
-        #[target_feature(enable = "avx2,fma")]
-        pub unsafe fn axpy(y: &mut [f32], a: f32, x: &[f32]) {
-            let n = y.len().min(x.len());
-            let av = _mm256_set1_ps(a);
-            let mut i = 0;
-            while i + 8 <= n {
-                // SAFETY: i + 8 <= n keeps both 8-float loads and the store inside the
-                // slices; unaligned loads and stores are used.
-                unsafe {
-                    let yp = y.as_mut_ptr().add(i);
-                    let xv = _mm256_loadu_ps(x.as_ptr().add(i));
-                    let yv = _mm256_loadu_ps(yp);
-                    _mm256_storeu_ps(yp, _mm256_fmadd_ps(av, xv, yv));
-                }
-                i += 8;
+    /// y += a * x over the first `min(y.len(), x.len())` elements.
+    ///
+    /// # Safety
+    /// The processor must support AVX2 and FMA. The slices may have any lengths.
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn axpy(y: &mut [f32], a: f32, x: &[f32]) {
+        let n = y.len().min(x.len());
+        let av = _mm256_set1_ps(a);
+        let mut i = 0;
+        while i + 8 <= n {
+            // SAFETY: i + 8 <= n <= both lengths keeps both 8-float loads and the store
+            // inside the slices; the loads and the store are unaligned ones.
+            unsafe {
+                let yp = y.as_mut_ptr().add(i);
+                let xv = _mm256_loadu_ps(x.as_ptr().add(i));
+                let yv = _mm256_loadu_ps(yp);
+                _mm256_storeu_ps(yp, _mm256_fmadd_ps(av, xv, yv));
             }
-            while i < n {
-                y[i] += a * x[i];
-                i += 1;
-            }
+            i += 8;
         }
-
-        /// # Safety
-        /// The processor must support AVX2 and FMA.
-        #[target_feature(enable = "avx2,fma")]
-        pub unsafe fn dot(x: &[f32], y: &[f32]) -> f32 {
-            let n = x.len().min(y.len());
-            let mut acc0 = _mm256_setzero_ps();
-            let mut acc1 = _mm256_setzero_ps();
-            let mut i = 0;
-            while i + 16 <= n {
-                // SAFETY: i + 16 <= n keeps the four 8-float loads inside the slices.
-                unsafe {
-                    acc0 = _mm256_fmadd_ps(
-                        _mm256_loadu_ps(x.as_ptr().add(i)),
-                        _mm256_loadu_ps(y.as_ptr().add(i)),
-                        acc0,
-                    );
-                    acc1 = _mm256_fmadd_ps(
-                        _mm256_loadu_ps(x.as_ptr().add(i + 8)),
-                        _mm256_loadu_ps(y.as_ptr().add(i + 8)),
-                        acc1,
-                    );
-                }
-                i += 16;
-            }
-            let acc = _mm256_add_ps(acc0, acc1);
-            let mut lanes = [0.0f32; 8];
-            // SAFETY: `lanes` holds exactly 8 floats.
-            unsafe { _mm256_storeu_ps(lanes.as_mut_ptr(), acc) };
-            let mut s = ((lanes[0] + lanes[4]) + (lanes[1] + lanes[5]))
-                + ((lanes[2] + lanes[6]) + (lanes[3] + lanes[7]));
-            while i < n {
-                s += x[i] * y[i];
-                i += 1;
-            }
-            s
+        while i < n {
+            y[i] += a * x[i];
+            i += 1;
         }
+    }
+
+    /// Sum of x[i] * y[i] over the first `min(x.len(), y.len())` elements.
+    ///
+    /// # Safety
+    /// The processor must support AVX2 and FMA. The slices may have any lengths.
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn dot(x: &[f32], y: &[f32]) -> f32 {
+        let n = x.len().min(y.len());
+        let mut acc0 = _mm256_setzero_ps();
+        let mut acc1 = _mm256_setzero_ps();
+        let mut i = 0;
+        while i + 16 <= n {
+            // SAFETY: i + 16 <= n <= both lengths keeps the four 8-float loads inside
+            // the slices; the loads are unaligned ones.
+            unsafe {
+                acc0 = _mm256_fmadd_ps(
+                    _mm256_loadu_ps(x.as_ptr().add(i)),
+                    _mm256_loadu_ps(y.as_ptr().add(i)),
+                    acc0,
+                );
+                acc1 = _mm256_fmadd_ps(
+                    _mm256_loadu_ps(x.as_ptr().add(i + 8)),
+                    _mm256_loadu_ps(y.as_ptr().add(i + 8)),
+                    acc1,
+                );
+            }
+            i += 16;
+        }
+        let acc = _mm256_add_ps(acc0, acc1);
+        let mut lanes = [0.0f32; 8];
+        // SAFETY: `lanes` holds exactly the 8 floats the unaligned store writes.
+        unsafe { _mm256_storeu_ps(lanes.as_mut_ptr(), acc) };
+        let mut s = ((lanes[0] + lanes[4]) + (lanes[1] + lanes[5]))
+            + ((lanes[2] + lanes[6]) + (lanes[3] + lanes[7]));
+        while i < n {
+            s += x[i] * y[i];
+            i += 1;
+        }
+        s
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
+
+    fn random_vec(rng: &mut ChaCha8Rng, n: usize) -> Vec<f32> {
+        (0..n).map(|_| rng.gen_range(-1.0f32..=1.0)).collect()
+    }
+
+    /// Every length up to 70 (0 and every remainder mod 8 and 16), then random longer ones.
+    fn test_lengths(rng: &mut ChaCha8Rng, random: usize) -> Vec<usize> {
+        (0..=70)
+            .chain((0..random).map(|_| rng.gen_range(0..=1100)))
+            .collect()
+    }
+
+    /// Checks one kernel set against sums in f64 on random slices of equal and unequal
+    /// lengths; the elements past the shorter length must stay untouched.
+    fn check_kernels<K: Kernels>(k: K, seed: u64) {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        for n in test_lengths(&mut rng, 200) {
+            let m = if rng.gen_bool(0.25) {
+                rng.gen_range(0..=n + 20)
+            } else {
+                n
+            };
+            let x = random_vec(&mut rng, m);
+            let y = random_vec(&mut rng, n);
+            let a = rng.gen_range(-2.0f32..=2.0);
+            let common = n.min(m);
+
+            let mut got = y.clone();
+            k.axpy(&mut got, a, &x);
+            for i in 0..n {
+                let want = if i < common {
+                    y[i] as f64 + a as f64 * x[i] as f64
+                } else {
+                    y[i] as f64
+                };
+                assert!(
+                    (got[i] as f64 - want).abs() <= 4e-7,
+                    "axpy n={n} m={m} i={i}"
+                );
+            }
+
+            let d = k.dot(&y, &x) as f64;
+            let want: f64 = (0..common).map(|i| y[i] as f64 * x[i] as f64).sum();
+            let scale: f64 = (0..common).map(|i| (y[i] * x[i]).abs() as f64).sum();
+            assert!(
+                (d - want).abs() <= 1e-6 * (1.0 + scale),
+                "dot n={n} m={m}: {d} vs {want}"
+            );
+            assert_eq!(
+                k.dot(&y, &x),
+                k.dot(&x, &y),
+                "dot is symmetric, n={n} m={m}"
+            );
+        }
+    }
+
+    #[test]
+    fn portable_kernels_match_f64_sums() {
+        check_kernels(Portable, 1);
+    }
+
+    #[test]
+    fn simd_kernels_match_f64_sums_and_the_portable_ones() {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(k) = x86::Avx2Fma::detect() {
+            check_kernels(k, 2);
+            // And the two kernel sets side by side on the same data.
+            let mut rng = ChaCha8Rng::seed_from_u64(3);
+            for n in test_lengths(&mut rng, 100) {
+                let x = random_vec(&mut rng, n);
+                let y = random_vec(&mut rng, n);
+                let (mut p, mut s) = (y.clone(), y.clone());
+                Portable.axpy(&mut p, 0.37, &x);
+                k.axpy(&mut s, 0.37, &x);
+                for i in 0..n {
+                    assert!((p[i] - s[i]).abs() <= 2.5e-7, "axpy n={n} i={i}");
+                }
+                let (dp, ds) = (Portable.dot(&x, &y), k.dot(&x, &y));
+                assert!(
+                    (dp - ds).abs() <= 1e-5 * (1.0 + n as f32).sqrt(),
+                    "dot n={n}"
+                );
+            }
+            return;
+        }
+        eprintln!("no AVX2/FMA on this processor: only the portable kernels were tested");
+    }
+
+    /// Random nets of awkward widths on random sparse inputs: the default path (AVX2
+    /// where the processor has it) and the forced portable one give the same outputs.
+    #[test]
+    fn portable_and_default_forward_agree_on_random_nets() {
+        use crate::eval::encoding::MAX_NONZERO;
+        let mut rng = ChaCha8Rng::seed_from_u64(4);
+        for hidden in [1, 2, 7, 8, 9, 15, 16, 17, 31, 100, 128, 129, MAX_HIDDEN] {
+            let inputs = 250;
+            let net = Mlp::random(inputs, hidden, 0.3, &mut rng);
+            for _ in 0..50 {
+                let mut x = SparseInput {
+                    len: rng.gen_range(0..=MAX_NONZERO),
+                    ..SparseInput::default()
+                };
+                for n in 0..x.len {
+                    x.index[n] = rng.gen_range(0..inputs) as u16;
+                    x.value[n] = rng.gen_range(0.0f32..=1.0);
+                }
+                let (a, b) = (net.forward(&x), net.forward_portable(&x));
+                for k in 0..OUTPUTS {
+                    assert!(
+                        (a[k] - b[k]).abs() < 1e-5,
+                        "hidden {hidden}: {a:?} vs {b:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// The shipped nets over the positions of seeded games, both paths.
+    #[test]
+    fn portable_and_default_forward_agree_on_default_nets() {
+        let ev = crate::eval::NeuralEvaluator::default_nets().expect("embedded weights");
+        let mut x = SparseInput::default();
+        for (pos, _) in crate::bench::random_game_positions(11, 20) {
+            crate::eval::encoding::encode(&pos, &mut x);
+            let net = ev.net_for(&pos);
+            let (a, b) = (net.forward(&x), net.forward_portable(&x));
+            for k in 0..OUTPUTS {
+                assert!((a[k] - b[k]).abs() < 1e-5, "{pos:?}: {a:?} vs {b:?}");
+            }
+        }
+    }
 
     #[test]
     fn sigmoid_matches_the_exact_function() {

@@ -166,8 +166,10 @@ impl PlayList {
 
 /// The board under construction as two 16-byte vectors (slots 0..16 and 16..32), so a
 /// step is a few vector additions and the masks are vector compares: no byte stores that
-/// wide loads would have to wait for.
-#[cfg(target_arch = "x86_64")]
+/// wide loads would have to wait for. SSE2 is part of the x86_64 baseline; the
+/// `target_feature` condition turns that into a compile-time fact the unsafe blocks
+/// below rely on.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 mod sse2 {
     use std::arch::x86_64::{
         __m128i, _mm_add_epi8, _mm_cmpeq_epi8, _mm_cmpgt_epi8, _mm_movemask_epi8, _mm_set1_epi8,
@@ -203,15 +205,15 @@ mod sse2 {
 
     #[inline]
     fn vectors(row: &Row) -> (__m128i, __m128i) {
-        // SAFETY: `Row` is 32 initialised bytes aligned to 16 and any bytes are a valid
-        // pair of `__m128i`.
+        // SAFETY: `Row` is 32 initialised bytes, the size of `[__m128i; 2]` (which
+        // `transmute` checks at compile time), and any bytes are a valid `__m128i`.
         let [lo, hi]: [__m128i; 2] = unsafe { std::mem::transmute(*row) };
         (lo, hi)
     }
 
     #[inline]
     fn mask(lo: __m128i, hi: __m128i) -> u32 {
-        // SAFETY: SSE2 is part of the x86_64 baseline: every x86_64 CPU has it.
+        // SAFETY: this module only compiles with SSE2 enabled for the target (see its cfg).
         let (l, h) = unsafe { (_mm_movemask_epi8(lo), _mm_movemask_epi8(hi)) };
         // Slots 26..32 are padding.
         ((l as u32 & 0xffff) | ((h as u32) << 16)) & ((1 << 26) - 1)
@@ -238,7 +240,7 @@ mod sse2 {
         /// Bit masks over the slots: (count > 0, count >= -1, count == -1).
         #[inline]
         pub(super) fn masks(&self) -> (u32, u32, u32) {
-            // SAFETY: SSE2 is part of the x86_64 baseline: every x86_64 CPU has it.
+            // SAFETY: this module only compiles with SSE2 enabled for the target (see its cfg).
             unsafe {
                 let zero = _mm_setzero_si128();
                 let minus_one = _mm_set1_epi8(-1);
@@ -267,7 +269,7 @@ mod sse2 {
             // (slot 0) gains a checker.
             let (h_lo, h_hi) = vectors(&LANDING[to * hit as usize]);
             let (b_lo, _) = vectors(&UNIT[if hit { 0 } else { 31 }]);
-            // SAFETY: SSE2 is part of the x86_64 baseline: every x86_64 CPU has it.
+            // SAFETY: this module only compiles with SSE2 enabled for the target (see its cfg).
             unsafe {
                 let lo = _mm_sub_epi8(
                     _mm_add_epi8(_mm_add_epi8(_mm_sub_epi8(self.lo, f_lo), t_lo), h_lo),
@@ -282,7 +284,7 @@ mod sse2 {
 
 /// The portable board: the position itself, stepped slot by slot. Tests check it
 /// against the vector board.
-#[cfg(any(not(target_arch = "x86_64"), test))]
+#[cfg(any(not(all(target_arch = "x86_64", target_feature = "sse2")), test))]
 mod portable {
     use crate::game::position::{Position, OPP_BAR};
 
@@ -329,9 +331,9 @@ mod portable {
     }
 }
 
-#[cfg(not(target_arch = "x86_64"))]
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
 use portable::Board;
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 use sse2::Board;
 
 /// A position under construction with the bit masks move generation reads: `occ`
@@ -570,7 +572,7 @@ mod tests {
 
     /// The vector board and the portable one agree on every step from every source of
     /// every die, over the positions of seeded games.
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     #[test]
     fn vector_board_matches_portable_board() {
         let set = crate::bench::random_game_positions(7, 40);

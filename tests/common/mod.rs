@@ -1,34 +1,95 @@
-//! What several integration tests share: where gnubg is, whether a test may run without it,
-//! and the board lines captured from gnubg 1.07 and a FIBS server (protocols.md).
+//! What several integration tests share: where gnubg is, what a test that needs it does
+//! without it, and the board lines captured from gnubg 1.07 and a FIBS server
+//! (protocols.md).
 
 #![allow(dead_code)]
+
+use std::io::Write;
+use std::path::PathBuf;
 
 /// The apt package's binary.
 pub const GNUBG: &str = "/usr/games/gnubg";
 
-/// Whether gnubg is installed. Under `CI=true` a missing gnubg fails the calling test
-/// (it never skips there); elsewhere the caller skips and says so.
-pub fn gnubg_available() -> bool {
-    if std::path::Path::new(GNUBG).exists() {
-        return true;
+/// Set to `1`, lets the tests that need gnubg skip when it is missing (they fail
+/// otherwise). Not honoured under `CI=true`, where every gnubg test must run.
+pub const SKIP_GNUBG: &str = "STARGAMMON_SKIP_GNUBG";
+
+/// A file each test skipped for want of gnubg appends its name to, so that
+/// scripts/test.sh can report skips the harness itself counts as passes.
+pub const SKIP_LOG: &str = "STARGAMMON_SKIP_LOG";
+
+/// Overrides where gnubg is looked for; a missing file here stands for "no gnubg", which
+/// is how the behaviour without gnubg is checked on a machine that has it.
+pub const GNUBG_OVERRIDE: &str = "STARGAMMON_GNUBG";
+
+/// Where gnubg is: `STARGAMMON_GNUBG` when set, else the apt package's binary, else
+/// `gnubg` on `PATH`; `None` when that file does not exist.
+pub fn gnubg_path() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os(GNUBG_OVERRIDE).filter(|p| !p.is_empty()) {
+        let p = PathBuf::from(p);
+        return p.is_file().then_some(p);
     }
-    if std::env::var("CI").as_deref() == Ok("true") {
-        panic!("{GNUBG} is missing under CI=true (install the Debian package gnubg; scripts/test.sh does)");
+    let apt = PathBuf::from(GNUBG);
+    if apt.is_file() {
+        return Some(apt);
     }
-    eprintln!("skipping: {GNUBG} is not installed");
-    false
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join("gnubg"))
+        .find(|p| p.is_file())
+}
+
+/// The first line of every test that needs gnubg: gnubg's path, or `None` when the test
+/// is to return at once. A missing gnubg fails the test, so that a machine without it
+/// cannot pass the gnubg tests by accident. With `STARGAMMON_SKIP_GNUBG=1` (outside CI)
+/// the test is skipped instead, and loudly: a SKIPPED line goes straight to stderr, past
+/// the harness's output capture, and into the file named by `STARGAMMON_SKIP_LOG` when
+/// that is set.
+pub fn gnubg_or_skip(test: &str) -> Option<PathBuf> {
+    if let Some(p) = gnubg_path() {
+        return Some(p);
+    }
+    let name = format!("{}::{test}", env!("CARGO_CRATE_NAME"));
+    let ci = std::env::var("CI").as_deref() == Ok("true");
+    let opted_out = std::env::var(SKIP_GNUBG).as_deref() == Ok("1");
+    if ci || !opted_out {
+        panic!(
+            "{name} needs gnubg, which was not found ({GNUBG_OVERRIDE}, {GNUBG}, PATH): install \
+             the Debian package gnubg (scripts/test.sh does){}",
+            if ci {
+                " (STARGAMMON_SKIP_GNUBG is not honoured under CI=true)"
+            } else {
+                ", or set STARGAMMON_SKIP_GNUBG=1 to skip the tests that need it"
+            }
+        );
+    }
+    let line = format!("SKIPPED ({SKIP_GNUBG}=1): {name} needs gnubg\n");
+    // `eprintln!` would be captured by the harness and shown only for failing tests.
+    let _ = std::io::stderr().write_all(line.as_bytes());
+    if let Some(log) = std::env::var_os(SKIP_LOG).filter(|p| !p.is_empty()) {
+        // One short append-mode write per test, so lines from parallel tests and test
+        // binaries do not interleave.
+        let appended = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&log)
+            .and_then(|mut f| f.write_all(line.as_bytes()));
+        if let Err(e) = appended {
+            panic!("cannot record the skip of {name} in {log:?}: {e}");
+        }
+    }
+    None
 }
 
 /// gnubg in text mode, quiet, ignoring the user's rc files (`-t -q -r`).
 pub fn gnubg_command() -> std::process::Command {
-    let mut c = std::process::Command::new(GNUBG);
+    let mut c = std::process::Command::new(gnubg_path().unwrap_or_else(|| PathBuf::from(GNUBG)));
     c.args(["-t", "-q", "-r"]);
     c
 }
 
 /// Runs gnubg in text mode with `script` on stdin and waits for it to exit.
 pub fn run_gnubg(script: &str) -> std::process::Output {
-    use std::io::Write;
     use std::process::Stdio;
     let mut child = gnubg_command()
         .stdin(Stdio::piped())
