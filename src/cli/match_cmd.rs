@@ -113,8 +113,8 @@ pub fn run(args: MatchArgs) -> Result<(), CliError> {
         None => matches!(kind, SeriesKind::Matches { .. }),
     };
     let timeout = Duration::from_secs_f64(args.timeout);
-    let a = engine_factory(&args.a, timeout, cube)?;
-    let b = engine_factory(&args.b, timeout, cube)?;
+    let a = engine_factory(&args.a, timeout, cube).map_err(|e| format!("--a: {e}"))?;
+    let b = engine_factory(&args.b, timeout, cube).map_err(|e| format!("--b: {e}"))?;
     let cfg = SeriesConfig {
         kind,
         cube,

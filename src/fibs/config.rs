@@ -109,10 +109,11 @@ impl ConnectionConfig {
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct PlayConfig {
-    /// Who decides: `engine[:CONFIG][,depth=N][,cube_depth=N]` (the engine facade, which
-    /// also judges resignations) or `tcp://HOST:PORT` (any gnubg external-interface server,
-    /// e.g. `stargammon serve`; resignations are then accepted only for the most the
-    /// position could give).
+    /// Who decides: a player spec with an evaluator (`engine[:CONFIG][,key=value]`, the
+    /// engine facade as `serve` runs it; `net,depth=3`; ...), whose engine also judges
+    /// resignations, or `tcp://HOST:PORT` (any gnubg external-interface server, e.g.
+    /// `stargammon serve`; resignations are then accepted only for the most the position
+    /// could give).
     pub engine: String,
 }
 
@@ -198,8 +199,14 @@ impl FibsConfig {
         if c.send_burst == 0 {
             return Err(ConfigError::Invalid("send_burst must be at least 1".into()));
         }
-        if self.play.engine.trim().is_empty() {
+        let engine = self.play.engine.trim();
+        if engine.is_empty() {
             return Err(ConfigError::Invalid("play.engine must not be empty".into()));
+        }
+        // A player spec is checked here, when the file is read, with the spec's message.
+        if !engine.starts_with("tcp://") {
+            crate::players::PlayerSpec::parse(engine)
+                .map_err(|e| ConfigError::Invalid(format!("play.engine = {engine:?}: {e}")))?;
         }
         Ok(())
     }
@@ -222,6 +229,15 @@ mod tests {
         assert!(FibsConfig::from_toml("colour = 1", "t").is_err());
         assert!(FibsConfig::from_toml("[connection]\nsend_burst = 0", "t").is_err());
         assert!(FibsConfig::from_toml("client_name = \"a b\"", "t").is_err());
+        // The decider's spec is checked when the file is read, with the spec's message.
+        let e = FibsConfig::from_toml("[play]\nengine = \"net,depth=2\"", "t").unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("option depth=2: expected an odd depth"),
+            "{e}"
+        );
+        assert!(FibsConfig::from_toml("[play]\nengine = \"engine,depth=3\"", "t").is_ok());
+        assert!(FibsConfig::from_toml("[play]\nengine = \"tcp://127.0.0.1:1\"", "t").is_ok());
     }
 
     #[test]
