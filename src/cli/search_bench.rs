@@ -6,6 +6,7 @@ use clap::Args;
 
 use super::hint::{load_evaluator, parse_evaluator_arg};
 use super::CliError;
+use crate::engine::EvaluatorKind;
 use std::io::Write;
 
 use crate::bench::search::{run_search_bench, search_set, summarize, AlgoFigures, DecisionRecord};
@@ -45,8 +46,8 @@ pub struct SearchBenchArgs {
     #[arg(long, default_value_t = 64)]
     pub tt_mb: usize,
     /// Evaluator at the leaves: net (the shipped nets), net:PATH, or pip-sigmoid.
-    #[arg(long, default_value = "net")]
-    pub eval: String,
+    #[arg(long, default_value = "net", value_parser = parse_evaluator_arg)]
+    pub eval: EvaluatorKind,
     /// Interior play ordering: evaluator, heuristic or none.
     #[arg(long, default_value = "evaluator")]
     pub plays: String,
@@ -74,7 +75,7 @@ pub fn run(a: SearchBenchArgs) -> Result<(), CliError> {
     if let Some(path) = &a.summarize {
         return summarize_file(path, a.json);
     }
-    let evaluator = load_evaluator(&parse_evaluator_arg(&a.eval)?)?;
+    let evaluator = load_evaluator(&a.eval)?;
     if let Some(n) = a.generate {
         let set = self_play_positions(evaluator.as_ref(), a.seed, n, 3);
         let header = format!(
@@ -199,7 +200,13 @@ pub fn run(a: SearchBenchArgs) -> Result<(), CliError> {
     if let Some(e) = write_error {
         return Err(e.into());
     }
-    print_figures(&summarize(&records), a.json, &command, a.threads, &a.eval);
+    print_figures(
+        &summarize(&records),
+        a.json,
+        &command,
+        a.threads,
+        &a.eval.to_string(),
+    );
     Ok(())
 }
 
