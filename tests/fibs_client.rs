@@ -24,7 +24,7 @@ use stargammon::game::{Decision, MatchState, Play};
 use stargammon::players::{Decide, DecideError, EnginePlayer, PlayerSpec};
 use tokio_util::sync::CancellationToken;
 
-use fibs_server::{FibsTestServer, Log, Script, World};
+use fibs_server::{FibsTestServer, Log, Script, World, SPAMMER};
 
 /// Random legal plays; doubles sometimes when allowed; takes most doubles.
 struct TestPlayer(ChaCha8Rng);
@@ -214,6 +214,43 @@ async fn resumes_a_saved_match_after_the_opponent_drops() {
     assert_eq!(log.drops, 1);
     assert_eq!(log.resumes, 1, "{log:#?}");
     assert!(log.received.iter().any(|s| s == "invite alice"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_independent_servers_drop_logout_and_resume_lines_are_understood() {
+    let mut script = Script::new(11);
+    script.drop_at = Some((1, 4));
+    script.max_matches = 1;
+    script.independent_lines = true;
+    let (log, stats) = run(script.clone(), Duration::from_secs(120)).await;
+    check_common(&log, &stats, &script);
+    assert_eq!(log.drops, 1);
+    assert_eq!(log.resumes, 1, "{log:#?}");
+    // The name comes from the CLIP logout line, not its number.
+    assert!(log.received.iter().any(|s| s == "invite alice"));
+    assert!(
+        !log.received.iter().any(|s| s.starts_with("invite 8")),
+        "{:?}",
+        log.received
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn declined_inviters_are_told_why() {
+    let mut script = Script::new(17);
+    script.max_matches = 1;
+    let (log, stats) = run(script.clone(), Duration::from_secs(120)).await;
+    check_common(&log, &stats, &script);
+    // The spammer (on the deny list) is declined with a reason, once.
+    let to_spammer: Vec<_> = log.tells.iter().filter(|(to, _)| to == SPAMMER).collect();
+    assert_eq!(to_spammer.len(), 1, "{:?}", log.tells);
+    assert!(
+        to_spammer[0].1.contains("not taking invitations"),
+        "{:?}",
+        to_spammer[0]
+    );
+    // Nobody else was told anything (alice's invitations were joined).
+    assert_eq!(log.tells.len(), 1, "{:?}", log.tells);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -166,8 +166,10 @@ pub fn answer_board(decider: &mut dyn Decide, line: &str) -> Result<Option<Strin
             )))
         }
         Decision::DoubleOrRoll => {
+            // A side that cannot double (the opponent owns the cube, the Crawford game) is
+            // rolled for by the server: a `roll` now would be refused.
             if !state.may_double {
-                return Ok(Some("roll".into()));
+                return Ok(None);
             }
             match decider.decide(&state, &[]) {
                 Ok(Action::Double) => Ok(Some("double".into())),
@@ -284,6 +286,22 @@ mod tests {
             None
         );
         assert!(answer_board(&mut FirstPlay::default(), "board:bad").is_err());
+    }
+
+    #[test]
+    fn no_roll_is_sent_when_the_server_rolls() {
+        // O_62 before the roll, cube 2 owned by the opponent: the server rolls for us.
+        let before_roll = O_62.replace(":0:1:6:2:0:0:1:1:1:0:1:-1:", ":0:1:0:0:0:0:2:0:1:0:1:-1:");
+        assert_eq!(
+            answer_board(&mut FirstPlay::default(), &before_roll).unwrap(),
+            None
+        );
+        // With cube access the decider is asked (this one doubles).
+        let may = O_62.replace(":0:1:6:2:0:0:1:1:1:0:1:-1:", ":0:1:0:0:0:0:1:1:1:0:1:-1:");
+        assert_eq!(
+            answer_board(&mut FirstPlay::default(), &may).unwrap(),
+            Some("double".into())
+        );
     }
 
     #[test]

@@ -162,7 +162,12 @@ struct Session {
     login_sent: bool,
     logged_in: bool,
     settings_fixed: bool,
+    /// When each declined inviter was last told why.
+    told: HashMap<String, Instant>,
 }
+
+/// A declined inviter is told why at most this often.
+const TELL_INTERVAL: Duration = Duration::from_secs(60);
 
 impl Session {
     fn new() -> Session {
@@ -175,6 +180,19 @@ impl Session {
             login_sent: false,
             logged_in: false,
             settings_fixed: false,
+            told: HashMap::new(),
+        }
+    }
+
+    /// Whether `name` may be told why it was declined now (and notes that it is).
+    fn may_tell(&mut self, name: &str, now: Instant) -> bool {
+        let key = name.to_ascii_lowercase();
+        match self.told.get(&key) {
+            Some(&t) if now.duration_since(t) < TELL_INTERVAL => false,
+            _ => {
+                self.told.insert(key, now);
+                true
+            }
         }
     }
 
@@ -421,13 +439,27 @@ impl Client {
                 }
             }
             ClipLine::Invitation { from, kind } => {
-                if self.memory.opponent.is_none() && self.config.invitations.accepts(&from, kind) {
-                    self.stats.invitations_joined += 1;
-                    tracing::info!("fibs: joining {from} ({kind:?})");
-                    self.send(w, &format!("join {from}"), false).await?;
-                } else {
-                    self.stats.invitations_declined += 1;
-                    tracing::info!("fibs: declining {from} ({kind:?})");
+                let reason = match &self.memory.opponent {
+                    Some(o) if !o.eq_ignore_ascii_case(&from) => Some(
+                        "Sorry, I am in a match right now; please invite me again later.".into(),
+                    ),
+                    _ => self.config.invitations.decline_reason(&from, kind),
+                };
+                match reason {
+                    None => {
+                        self.stats.invitations_joined += 1;
+                        tracing::info!("fibs: joining {from} ({kind:?})");
+                        self.send(w, &format!("join {from}"), false).await?;
+                    }
+                    Some(why) => {
+                        self.stats.invitations_declined += 1;
+                        tracing::info!("fibs: declining {from} ({kind:?}): {why}");
+                        // One explanation per inviter per minute: repeated invitations
+                        // must not make the bot flood anyone.
+                        if s.may_tell(&from, Instant::now()) {
+                            self.send(w, &format!("tell {from} {why}"), false).await?;
+                        }
+                    }
                 }
             }
             ClipLine::MatchStarted { opponent } => {
@@ -479,10 +511,18 @@ impl Client {
                 tracing::info!("fibs: match over ({winner:?})");
             }
             ClipLine::OpponentGone { name } => {
-                if self.memory.opponent.as_deref() == Some(name.as_str()) {
+                // Only our opponent's departure saves a match of ours; anyone else's
+                // logout is none of the bot's business.
+                let ours = self
+                    .memory
+                    .opponent
+                    .as_deref()
+                    .is_some_and(|o| o.eq_ignore_ascii_case(&name));
+                if ours {
                     self.memory.opponent = None;
+                    tracing::info!("fibs: {name} left; the match is saved");
+                    self.memory.saved_with.insert(name);
                 }
-                self.memory.saved_with.insert(name);
             }
             ClipLine::CommandError(e) => {
                 tracing::warn!("fibs: server refused a command: {e}");
@@ -490,18 +530,14 @@ impl Client {
                     self.send(w, "board", false).await?;
                 }
             }
-            ClipLine::Refusing | ClipLine::Other(_) => {
-                // `7 <name> ...`: someone logged in; resume a saved match with them.
-                let mut words = line.split_whitespace();
-                if words.next() == Some("7") {
-                    if let Some(name) = words.next() {
-                        if self.memory.opponent.is_none() && self.memory.saved_with.contains(name) {
-                            let cmd = format!("invite {name}");
-                            self.send(w, &cmd, false).await?;
-                        }
-                    }
+            ClipLine::LoggedIn { name } => {
+                // Someone logged in: resume a saved match with them.
+                if self.memory.opponent.is_none() && self.memory.saved_with.contains(&name) {
+                    let cmd = format!("invite {name}");
+                    self.send(w, &cmd, false).await?;
                 }
             }
+            ClipLine::Refusing | ClipLine::Other(_) => {}
         }
         Ok(())
     }
@@ -525,6 +561,16 @@ mod tests {
         assert_eq!(p.reserve(later), Duration::ZERO);
         assert_eq!(p.reserve(later), Duration::ZERO);
         assert!(p.reserve(later) > Duration::ZERO);
+    }
+
+    #[test]
+    fn declined_inviters_are_told_at_most_once_a_minute() {
+        let mut s = Session::new();
+        let t = Instant::now();
+        assert!(s.may_tell("alice", t));
+        assert!(!s.may_tell("Alice", t + Duration::from_secs(30)));
+        assert!(s.may_tell("bob", t + Duration::from_secs(30)));
+        assert!(s.may_tell("alice", t + TELL_INTERVAL));
     }
 
     #[test]

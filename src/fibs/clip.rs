@@ -253,8 +253,11 @@ pub enum ClipLine {
     JoinNextGame,
     /// `... wins the N point match ...` / `You win the N point match ...`
     MatchOver { winner: Who },
-    /// The opponent left or dropped; the match was saved.
+    /// A player left, dropped or logged out (`8 <name> <name> drops connection.`,
+    /// `<name> logs out. The game was saved.`); a match with them, if any, was saved.
     OpponentGone { name: String },
+    /// `7 <name> <name> logs in.`: a player logged in.
+    LoggedIn { name: String },
     /// An error about our last command (`It's not your turn`, `You must give N moves`, ...).
     CommandError(String),
     /// Another player's invitation was refused because we are not ready.
@@ -279,6 +282,20 @@ pub fn classify(line: &str) -> ClipLine {
     }
     let words: Vec<&str> = line.split_whitespace().collect();
     let first = words.first().copied().unwrap_or("");
+    // CLIP's numbered login and logout notices name the player in their second word.
+    match (first, words.get(1)) {
+        ("7", Some(name)) => {
+            return ClipLine::LoggedIn {
+                name: name.to_string(),
+            }
+        }
+        ("8", Some(name)) => {
+            return ClipLine::OpponentGone {
+                name: name.to_string(),
+            }
+        }
+        _ => {}
+    }
     match first {
         "1" if words.len() >= 2 => {
             return ClipLine::Welcome {
@@ -331,18 +348,25 @@ pub fn classify(line: &str) -> ClipLine {
         }
     }
     if let Some(rest) = unstarred.strip_prefix("You are now playing") {
-        let name = rest
-            .split_whitespace()
-            .last()
+        // `... a 5 point match with alice` or `... with alice. Your running match was
+        // loaded.`: the name is the word after `with`.
+        let mut after_with = rest.split_whitespace().skip_while(|w| *w != "with").skip(1);
+        let name = after_with
+            .next()
             .unwrap_or("")
             .trim_end_matches('.')
             .to_string();
-        return ClipLine::MatchStarted { opponent: name };
+        if !name.is_empty() {
+            return ClipLine::MatchStarted { opponent: name };
+        }
     }
     if line.contains("Your running match was loaded") {
         return ClipLine::MatchLoaded;
     }
-    if line.contains("drops connection") {
+    if line.contains("drops connection")
+        || (words.get(1) == Some(&"logs") && words.get(2) == Some(&"out."))
+        || (line.ends_with("The game was saved.") && !first.is_empty() && first != "**")
+    {
         return ClipLine::OpponentGone {
             name: first.to_string(),
         };
@@ -589,6 +613,31 @@ mod tests {
         assert_eq!(classify("** bot is refusing games."), Refusing);
         assert!(matches!(classify("board:You:alice:5:0"), Board(_)));
         assert_eq!(classify("Your running match was loaded."), MatchLoaded);
+        // The lines an independent FIBS-compatible server sends.
+        assert_eq!(
+            classify("8 alice alice drops connection."),
+            OpponentGone {
+                name: "alice".into()
+            }
+        );
+        assert_eq!(
+            classify("alice logs out. The game was saved."),
+            OpponentGone {
+                name: "alice".into()
+            }
+        );
+        assert_eq!(
+            classify("You are now playing with alice. Your running match was loaded."),
+            MatchStarted {
+                opponent: "alice".into()
+            }
+        );
+        assert_eq!(
+            classify("7 alice alice logs in."),
+            LoggedIn {
+                name: "alice".into()
+            }
+        );
         assert_eq!(classify("Starting a new game with alice."), NewGame);
     }
 }

@@ -44,17 +44,30 @@ impl Default for InvitePolicy {
 impl InvitePolicy {
     /// True when an invitation from `from` of this kind should be joined.
     pub fn accepts(&self, from: &str, kind: InviteKind) -> bool {
+        self.decline_reason(from, kind).is_none()
+    }
+
+    /// Why an invitation is declined, in words fit to tell the inviter; None to join.
+    pub fn decline_reason(&self, from: &str, kind: InviteKind) -> Option<String> {
         let same = |n: &String| n.eq_ignore_ascii_case(from);
-        if self.deny.iter().any(same) {
-            return false;
-        }
-        if !self.allow.is_empty() && !self.allow.iter().any(same) {
-            return false;
+        if self.deny.iter().any(same) || (!self.allow.is_empty() && !self.allow.iter().any(same)) {
+            return Some("Sorry, I am not taking invitations from you.".into());
         }
         match kind {
-            InviteKind::Points(n) => n >= 1 && n <= self.max_length,
-            InviteKind::Unlimited => self.allow_unlimited,
-            InviteKind::Resume => self.resume_saved,
+            InviteKind::Points(n) if n >= 1 && n <= self.max_length => None,
+            InviteKind::Points(_) => Some(format!(
+                "Sorry, I play matches of 1 to {} points. Please invite me to a shorter match.",
+                self.max_length
+            )),
+            InviteKind::Unlimited if self.allow_unlimited => None,
+            InviteKind::Unlimited => Some(format!(
+                "Sorry, I do not play unlimited matches; invite me to 1 to {} points.",
+                self.max_length
+            )),
+            InviteKind::Resume if self.resume_saved => None,
+            InviteKind::Resume => {
+                Some("Sorry, I do not resume saved matches; invite me to a new one.".into())
+            }
         }
     }
 }
@@ -238,6 +251,23 @@ mod tests {
         );
         assert!(FibsConfig::from_toml("[play]\nengine = \"engine,depth=3\"", "t").is_ok());
         assert!(FibsConfig::from_toml("[play]\nengine = \"tcp://127.0.0.1:1\"", "t").is_ok());
+    }
+
+    #[test]
+    fn declines_come_with_a_reason_in_one_line() {
+        let p = InvitePolicy {
+            deny: vec!["spammer".into()],
+            ..InvitePolicy::default()
+        };
+        assert_eq!(p.decline_reason("alice", InviteKind::Points(5)), None);
+        for (from, kind, needle) in [
+            ("alice", InviteKind::Points(25), "1 to 11 points"),
+            ("alice", InviteKind::Unlimited, "unlimited"),
+            ("Spammer", InviteKind::Points(1), "not taking invitations"),
+        ] {
+            let r = p.decline_reason(from, kind).unwrap();
+            assert!(r.contains(needle) && !r.contains('\n'), "{r}");
+        }
     }
 
     #[test]

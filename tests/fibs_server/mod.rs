@@ -54,6 +54,10 @@ pub struct Script {
     pub drop_at: Option<(u32, u32)>,
     /// Ask the harness to restart the server after this many legal bot moves.
     pub restart_after_bot_moves: Option<u32>,
+    /// Word drops, logouts and resumes as an independent FIBS-compatible server does:
+    /// `8 alice alice drops connection.`, `alice logs out. The game was saved.` and
+    /// `You are now playing with alice. Your running match was loaded.`
+    pub independent_lines: bool,
 }
 
 impl Script {
@@ -68,6 +72,7 @@ impl Script {
             resign_at: None,
             drop_at: None,
             restart_after_bot_moves: None,
+            independent_lines: false,
         }
     }
 }
@@ -100,6 +105,8 @@ pub struct Log {
     pub resumes: u32,
     pub restarts: u32,
     pub colours: Vec<i8>,
+    /// `tell` commands the bot sent: (to whom, text).
+    pub tells: Vec<(String, String)>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -380,6 +387,10 @@ impl World {
             "reject" => self.cmd_reject(&mut out),
             "move" => self.cmd_move(&words[1..], raw, &mut out),
             "leave" => out.push(line("** You're not playing.")),
+            "tell" if words.len() >= 3 => {
+                let text = raw.splitn(3, ' ').nth(2).unwrap_or("").trim().to_string();
+                self.log.tells.push((words[1].to_string(), text));
+            }
             _ => out.push(format!("** Unknown command: '{verb}'")),
         }
         (out, false)
@@ -485,16 +496,30 @@ impl World {
         if self.the_match.is_some() && self.saved {
             self.saved = false;
             self.log.resumes += 1;
-            out.push(format!(
-                "** Player {OPPONENT} has joined you for a {len} point match."
-            ));
-            out.push(line("Your running match was loaded."));
+            if self.script.independent_lines {
+                out.push(format!(
+                    "You are now playing with {OPPONENT}. Your running match was loaded."
+                ));
+            } else {
+                out.push(format!(
+                    "** Player {OPPONENT} has joined you for a {len} point match."
+                ));
+                out.push(line("Your running match was loaded."));
+            }
             // If alice is to act, she carries on now.
             let alice_to_act = self.game().is_some_and(|g| {
                 g.turn == Side::Alice && g.pending_double.is_none() && g.pending_resign.is_none()
             });
+            let bot_rolls_now = self.game().is_some_and(|g| {
+                g.turn == Side::Bot
+                    && g.dice.is_none()
+                    && g.pending_double.is_none()
+                    && g.pending_resign.is_none()
+            }) && !self.may_double(Side::Bot);
             if alice_to_act {
                 self.alice_turn(out);
+            } else if bot_rolls_now {
+                self.auto_roll(out);
             } else if self.the_match.as_ref().is_some_and(|m| m.between_games) {
                 out.push(line(
                     "Type 'join' if you want to play the next game, type 'leave' if you don't.",
@@ -586,11 +611,16 @@ impl World {
             out.push(self.board_line());
             out.push(line("It's your turn. Please roll or double."));
         } else {
-            let d = self.roll();
-            self.game_mut().unwrap().dice = Some(d);
-            out.push(format!("You roll {} and {}.", d.high(), d.low()));
-            self.after_bot_roll(out);
+            self.auto_roll(out);
         }
+    }
+
+    /// Rolls for the bot, which has no cube decision to make.
+    fn auto_roll(&mut self, out: &mut Vec<String>) {
+        let d = self.roll();
+        self.game_mut().unwrap().dice = Some(d);
+        out.push(format!("You roll {} and {}.", d.high(), d.low()));
+        self.after_bot_roll(out);
     }
 
     fn after_bot_roll(&mut self, out: &mut Vec<String>) {
@@ -649,7 +679,10 @@ impl World {
             out.push(format!(
                 "{OPPONENT} accepts the double. The cube shows {c}."
             ));
+            // The doubler cannot double again: the server rolls for it at once, after a
+            // board from before the roll (a bot must not answer that one with `roll`).
             out.push(self.board_line());
+            self.auto_roll(out);
         } else {
             out.push(format!("{OPPONENT} refuses the double."));
             let c = self.game().unwrap().cube;
@@ -784,7 +817,12 @@ impl World {
             self.saved = true;
             self.alice_online = false;
             self.game_mut().unwrap().alice_turns -= 1;
-            out.push(format!("{OPPONENT} drops connection. The game was saved."));
+            if self.script.independent_lines {
+                out.push(format!("8 {OPPONENT} {OPPONENT} drops connection."));
+                out.push(format!("{OPPONENT} logs out. The game was saved."));
+            } else {
+                out.push(format!("{OPPONENT} drops connection. The game was saved."));
+            }
             return;
         }
         if self.script.resign_at == Some((number, turns)) {
