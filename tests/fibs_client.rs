@@ -162,6 +162,13 @@ fn check_common(log: &Log, stats: &ClientStats, script: &Script) {
     // flagged the second answer as out of turn).
     assert!(stats.boards_answered > 0);
     assert_eq!(stats.brain_errors, 0, "{stats:?}");
+    // Every game was counted, however it ended (played out, a refused double, an accepted
+    // resignation).
+    assert_eq!(
+        (stats.games_won + stats.games_lost) as usize,
+        log.games.len(),
+        "{stats:?}"
+    );
     assert_eq!(
         stats.matches_won + stats.matches_lost,
         log.matches.len() as u32,

@@ -394,6 +394,26 @@ pub fn classify(line: &str) -> ClipLine {
             points,
         };
     }
+    // Games that end by a refused double or an accepted resignation are worded apart:
+    // `alice gives up. You win 1 point.`, `You give up. alice wins 2 points.`,
+    // `You accept and win 2 points.`, `alice accepts and wins 1 point.`
+    let gives_up = matches!(words.get(1), Some(&"gives" | &"give")) && words.get(2) == Some(&"up.");
+    let ended_early = gives_up
+        || (words.get(1) == Some(&"accept") || words.get(1) == Some(&"accepts"))
+            && words.get(2) == Some(&"and")
+            && (words.get(3) == Some(&"win") || words.get(3) == Some(&"wins"));
+    if ended_early {
+        let points = number_before(&words, "points.")
+            .or_else(|| number_before(&words, "point."))
+            .unwrap_or(0);
+        // `X give(s) up.`: the other side wins; `X accept(s) and win(s)`: X wins.
+        let winner = match (first == "You", gives_up) {
+            (true, false) | (false, true) => Who::Me,
+            (true, true) => Who::Player(words.get(3).unwrap_or(&"").to_string()),
+            (false, false) => Who::Player(first.to_string()),
+        };
+        return ClipLine::GameOver { winner, points };
+    }
     if line.starts_with("You win the game and get") || line.contains(" wins the game and gets ") {
         let points = number_before(&words, "points.")
             .or_else(|| number_before(&words, "point."))
@@ -613,6 +633,34 @@ mod tests {
         assert_eq!(classify("** bot is refusing games."), Refusing);
         assert!(matches!(classify("board:You:alice:5:0"), Board(_)));
         assert_eq!(classify("Your running match was loaded."), MatchLoaded);
+        assert_eq!(
+            classify("alice gives up. You win 1 point."),
+            GameOver {
+                winner: Who::Me,
+                points: 1
+            }
+        );
+        assert_eq!(
+            classify("You give up. alice wins 2 points."),
+            GameOver {
+                winner: Who::Player("alice".into()),
+                points: 2
+            }
+        );
+        assert_eq!(
+            classify("You accept and win 4 points."),
+            GameOver {
+                winner: Who::Me,
+                points: 4
+            }
+        );
+        assert_eq!(
+            classify("alice accepts and wins 1 point."),
+            GameOver {
+                winner: Who::Player("alice".into()),
+                points: 1
+            }
+        );
         // The lines an independent FIBS-compatible server sends.
         assert_eq!(
             classify("8 alice alice drops connection."),

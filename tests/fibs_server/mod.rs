@@ -109,6 +109,16 @@ pub struct Log {
     pub tells: Vec<(String, String)>,
 }
 
+/// How a game ended, for the server's wording.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ending {
+    Played,
+    /// A double was refused.
+    Dropped,
+    /// A resignation was accepted.
+    Resigned,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Side {
     Bot,
@@ -684,9 +694,8 @@ impl World {
             out.push(self.board_line());
             self.auto_roll(out);
         } else {
-            out.push(format!("{OPPONENT} refuses the double."));
             let c = self.game().unwrap().cube;
-            self.game_over(Side::Bot, c, out);
+            self.game_over(Side::Bot, c, Ending::Dropped, out);
         }
     }
 
@@ -702,7 +711,7 @@ impl World {
         if let Some(points) = g.pending_resign {
             self.log.resign_accepted += 1;
             self.game_mut().unwrap().pending_resign = None;
-            self.game_over(Side::Bot, points, out);
+            self.game_over(Side::Bot, points, Ending::Resigned, out);
             return;
         }
         if g.pending_double == Some(Side::Alice) {
@@ -738,8 +747,7 @@ impl World {
             self.log.bot_drops += 1;
             let c = g.cube;
             self.game_mut().unwrap().pending_double = None;
-            out.push(line("You give up."));
-            self.game_over(Side::Alice, c, out);
+            self.game_over(Side::Alice, c, Ending::Dropped, out);
             return;
         }
         self.error(out, "There's nothing to reject.", "reject");
@@ -782,7 +790,7 @@ impl World {
                 gm.dice = None;
                 if let Some(result) = after.mover_result() {
                     let c = gm.cube;
-                    self.game_over(Side::Bot, c * result.points() as u32, out);
+                    self.game_over(Side::Bot, c * result.points() as u32, Ending::Played, out);
                 } else {
                     self.alice_turn(out);
                 }
@@ -907,25 +915,35 @@ impl World {
         }
         if let Some(result) = after.mover_result() {
             let c = self.game().unwrap().cube;
-            self.game_over(Side::Alice, c * result.points() as u32, out);
+            self.game_over(Side::Alice, c * result.points() as u32, Ending::Played, out);
         } else {
             self.bot_turn_begin(out);
         }
     }
 
-    fn game_over(&mut self, winner: Side, points: u32, out: &mut Vec<String>) {
+    fn game_over(&mut self, winner: Side, points: u32, ending: Ending, out: &mut Vec<String>) {
         let len = self.script.match_length;
         self.log.games.push((winner == Side::Bot, points));
-        match winner {
-            Side::Bot => out.push(format!(
-                "You win the game and get {points} point{}. Congratulations!",
-                if points == 1 { "" } else { "s" }
-            )),
-            Side::Alice => out.push(format!(
-                "{OPPONENT} wins the game and gets {points} point{}. Sorry.",
-                if points == 1 { "" } else { "s" }
-            )),
-        }
+        let s = if points == 1 { "" } else { "s" };
+        // FIBS words each way a game can end differently.
+        out.push(match (ending, winner) {
+            (Ending::Played, Side::Bot) => {
+                format!("You win the game and get {points} point{s}. Congratulations!")
+            }
+            (Ending::Played, Side::Alice) => {
+                format!("{OPPONENT} wins the game and gets {points} point{s}. Sorry.")
+            }
+            (Ending::Dropped, Side::Bot) => {
+                format!("{OPPONENT} gives up. You win {points} point{s}.")
+            }
+            (Ending::Dropped, Side::Alice) => {
+                format!("You give up. {OPPONENT} wins {points} point{s}.")
+            }
+            (Ending::Resigned, Side::Bot) => format!("You accept and win {points} point{s}."),
+            (Ending::Resigned, Side::Alice) => {
+                format!("{OPPONENT} accepts and wins {points} point{s}.")
+            }
+        });
         let m = self.the_match.as_mut().unwrap();
         m.score[winner.idx()] += points;
         m.game = None;
