@@ -293,6 +293,40 @@ async fn the_engine_plays_a_match_and_judges_a_resignation() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_keep_alive_goes_out_before_the_idle_limit() {
+    use tokio::io::AsyncReadExt;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let mut cfg = client_config();
+    cfg.connection.keepalive_s = 1;
+    cfg.connection.idle_timeout_s = 3;
+    let brain = Brain::new(Box::new(TestPlayer(ChaCha8Rng::seed_from_u64(1))), None).unwrap();
+    let mut client = Client::new(
+        cfg,
+        addr.to_string(),
+        "starbot".into(),
+        Password::new("pw".into()),
+        brain,
+    );
+    let token = CancellationToken::new();
+    let t2 = token.clone();
+    let bot = tokio::spawn(async move { client.run(t2).await });
+    let (mut sock, _) = listener.accept().await.unwrap();
+    // The server says nothing: after about a second the bot sends its keep-alive, once.
+    let started = std::time::Instant::now();
+    let mut buf = vec![0u8; 256];
+    let n = tokio::time::timeout(Duration::from_secs(3), sock.read(&mut buf))
+        .await
+        .unwrap()
+        .unwrap();
+    let waited = started.elapsed();
+    assert_eq!(&buf[..n], b"time\r\n");
+    assert!(waited >= Duration::from_millis(900), "{waited:?}");
+    token.cancel();
+    let _ = bot.await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_rejected_login_stops_the_client_without_retrying() {
     let script = Script::new(1);
     let world = Arc::new(Mutex::new(World::new(script.clone())));

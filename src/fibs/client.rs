@@ -164,6 +164,8 @@ struct Session {
     settings_fixed: bool,
     /// When each declined inviter was last told why.
     told: HashMap<String, Instant>,
+    /// A keep-alive went out since the server last said anything.
+    keepalive_sent: bool,
 }
 
 /// A declined inviter is told why at most this often.
@@ -181,6 +183,7 @@ impl Session {
             logged_in: false,
             settings_fixed: false,
             told: HashMap::new(),
+            keepalive_sent: false,
         }
     }
 
@@ -326,21 +329,47 @@ impl Client {
         let mut buf = LineBuffer::new();
         let mut session = Session::new();
         let idle = Duration::from_secs(self.config.connection.idle_timeout_s.max(1));
+        let keepalive = match self.config.connection.keepalive_s {
+            0 => None,
+            k => Some(Duration::from_secs(k)),
+        };
+        let mut last_heard = Instant::now();
         let mut chunk = vec![0u8; 8192];
         loop {
+            let silent = last_heard.elapsed();
+            let wait = match keepalive {
+                Some(k) if silent < k => k - silent,
+                _ => idle.saturating_sub(silent),
+            };
             let n = tokio::select! {
                 _ = shutdown.cancelled() => {
                     let _ = self.send(&mut writer, "bye", false).await;
                     return Ok(());
                 }
-                r = tokio::time::timeout(idle, reader.read(&mut chunk)) => match r {
-                    Err(_) => return Err(FibsError::Idle),
+                r = tokio::time::timeout(wait, reader.read(&mut chunk)) => match r {
+                    Err(_) => {
+                        let silent = last_heard.elapsed();
+                        if silent >= idle {
+                            return Err(FibsError::Idle);
+                        }
+                        // Quiet for the keep-alive interval: one harmless command, once
+                        // per silence (the reply, or the idle limit, ends it).
+                        if keepalive.is_some_and(|k| silent >= k) && !session.keepalive_sent {
+                            session.keepalive_sent = true;
+                            let cmd = self.config.connection.keepalive_command.clone();
+                            tracing::debug!("fibs: quiet for {}s, keep-alive", silent.as_secs());
+                            self.send(&mut writer, &cmd, false).await?;
+                        }
+                        continue;
+                    }
                     Ok(r) => r?,
                 },
             };
             if n == 0 {
                 return Err(FibsError::Closed);
             }
+            last_heard = Instant::now();
+            session.keepalive_sent = false;
             for line in buf.push(&chunk[..n]) {
                 self.handle_line(&mut writer, &mut session, &line).await?;
             }

@@ -90,6 +90,12 @@ pub struct ConnectionConfig {
     pub send_burst: u32,
     /// With no traffic for this long the connection is considered dead, in seconds.
     pub idle_timeout_s: u64,
+    /// After this many seconds without a line from the server, send `keepalive_command`
+    /// so that neither side takes the connection for dead (0 = never); below
+    /// `idle_timeout_s`.
+    pub keepalive_s: u64,
+    /// A command with no effect on play, sent as the keep-alive.
+    pub keepalive_command: String,
 }
 
 impl Default for ConnectionConfig {
@@ -102,6 +108,8 @@ impl Default for ConnectionConfig {
             min_send_interval_ms: 250,
             send_burst: 4,
             idle_timeout_s: 900,
+            keepalive_s: 300,
+            keepalive_command: "time".into(),
         }
     }
 }
@@ -207,6 +215,18 @@ impl FibsConfig {
         if c.backoff_initial_ms == 0 || c.backoff_max_ms < c.backoff_initial_ms {
             return Err(ConfigError::Invalid(
                 "backoff_initial_ms must be positive and at most backoff_max_ms".into(),
+            ));
+        }
+        if c.keepalive_s > 0 && c.keepalive_s >= c.idle_timeout_s {
+            return Err(ConfigError::Invalid(
+                "keepalive_s must be below idle_timeout_s (or 0 to send no keep-alive)".into(),
+            ));
+        }
+        if c.keepalive_s > 0
+            && (c.keepalive_command.trim().is_empty() || c.keepalive_command.contains(['\r', '\n']))
+        {
+            return Err(ConfigError::Invalid(
+                "keepalive_command must be one non-empty line".into(),
             ));
         }
         if c.send_burst == 0 {
