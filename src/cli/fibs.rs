@@ -94,7 +94,7 @@ pub fn run(args: FibsArgs) -> Result<(), CliError> {
     let config = load_config(&args)?;
     super::serve::init_logging();
     let (decider, judge) = decision_maker(&config.play.engine)?;
-    let brain = Brain::new(decider, judge)?;
+    let brain = Brain::new(decider, judge)?.with_resign_below(config.play.resign_below);
     let mut client = Client::new(
         config,
         args.server.clone(),

@@ -19,7 +19,7 @@ use tokio::sync::oneshot;
 
 use crate::engine::{Action, Engine, Outcome, Work};
 use crate::eval::simple::PipSigmoid;
-use crate::game::{legal_plays, Decision, Play, Position};
+use crate::game::{legal_plays, Decision, MatchState, Play, Position};
 use crate::notation::fibs_board::{Convention, FibsBoard, FibsSeat};
 use crate::notation::{format_play, FibsOrientation, MoveStyle};
 use crate::players::Decide;
@@ -44,6 +44,10 @@ pub struct Brain {
     decider: Option<Box<dyn Decide>>,
     judge: Option<Engine>,
     pool: Arc<Pool>,
+    /// Resign at or below this winning chance (0 = never); see [`hopeless`].
+    resign_below: f64,
+    /// The resignation already offered in this game, if any (offered once per game).
+    resigned: bool,
 }
 
 impl fmt::Debug for Brain {
@@ -75,7 +79,21 @@ impl Brain {
             decider: Some(decider),
             judge,
             pool: Arc::new(pool),
+            resign_below: 0.0,
+            resigned: false,
         })
+    }
+
+    /// Resign hopeless games: at or below winning chance `p` (0 = never). Only a brain
+    /// with a judge can tell.
+    pub fn with_resign_below(mut self, p: f64) -> Brain {
+        self.resign_below = p;
+        self
+    }
+
+    /// A new game began: a resignation may be offered again.
+    pub fn new_game(&mut self) {
+        self.resigned = false;
     }
 
     /// The command for this board line, decided on the pool.
@@ -85,10 +103,24 @@ impl Brain {
             .take()
             .ok_or_else(|| BrainError("the decider was lost to an earlier failure".into()))?;
         let line = line.to_string();
+        let resign = match (&self.judge, self.resigned) {
+            (Some(j), false) if self.resign_below > 0.0 => Some((j.clone(), self.resign_below)),
+            _ => None,
+        };
         let (tx, rx) = oneshot::channel();
         self.pool
             .try_run(move || {
-                let answer = answer_board(&mut *decider, &line);
+                let give_up = resign.and_then(|(judge, below)| {
+                    let state = FibsBoard::parse(&line)
+                        .ok()?
+                        .to_match_state(Convention::Fibs)
+                        .ok()?;
+                    hopeless(&judge, &state, below)
+                });
+                let answer = match give_up {
+                    Some(level) => Ok(Some(format!("resign {}", ["n", "g", "b"][level - 1]))),
+                    None => answer_board(&mut *decider, &line),
+                };
                 // The receiver only goes away if the client stopped waiting.
                 let _ = tx.send((decider, answer));
             })
@@ -97,6 +129,12 @@ impl Brain {
             .await
             .map_err(|_| BrainError("the decision failed on its worker".into()))?;
         self.decider = Some(decider);
+        if answer
+            .as_ref()
+            .is_ok_and(|a| a.as_deref().is_some_and(|c| c.starts_with("resign")))
+        {
+            self.resigned = true;
+        }
         answer
     }
 
@@ -117,6 +155,47 @@ impl Brain {
 pub fn fibs_move_text(before: &Position, play: &Play, seat: FibsSeat) -> String {
     let o = FibsOrientation::from_direction(seat.direction as i32);
     format_play(before, play, MoveStyle::Fibs(o))
+}
+
+/// Whether the bot, acting in `state`, should resign, and at which level (1 single,
+/// 2 gammon, 3 backgammon): when its winning chance is at most `below` and the level
+/// is the lowest whose worse outcomes together have at most that chance too, so the
+/// offer gives away no more than about `below` per cube. Only at the bot's own turn
+/// (before a roll or a move), never in a finished game.
+pub fn hopeless(judge: &Engine, state: &MatchState, below: f64) -> Option<usize> {
+    if state.acting_player != 0
+        || !matches!(state.decision, Decision::DoubleOrRoll | Decision::Move(_))
+    {
+        return None;
+    }
+    // Before the roll: the position as it stands; at a move, the dice are already out,
+    // and the value before them is what the opponent weighs too.
+    let p = judge
+        .probabilities(&state.position, judge.settings().cube_depth, &Cancel::new())
+        .ok()?
+        .0;
+    // What the rules settle overrides the estimate: no gammon once we have borne a checker
+    // off, no backgammon without a checker of ours on the bar or in the opponent's home.
+    let pos = &state.position;
+    let bg_possible = pos.slots()[19..=25].iter().any(|&c| c > 0);
+    let gammon_possible = pos.off() == 0;
+    let lose_bg = if bg_possible && gammon_possible {
+        p[4] as f64
+    } else {
+        0.0
+    };
+    let lose_gammon = if gammon_possible { p[3] as f64 } else { 0.0 };
+    let win = p[0] as f64;
+    if win > below {
+        return None;
+    }
+    if lose_gammon <= below {
+        Some(1)
+    } else if lose_bg <= below {
+        Some(2)
+    } else {
+        Some(3)
+    }
 }
 
 /// The most a side can still win from `pos` (its view) at cube value 1: 1 once the
@@ -302,6 +381,50 @@ mod tests {
             answer_board(&mut FirstPlay::default(), &may).unwrap(),
             Some("double".into())
         );
+    }
+
+    #[test]
+    fn only_hopeless_positions_are_resigned_at_the_lowest_fair_level() {
+        let judge = crate::engine::build::engine(&"net".parse().unwrap()).unwrap();
+        let at = |position: Position| MatchState::money(position, Decision::DoubleOrRoll);
+        // All 15 of ours on our 7-point against one opponent checker on its 1-point: lost,
+        // and gammoned (we cannot bear off in one roll), but not backgammoned.
+        let mut slots = [0i8; 26];
+        slots[7] = 15;
+        slots[24] = -1;
+        let lost = Position::from_slots(slots).unwrap();
+        assert_eq!(hopeless(&judge, &at(lost), 0.001), Some(2));
+        // The opening is not hopeless, nor is a lost game when it is not our turn.
+        assert_eq!(hopeless(&judge, &at(Position::OPENING), 0.001), None);
+        let mut theirs = at(lost);
+        theirs.acting_player = 1;
+        assert_eq!(hopeless(&judge, &theirs, 0.001), None);
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_hopeless_game_is_resigned_once() {
+        use crate::notation::fibs_board::FibsSeat;
+        let judge = crate::engine::build::engine(&"net".parse().unwrap()).unwrap();
+        let mut slots = [0i8; 26];
+        slots[7] = 15;
+        slots[24] = -1;
+        let lost = MatchState::money(Position::from_slots(slots).unwrap(), Decision::DoubleOrRoll);
+        let line = FibsBoard::from_match_state(&lost, Convention::Fibs, FibsSeat::default())
+            .unwrap()
+            .to_line();
+        let mut b = Brain::new(Box::<FirstPlay>::default(), Some(judge))
+            .unwrap()
+            .with_resign_below(0.001);
+        assert_eq!(b.on_board(&line).await.unwrap(), Some("resign g".into()));
+        // Offered once per game: the decider answers the same board from now on ...
+        assert_eq!(b.on_board(&line).await.unwrap(), Some("double".into()));
+        // ... until the next game.
+        b.new_game();
+        assert_eq!(b.on_board(&line).await.unwrap(), Some("resign g".into()));
+        // Without a threshold the bot never resigns.
+        let judge = crate::engine::build::engine(&"net".parse().unwrap()).unwrap();
+        let mut never = Brain::new(Box::<FirstPlay>::default(), Some(judge)).unwrap();
+        assert_eq!(never.on_board(&line).await.unwrap(), Some("double".into()));
     }
 
     #[test]

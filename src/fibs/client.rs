@@ -496,7 +496,11 @@ impl Client {
                 self.memory.opponent = Some(opponent);
                 self.send(w, "board", false).await?;
             }
-            ClipLine::MatchLoaded | ClipLine::NewGame | ClipLine::YourTurn => {
+            ClipLine::NewGame => {
+                self.brain.new_game();
+                self.send(w, "board", false).await?;
+            }
+            ClipLine::MatchLoaded | ClipLine::YourTurn => {
                 self.send(w, "board", false).await?;
             }
             ClipLine::Doubled { .. } => {

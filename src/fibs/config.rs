@@ -127,7 +127,7 @@ impl ConnectionConfig {
 }
 
 /// How the bot decides.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct PlayConfig {
     /// Who decides: a player spec with an evaluator (`engine[:CONFIG][,key=value]`, the
@@ -136,18 +136,23 @@ pub struct PlayConfig {
     /// `stargammon serve`; resignations are then accepted only for the most the position
     /// could give).
     pub engine: String,
+    /// Resign a game whose winning chance the engine puts at or below this (0 = never),
+    /// at the lowest level (single, gammon, backgammon) that gives away at most this
+    /// much more; once per game. Needs an engine (not `tcp://`).
+    pub resign_below: f64,
 }
 
 impl Default for PlayConfig {
     fn default() -> PlayConfig {
         PlayConfig {
             engine: "engine".into(),
+            resign_below: 0.001,
         }
     }
 }
 
 /// The whole `fibs.toml`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct FibsConfig {
     /// Client name sent in the CLIP login line.
@@ -231,6 +236,11 @@ impl FibsConfig {
         }
         if c.send_burst == 0 {
             return Err(ConfigError::Invalid("send_burst must be at least 1".into()));
+        }
+        if !(0.0..0.5).contains(&self.play.resign_below) {
+            return Err(ConfigError::Invalid(
+                "play.resign_below must be a probability from 0 (never resign) to below 0.5".into(),
+            ));
         }
         let engine = self.play.engine.trim();
         if engine.is_empty() {

@@ -96,6 +96,8 @@ pub struct Log {
     pub bot_drops: u32,
     pub resign_offers: u32,
     pub resign_accepted: u32,
+    /// Resignations the bot offered, by level (1 single, 2 gammon, 3 backgammon).
+    pub bot_resigns: Vec<u32>,
     pub crawford_games: u32,
     pub crawford_doubles: u32,
     pub games: Vec<(bool, u32)>,
@@ -396,6 +398,7 @@ impl World {
             "accept" => self.cmd_accept(&mut out),
             "reject" => self.cmd_reject(&mut out),
             "move" => self.cmd_move(&words[1..], raw, &mut out),
+            "resign" => self.cmd_resign(&words, &mut out),
             "leave" => out.push(line("** You're not playing.")),
             "tell" if words.len() >= 3 => {
                 let text = raw.splitn(3, ' ').nth(2).unwrap_or("").trim().to_string();
@@ -726,6 +729,34 @@ impl World {
             return;
         }
         self.error(out, "There's nothing to accept.", "accept");
+    }
+
+    /// The bot resigns: alice always accepts.
+    fn cmd_resign(&mut self, words: &[&str], out: &mut Vec<String>) {
+        let level = match words.get(1).copied() {
+            Some("n" | "normal") => 1,
+            Some("g" | "gammon") => 2,
+            Some("b" | "backgammon") => 3,
+            _ => {
+                self.error(out, "Type 'resign n', 'resign g' or 'resign b'.", "resign");
+                return;
+            }
+        };
+        let Some(g) = self.game() else {
+            self.error(out, "You're not playing.", "resign");
+            return;
+        };
+        if self.saved || g.pending_double.is_some() || g.pending_resign.is_some() {
+            self.error(out, "You can't resign now.", "resign");
+            return;
+        }
+        let points = g.cube * level;
+        self.log.bot_resigns.push(level);
+        let s = if points == 1 { "" } else { "s" };
+        out.push(format!(
+            "You want to resign. {OPPONENT} will win {points} point{s}."
+        ));
+        self.game_over(Side::Alice, points, Ending::Resigned, out);
     }
 
     fn cmd_reject(&mut self, out: &mut Vec<String>) {
