@@ -85,12 +85,27 @@ async fn run_with(script: Script, limit: Duration, brain: Brain) -> (Log, Client
         (r, client.stats().clone())
     });
     let deadline = tokio::time::Instant::now() + limit;
+    // A run where the bot sends nothing for this long is stuck: stop and show why.
+    let stall = Duration::from_secs(20);
+    let (mut heard, mut heard_at) = (0usize, tokio::time::Instant::now());
     loop {
         tokio::time::sleep(Duration::from_millis(20)).await;
-        let (finished, restart) = {
+        let (finished, restart, received) = {
             let w = world.lock().unwrap();
-            (w.finished, w.restart_requested)
+            (w.finished, w.restart_requested, w.log.received.len())
         };
+        if received != heard {
+            (heard, heard_at) = (received, tokio::time::Instant::now());
+        } else if heard_at.elapsed() > stall {
+            let w = world.lock().unwrap();
+            let tail: Vec<_> = w.log.received.iter().rev().take(12).rev().collect();
+            eprintln!(
+                "stalled: the bot sent nothing for {stall:?}; its last lines: {tail:?}; \
+                 the server's last lines: {:#?}",
+                w.log.sent_tail
+            );
+            break;
+        }
         if finished || tokio::time::Instant::now() > deadline {
             break;
         }
@@ -258,6 +273,41 @@ async fn declined_inviters_are_told_why() {
     );
     // Nobody else was told anything (alice's invitations were joined).
     assert_eq!(log.tells.len(), 1, "{:?}", log.tells);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "soak run of 200 matches, a few minutes: scripts/fibs_soak.sh"]
+async fn soak_matches_with_drops_kicks_and_restarts() {
+    let matches: u32 = std::env::var("SOAK_MATCHES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(200);
+    let mut script = Script::new(101);
+    script.max_matches = matches;
+    script.play_all_matches = true;
+    script.alice_drop_prob = 0.01;
+    script.kick_prob = 0.004;
+    script.restart_prob = 0.002;
+    let (log, stats) = run(script.clone(), Duration::from_secs(1800)).await;
+    check_common(&log, &stats, &script);
+    assert_eq!(log.matches.len(), matches as usize, "{stats:?}");
+    assert!(
+        log.drops > 0 && log.kicks > 0 && log.restarts > 0,
+        "{log:#?}"
+    );
+    // Every interruption ended in a resumed match: each drop, kick and restart in the
+    // middle of a match was followed by a resume.
+    assert!(log.resumes >= log.drops, "{log:#?}");
+    eprintln!(
+        "soak: {} matches, {} games, {} alice drops, {} kicks, {} restarts, {} resumes, {} logins",
+        log.matches.len(),
+        log.games.len(),
+        log.drops,
+        log.kicks,
+        log.restarts,
+        log.resumes,
+        log.logins
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -212,6 +212,15 @@ impl Session {
         self.last_answered = Some(board.to_string());
     }
 
+    /// A new game or match began: its boards may repeat boards of an earlier game (the
+    /// same opening roll at the same score), and each needs its answer.
+    fn new_game(&mut self) {
+        self.answered.clear();
+        self.answered_order.clear();
+        self.retries.clear();
+        self.last_answered = None;
+    }
+
     /// The server rejected our answer to the last board: allow one more answer to it.
     fn forget_last(&mut self) -> bool {
         let Some(b) = self.last_answered.clone() else {
@@ -492,12 +501,14 @@ impl Client {
                 }
             }
             ClipLine::MatchStarted { opponent } => {
+                s.new_game();
                 self.memory.saved_with.remove(&opponent);
                 self.memory.opponent = Some(opponent);
                 self.send(w, "board", false).await?;
             }
             ClipLine::NewGame => {
                 self.brain.new_game();
+                s.new_game();
                 self.send(w, "board", false).await?;
             }
             ClipLine::MatchLoaded | ClipLine::YourTurn => {
@@ -604,6 +615,15 @@ mod tests {
         assert!(!s.may_tell("Alice", t + Duration::from_secs(30)));
         assert!(s.may_tell("bob", t + Duration::from_secs(30)));
         assert!(s.may_tell("alice", t + TELL_INTERVAL));
+    }
+
+    #[test]
+    fn a_new_game_may_answer_a_board_seen_in_an_earlier_one() {
+        let mut s = Session::new();
+        s.remember("board:opening");
+        assert!(s.answered.contains("board:opening"));
+        s.new_game();
+        assert!(!s.answered.contains("board:opening"));
     }
 
     #[test]

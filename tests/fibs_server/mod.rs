@@ -58,6 +58,15 @@ pub struct Script {
     /// `8 alice alice drops connection.`, `alice logs out. The game was saved.` and
     /// `You are now playing with alice. Your running match was loaded.`
     pub independent_lines: bool,
+    /// Play all `max_matches` matches (instead of stopping once a Crawford game and a
+    /// double by each side were seen).
+    pub play_all_matches: bool,
+    /// Chaos for soak runs: after each alice turn she drops with this probability (and
+    /// comes back a moment later); after each legal bot move that does not end the game,
+    /// the server kicks the bot (closes its connection) or restarts with these.
+    pub alice_drop_prob: f64,
+    pub kick_prob: f64,
+    pub restart_prob: f64,
 }
 
 impl Script {
@@ -73,6 +82,10 @@ impl Script {
             drop_at: None,
             restart_after_bot_moves: None,
             independent_lines: false,
+            play_all_matches: false,
+            alice_drop_prob: 0.0,
+            kick_prob: 0.0,
+            restart_prob: 0.0,
         }
     }
 }
@@ -107,6 +120,10 @@ pub struct Log {
     pub resumes: u32,
     pub restarts: u32,
     pub colours: Vec<i8>,
+    /// Times the server closed the bot's connection on its own.
+    pub kicks: u32,
+    /// The last lines the server sent, for the report of a stalled run.
+    pub sent_tail: std::collections::VecDeque<String>,
     /// `tell` commands the bot sent: (to whom, text).
     pub tells: Vec<(String, String)>,
 }
@@ -198,6 +215,13 @@ pub struct World {
     pub finished: bool,
     pub restart_requested: bool,
     restart_done: bool,
+    /// Close the bot's connection after the current command's reply.
+    kick_requested: bool,
+    /// The bot's newest connection: notices about other players (alice logging in) go
+    /// there, as a real server tells whoever is logged in now.
+    outbox: Option<mpsc::UnboundedSender<Vec<u8>>>,
+    /// A game ended during the current command.
+    game_ended_now: bool,
 }
 
 fn line(s: impl Into<String>) -> String {
@@ -230,6 +254,9 @@ impl World {
             finished: false,
             restart_requested: false,
             restart_done: false,
+            kick_requested: false,
+            outbox: None,
+            game_ended_now: false,
         }
     }
 
@@ -281,7 +308,25 @@ impl World {
     }
 
     /// Handles one line from the bot; returns what to send back (and whether to close).
+    /// Answers one line from the bot; the flag says to close the connection after the
+    /// reply (`bye`, or a kick).
     pub fn handle(&mut self, raw: &str) -> (Vec<String>, bool) {
+        self.game_ended_now = false;
+        let (out, close) = self.handle_command(raw);
+        for l in &out {
+            self.log.sent_tail.push_back(l.clone());
+            if self.log.sent_tail.len() > 40 {
+                self.log.sent_tail.pop_front();
+            }
+        }
+        if std::mem::take(&mut self.kick_requested) {
+            self.log.kicks += 1;
+            return (out, true);
+        }
+        (out, close)
+    }
+
+    fn handle_command(&mut self, raw: &str) -> (Vec<String>, bool) {
         let cmd = raw.trim();
         let shown = if cmd.starts_with("login ") {
             let parts: Vec<&str> = cmd.split_whitespace().collect();
@@ -825,6 +870,17 @@ impl World {
                 } else {
                     self.alice_turn(out);
                 }
+                // Chaos only where no game ended: a game-over line lost to a restart would
+                // leave nothing for the bot to count.
+                if !self.game_ended_now && !self.saved {
+                    if self.script.kick_prob > 0.0 && self.rng.gen_bool(self.script.kick_prob) {
+                        self.kick_requested = true;
+                    } else if self.script.restart_prob > 0.0
+                        && self.rng.gen_bool(self.script.restart_prob)
+                    {
+                        self.restart_requested = true;
+                    }
+                }
             }
             _ => {
                 self.log.illegal_moves.push(format!(
@@ -851,7 +907,10 @@ impl World {
             g.alice_turns += 1;
             (g.number, g.alice_turns)
         };
-        if self.script.drop_at == Some((number, turns)) && self.log.drops == 0 {
+        let chaos_drop = self.script.alice_drop_prob > 0.0
+            && self.alice_online
+            && self.rng.gen_bool(self.script.alice_drop_prob);
+        if chaos_drop || (self.script.drop_at == Some((number, turns)) && self.log.drops == 0) {
             self.log.drops += 1;
             self.saved = true;
             self.alice_online = false;
@@ -954,6 +1013,7 @@ impl World {
 
     fn game_over(&mut self, winner: Side, points: u32, ending: Ending, out: &mut Vec<String>) {
         let len = self.script.match_length;
+        self.game_ended_now = true;
         self.log.games.push((winner == Side::Bot, points));
         let s = if points == 1 { "" } else { "s" };
         // FIBS words each way a game can end differently.
@@ -992,8 +1052,9 @@ impl World {
             }
             self.log.matches.push((me, her));
             self.the_match = None;
-            let enough =
-                self.log.crawford_games > 0 && self.log.bot_doubles + self.log.alice_doubles > 0;
+            let enough = !self.script.play_all_matches
+                && self.log.crawford_games > 0
+                && self.log.bot_doubles + self.log.alice_doubles > 0;
             if enough || self.matches_started >= self.script.max_matches {
                 self.finished = true;
             } else {
@@ -1018,6 +1079,8 @@ impl World {
 
     /// The server goes down: the match is saved, the bot is logged out.
     pub fn shut_down(&mut self) {
+        // The outbox holds the connection's writer open: drop it so the bot sees the close.
+        self.outbox = None;
         self.logged_in = false;
         self.invited.clear();
         if self.the_match.is_some() {
@@ -1028,6 +1091,7 @@ impl World {
 
     /// The connection to the bot closed without a server restart.
     pub fn bot_disconnected(&mut self) {
+        self.outbox = None;
         self.logged_in = false;
         self.invited.clear();
         if self.the_match.is_some() {
@@ -1179,7 +1243,11 @@ impl FibsTestServer {
 async fn serve_connection(stream: tokio::net::TcpStream, world: Arc<Mutex<World>>) {
     let (mut reader, mut writer) = stream.into_split();
     let (tx, mut rx) = mpsc::unbounded_channel::<Vec<u8>>();
-    let greeting = world.lock().unwrap().greeting();
+    let greeting = {
+        let mut w = world.lock().unwrap();
+        w.outbox = Some(tx.clone());
+        w.greeting()
+    };
     let _ = tx.send(greeting);
     let writer_task = tokio::spawn(async move {
         while let Some(bytes) = rx.recv().await {
@@ -1217,17 +1285,21 @@ async fn serve_connection(stream: tokio::net::TcpStream, world: Arc<Mutex<World>
             }
             let _ = tx.send(bytes);
             if alice_gone {
-                let tx2 = tx.clone();
                 let w2 = world.clone();
                 tokio::spawn(async move {
                     tokio::time::sleep(Duration::from_millis(300)).await;
-                    let lines = w2.lock().unwrap().alice_returns();
+                    let mut w = w2.lock().unwrap();
+                    let lines = w.alice_returns();
                     let mut bytes = Vec::new();
                     for l in lines {
                         bytes.extend_from_slice(l.as_bytes());
                         bytes.extend_from_slice(b"\r\n");
                     }
-                    let _ = tx2.send(bytes);
+                    // Whoever is logged in now hears of it (the bot may have reconnected
+                    // meanwhile); nobody does while the server is down.
+                    if let Some(out) = w.outbox.as_ref().filter(|_| w.online && w.logged_in) {
+                        let _ = out.send(bytes);
+                    }
                 });
             }
             if close {
@@ -1236,8 +1308,10 @@ async fn serve_connection(stream: tokio::net::TcpStream, world: Arc<Mutex<World>
             }
         }
     }
+    // First the world forgets this connection (its outbox is a sender too), then the
+    // writer can drain and close.
+    world.lock().unwrap().bot_disconnected();
     drop(tx);
     let _ = writer_task.await;
     let _ = closed_by_bye;
-    world.lock().unwrap().bot_disconnected();
 }
