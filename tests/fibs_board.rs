@@ -10,7 +10,7 @@ use common::{
     GNUBG_TAKE_11, GNUBG_TAKE_Q,
 };
 use proptest::prelude::*;
-use stargammon::game::{CubeOwner, Decision, Dice, MatchState, Position};
+use stargammon::game::{CubeOwner, Decision, Dice, MatchState, Position, Rules};
 use stargammon::notation::fibs_board::{
     detect_convention, detect_line_convention, format_match_state, parse_match_state, Convention,
     FibsBoard, FibsBoardError, FibsSeat,
@@ -329,6 +329,8 @@ fn arb_state(convention: Convention) -> impl Strategy<Value = MatchState> {
                     post_crawford,
                     acting_player,
                     names,
+                    rules: Rules::default(),
+                    dice_low_first: false,
                 }
             },
         )

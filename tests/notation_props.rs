@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use proptest::prelude::*;
 
 use stargammon::cli::pos_arg::parse_pos_arg;
-use stargammon::game::{legal_plays, Decision, Dice, GameResult, MatchState, Position};
+use stargammon::game::{legal_plays, Decision, Dice, GameResult, MatchState, Position, Rules};
 use stargammon::notation::{
     decode_position_id, format_play, ids_from_match_state, match_state_from_ids, parse_gnubg_ids,
     parse_move, position_id, FibsOrientation, GameState, MatchId, MoveStyle, Xgid,
@@ -234,9 +234,18 @@ proptest! {
         let text = x.to_string();
         prop_assert_eq!(Xgid::parse(&text), Ok(x));
         let back = x.to_match_state().expect("readable");
-        // Reading makes the player on roll gnubg's player 1, as gnubg does.
+        // Reading makes the player on roll gnubg's player 1, as gnubg does. The XGID states
+        // the money rules (Jacoby as the state had it, beavers off) and none in a match.
         let mut want = ms.clone();
         want.acting_player = (ms.decision != Decision::TakeOrDrop) as u8;
+        want.rules = if ms.is_money() {
+            Rules {
+                jacoby: Some(ms.rules.jacoby.unwrap_or(false)),
+                beavers: Some(false),
+            }
+        } else {
+            Rules::default()
+        };
         prop_assert_eq!(&back, &want);
         prop_assert_eq!(parse_pos_arg(&text), Ok(want));
     }

@@ -44,6 +44,16 @@ pub enum Decision {
     GameOver,
 }
 
+/// Money-play rules as a position's text states them (an XGID's rules field, a Match ID's
+/// Jacoby bit). `None` where the text says nothing; the configuration decides then.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Rules {
+    /// The Jacoby rule: gammons count only once the cube has been turned.
+    pub jacoby: Option<bool>,
+    /// A doubled side may beaver.
+    pub beavers: Option<bool>,
+}
+
 /// Everything about a game that a decision needs, relative to the acting side.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct MatchState {
@@ -71,6 +81,11 @@ pub struct MatchState {
     pub acting_player: u8,
     /// Player names (acting side, opponent), where a format carries them.
     pub names: (String, String),
+    /// The rules the position's text states; a decision honours them over its defaults.
+    pub rules: Rules,
+    /// The dice were written lower die first (an XGID's `25`); writers that can keep the
+    /// order do, so a position prints back as it was given.
+    pub dice_low_first: bool,
 }
 
 impl MatchState {
@@ -90,6 +105,8 @@ impl MatchState {
             post_crawford: false,
             acting_player: 0,
             names: (String::new(), String::new()),
+            rules: Rules::default(),
+            dice_low_first: false,
         }
     }
 

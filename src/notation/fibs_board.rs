@@ -25,7 +25,7 @@
 use std::fmt;
 
 use crate::game::{
-    legal_plays, CubeOwner, Decision, Dice, MatchState, Position, PositionError, CHECKERS,
+    legal_plays, CubeOwner, Decision, Dice, MatchState, Position, PositionError, Rules, CHECKERS,
 };
 
 /// Number of colon-separated tokens in a board line, `board` included.
@@ -472,6 +472,8 @@ impl FibsBoard {
             post_crawford,
             acting_player: if acting == 1 { 1 } else { 0 },
             names,
+            rules: Rules::default(),
+            dice_low_first: false,
         })
     }
 
@@ -555,6 +557,8 @@ impl FibsBoard {
             post_crawford,
             acting_player: if you_act { 0 } else { 1 },
             names,
+            rules: Rules::default(),
+            dice_low_first: false,
         })
     }
 

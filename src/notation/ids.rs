@@ -17,7 +17,7 @@
 use std::fmt;
 
 use crate::game::{
-    CubeOwner, Decision, Dice, GameResult, MatchState, Position, PositionError, CHECKERS,
+    CubeOwner, Decision, Dice, GameResult, MatchState, Position, PositionError, Rules, CHECKERS,
 };
 
 const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -451,13 +451,18 @@ pub fn match_state_from_ids(on_roll_view: &Position, m: &MatchId) -> Result<Matc
         post_crawford: post_crawford(m.match_length, m.score, m.crawford),
         acting_player: acting,
         names: (String::new(), String::new()),
+        rules: Rules {
+            jacoby: Some(m.jacoby),
+            beavers: None,
+        },
+        dice_low_first: false,
     })
 }
 
 /// The position seen by the player on roll and the Match ID of a typed match state.
 ///
-/// The acting side is gnubg's player `acting_player & 1`. The Jacoby flag follows gnubg's
-/// defaults (on for money play, off in matches) since [`MatchState`] does not carry it.
+/// The acting side is gnubg's player `acting_player & 1`. The Jacoby flag is the state's
+/// where it has one, else what gnubg writes for an XGID (on for money play only).
 pub fn ids_from_match_state(ms: &MatchState) -> (Position, MatchId) {
     let acting = ms.acting_player & 1;
     let other = 1 - acting;
@@ -494,7 +499,7 @@ pub fn ids_from_match_state(ms: &MatchState) -> (Position, MatchId) {
         dice,
         match_length: ms.match_length,
         score,
-        jacoby: ms.is_money(),
+        jacoby: ms.rules.jacoby.unwrap_or(ms.is_money()),
     };
     (position, id)
 }
@@ -506,7 +511,8 @@ pub fn encode_match_state(ms: &MatchState) -> Result<(String, String), IdError> 
 }
 
 /// Reads `PositionID` or `PositionID:MatchID` (surrounding spaces ignored). A lone
-/// Position ID means a money game with the player on roll to act before rolling.
+/// Position ID means a money game with the player on roll to act before rolling, under
+/// whatever rules the configuration sets.
 pub fn parse_gnubg_ids(text: &str) -> Result<MatchState, IdError> {
     let text = text.trim();
     let (pos_text, match_text) = match text.split_once(':') {
@@ -514,11 +520,14 @@ pub fn parse_gnubg_ids(text: &str) -> Result<MatchState, IdError> {
         None => (text, None),
     };
     let position = decode_position_id(pos_text.trim())?;
-    let id = match match_text {
-        Some(m) => MatchId::decode(m.trim())?,
-        None => MatchId::default(),
-    };
-    match_state_from_ids(&position, &id)
+    match match_text {
+        Some(m) => match_state_from_ids(&position, &MatchId::decode(m.trim())?),
+        None => {
+            let mut state = match_state_from_ids(&position, &MatchId::default())?;
+            state.rules = Rules::default();
+            Ok(state)
+        }
+    }
 }
 
 #[cfg(test)]
@@ -613,5 +622,17 @@ mod tests {
             MatchId::decode("MAEL"),
             Err(IdError::Length { .. })
         ));
+    }
+
+    #[test]
+    fn the_jacoby_bit_survives_the_typed_state() {
+        for text in ["4HPwATDgc/ABMA:cIkKAAAAAAAE", "4HPwATDgc/ABMA:cIkKAAAAAAAA"] {
+            let ms = parse_gnubg_ids(text).expect("valid");
+            let (pos, id) = encode_match_state(&ms).expect("encodes");
+            assert_eq!(format!("{pos}:{id}"), text);
+        }
+        // A lone Position ID states no rules.
+        let ms = parse_gnubg_ids("4HPwATDgc/ABMA").expect("valid");
+        assert_eq!(ms.rules, Rules::default());
     }
 }
