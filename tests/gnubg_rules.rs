@@ -13,10 +13,10 @@ use std::process::Command;
 
 use common::gnubg_or_skip;
 
-use stargammon::game::{legal_plays, CubeOwner, Dice, GameResult, MatchState, Position};
+use stargammon::game::{legal_plays, Dice, GameResult, MatchState, Position, StateError};
 use stargammon::notation::{
     decode_position_id, encode_match_state, format_play, ids_from_match_state,
-    match_state_from_ids, parse_move, position_id, GameState, MatchId, MoveStyle, Xgid,
+    match_state_from_ids, parse_move, position_id, GameState, MatchId, MoveStyle, Xgid, XgidError,
 };
 
 const DATA: &str = include_str!("data/gnubg_sample.txt");
@@ -28,6 +28,7 @@ struct Counts {
     move_strings: usize,
     id_records: usize,
     xgids: usize,
+    xgids_refused: usize,
     passes: usize,
     bar_entries: usize,
     bear_offs: usize,
@@ -250,6 +251,17 @@ fn check_ids(f: &[&str], counts: &mut Counts) -> Result<(), Vec<String>> {
 fn check_xgid(f: &[&str], counts: &mut Counts) -> Result<(), Vec<String>> {
     let (text, pid, mid) = (f[1], f[2], f[3]);
     let x = Xgid::parse(text).map_err(|e| vec![format!("{text}: {e}")])?;
+    if x.match_length > 0 && x.rules == 1 && (x.cube_log2 > 0 || x.cube_position != 0) {
+        // A turned cube in the Crawford game: gnubg resets it to a centred 1-cube, this
+        // project refuses the XGID as an impossible state.
+        return match x.to_match_state() {
+            Err(XgidError::State(StateError::CrawfordCube { .. })) => {
+                counts.xgids_refused += 1;
+                Ok(())
+            }
+            other => Err(vec![format!("{text}: read as {other:?}, not refused")]),
+        };
+    }
     let ours = x
         .to_match_state()
         .map_err(|e| vec![format!("{text}: {e}")])?;
@@ -257,20 +269,10 @@ fn check_xgid(f: &[&str], counts: &mut Counts) -> Result<(), Vec<String>> {
     let m = MatchId::decode(mid).map_err(|e| vec![e.to_string()])?;
     let mut theirs = match_state_from_ids(&pos, &m).map_err(|e| vec![e.to_string()])?;
     let mut errors = Vec::new();
-    // gnubg resets the cube in the Crawford game; the XGID keeps what it says.
-    let cube_reset = ours.crawford && (ours.cube > 1 || ours.cube_owner != CubeOwner::Centered);
-    if !cube_reset {
-        // The whole Match ID, the Jacoby bit of the XGID's rules included.
-        match encode_match_state(&ours) {
-            Ok((_, our_mid)) if our_mid == mid => {}
-            other => errors.push(format!("{text}: Match ID {other:?} vs gnubg's {mid}")),
-        }
-    }
-    if ours.crawford {
-        theirs.cube = ours.cube;
-        theirs.cube_owner = ours.cube_owner;
-        theirs.may_double = ours.may_double;
-        theirs.opp_may_double = ours.opp_may_double;
+    // The whole Match ID, the Jacoby bit of the XGID's rules included.
+    match encode_match_state(&ours) {
+        Ok((_, our_mid)) if our_mid == mid => {}
+        other => errors.push(format!("{text}: Match ID {other:?} vs gnubg's {mid}")),
     }
     // Rules and the dice order as written are the XGID's; the Match ID has the Jacoby bit
     // only (compared above) and the higher die first.
@@ -347,6 +349,7 @@ fn committed_gnubg_sample_matches_exactly() {
     assert!(c.pairs >= 5000, "{c:?}");
     assert!(c.id_records >= 1000, "{c:?}");
     assert!(c.xgids >= 100, "{c:?}");
+    assert!(c.xgids_refused > 0, "{c:?}");
     assert!(
         c.passes > 0 && c.bar_entries > 0 && c.bear_offs > 0,
         "{c:?}"
@@ -438,6 +441,14 @@ const XGID_IDS: [(&str, &str, &str); 10] = [
     ),
 ];
 
+/// XGIDs gnubg refuses ("Not a valid XGID"), as this project does.
+const XGIDS_REFUSED: [&str; 2] = [
+    // Score 9-3 in a 3-point match.
+    "XGID=-b----E-C---eE---c-e----B-:0:0:1:52:9:3:0:3:10",
+    // A 65-point match.
+    "XGID=-b----E-C---eE---c-e----B-:0:0:1:52:1:0:0:65:10",
+];
+
 fn our_ids(xgid: &str) -> (String, String) {
     let state = Xgid::parse(xgid)
         .and_then(|x| x.to_match_state())
@@ -466,6 +477,10 @@ fn xgid_rules_give_gnubg_s_match_id() {
             assert_eq!(written, xgid);
         }
     }
+    for xgid in XGIDS_REFUSED {
+        let r = Xgid::parse(xgid).and_then(|x| x.to_match_state());
+        assert!(matches!(r, Err(XgidError::State(_))), "{xgid}: {r:?}");
+    }
 }
 
 /// The Position ID and Match ID gnubg derives from `xgid`, or `None` when it refuses it.
@@ -493,5 +508,8 @@ fn xgid_ids_match_live_gnubg() {
     }
     for (xgid, _, _) in XGID_IDS {
         assert_eq!(gnubg_ids(xgid), Some(our_ids(xgid)), "{xgid}");
+    }
+    for xgid in XGIDS_REFUSED {
+        assert_eq!(gnubg_ids(xgid), None, "{xgid}");
     }
 }

@@ -32,11 +32,14 @@
 //!
 //! The money-play rules (CJ) become [`MatchState::rules`]: gnubg takes bit 0 as its Jacoby
 //! rule, which its Match ID records, so the Match ID written here agrees with gnubg's (in
-//! match play gnubg records the Jacoby rule as off).
+//! match play gnubg records the Jacoby rule as off). A turned cube in the Crawford game is
+//! refused as an impossible state (gnubg resets it to a centred 1-cube instead).
 
 use std::fmt;
 
-use crate::game::{CubeOwner, Decision, Dice, MatchState, Position, PositionError, Rules};
+use crate::game::{
+    CubeOwner, Decision, Dice, MatchState, Position, PositionError, Rules, StateError,
+};
 
 use super::ids::{may_double, post_crawford};
 
@@ -92,6 +95,8 @@ pub enum XgidError {
     Field { field: &'static str, text: String },
     /// A state the typed match state cannot hold (a raccoon).
     Unsupported(&'static str),
+    /// The XGID describes a state no game can reach.
+    State(StateError),
 }
 
 impl fmt::Display for XgidError {
@@ -111,6 +116,7 @@ impl fmt::Display for XgidError {
                 write!(f, "the XGID's {field} field {text:?} is not valid")
             }
             XgidError::Unsupported(what) => write!(f, "XGID states with {what} are not supported"),
+            XgidError::State(e) => write!(f, "the XGID is not a possible state: {e}"),
         }
     }
 }
@@ -256,7 +262,7 @@ impl Xgid {
         } else {
             (self.score_top, self.score_bottom)
         };
-        Ok(MatchState {
+        let state = MatchState {
             position,
             decision,
             cube: 1 << self.cube_log2,
@@ -273,7 +279,9 @@ impl Xgid {
             names: (String::new(), String::new()),
             rules,
             dice_low_first,
-        })
+        };
+        state.check().map_err(XgidError::State)?;
+        Ok(state)
     }
 
     /// The XGID of a typed match state. gnubg's player 1 (`acting_player`) is the bottom
@@ -429,6 +437,23 @@ mod tests {
             Xgid::parse("XGID=-b----E-C---eE---c-e----B-:0:0:1:52:1:0:2:5:10"),
             Err(XgidError::Field { .. })
         ));
+    }
+
+    #[test]
+    fn impossible_states_are_refused() {
+        for text in [
+            // Score 9-3 in a 3-point match.
+            "XGID=-b----E-C---eE---c-e----B-:0:0:1:52:9:3:0:3:10",
+            // A 65-point match.
+            "XGID=-b----E-C---eE---c-e----B-:0:0:1:52:1:0:0:65:10",
+            // A turned cube in the Crawford game.
+            "XGID=-b----E-C---eE---c-e----B-:1:1:1:52:2:0:1:3:10",
+            // The Crawford flag at 0-0.
+            "XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:1:3:10",
+        ] {
+            let r = Xgid::parse(text).and_then(|x| x.to_match_state());
+            assert!(matches!(r, Err(XgidError::State(_))), "{text}: {r:?}");
+        }
     }
 
     #[test]
