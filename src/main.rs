@@ -5,9 +5,19 @@ use stargammon::cli::{self, Cli};
 
 fn main() {
     quiet_on_closed_stdout();
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => match cli::argument_error_line(&e) {
+            Some(line) => {
+                eprintln!("stargammon: {line}");
+                std::process::exit(2);
+            }
+            // `--help` and `--version`: clap prints them and exits 0.
+            None => e.exit(),
+        },
+    };
     if let Err(e) = cli::run(cli) {
-        eprintln!("stargammon: {e}");
+        eprintln!("stargammon: {}", cli::one_line(&e.to_string()));
         std::process::exit(2);
     }
 }

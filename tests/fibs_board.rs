@@ -10,7 +10,7 @@ use common::{
     GNUBG_TAKE_11, GNUBG_TAKE_Q,
 };
 use proptest::prelude::*;
-use stargammon::game::{CubeOwner, Decision, Dice, MatchState, Position};
+use stargammon::game::{CubeOwner, Decision, Dice, MatchState, Position, Rules, StateError};
 use stargammon::notation::fibs_board::{
     detect_convention, detect_line_convention, format_match_state, parse_match_state, Convention,
     FibsBoard, FibsBoardError, FibsSeat,
@@ -232,6 +232,37 @@ fn inconsistent_games_are_not_syntax_errors() {
     );
 }
 
+#[test]
+fn impossible_states_are_refused_naming_the_field() {
+    // A 65-point match: longer than gnubg plays.
+    let long = FibsBoard {
+        match_length: 65,
+        ..FibsBoard::parse(FIBS_O_OPENING).unwrap()
+    };
+    assert_eq!(
+        long.to_match_state(Convention::Fibs).unwrap_err(),
+        FibsBoardError::State(StateError::MatchLength(65))
+    );
+    // gnubg's Crawford game (7-point match at 6-0) with a 2-cube.
+    let turned = FibsBoard {
+        cube: 2,
+        ..FibsBoard::parse(GNUBG_CRAWFORD).unwrap()
+    };
+    let e = turned.to_match_state(Convention::Gnubg).unwrap_err();
+    assert!(
+        matches!(e, FibsBoardError::State(StateError::CrawfordCube { .. })),
+        "{e}"
+    );
+    assert!(!e.is_syntax());
+    // gnubg's Crawford mark (last token 0) at 0-0 of a 5-point match.
+    let early = GNUBG_BAR_23.replacen(":0:0:0:1", ":0:0:0:0", 1);
+    assert!(early.ends_with(":0:0:0:0"), "{early}");
+    assert!(matches!(
+        parse_match_state(&early, Convention::Gnubg).unwrap_err(),
+        FibsBoardError::State(StateError::CrawfordScore { .. })
+    ));
+}
+
 // ---------------------------------------------------------------------------------------
 // Properties
 
@@ -282,21 +313,35 @@ fn arb_state(convention: Convention) -> impl Strategy<Value = MatchState> {
                 } else {
                     (a % match_length, b % match_length)
                 };
-                let cube = 1u32 << log_cube;
+                let one_away = match_length > 0
+                    && (match_length - score == 1 || match_length - opp_score == 1);
+                // Both sides one away: the Crawford game has been played.
+                let both_away =
+                    match_length > 0 && match_length - score == 1 && match_length - opp_score == 1;
+                let post_crawford = one_away && (pc || both_away);
+                let crawford = match convention {
+                    Convention::Fibs => one_away && !post_crawford,
+                    // gnubg says so explicitly; keep it where the rules allow it.
+                    Convention::Gnubg => one_away && !post_crawford && log_cube == 0,
+                };
+                // Nobody doubles in the Crawford game: the cube stays a centred 1-cube.
+                let in_crawford_game = crawford && decision != Decision::GameOver;
+                let decision = if in_crawford_game && decision == Decision::TakeOrDrop {
+                    Decision::DoubleOrRoll
+                } else {
+                    decision
+                };
+                let cube = if in_crawford_game {
+                    1
+                } else {
+                    1u32 << log_cube
+                };
                 let cube_owner = if cube == 1 {
                     CubeOwner::Centered
                 } else if owner == 0 {
                     CubeOwner::Me
                 } else {
                     CubeOwner::Opponent
-                };
-                let one_away = match_length > 0
-                    && (match_length - score == 1 || match_length - opp_score == 1);
-                let post_crawford = one_away && pc;
-                let crawford = match convention {
-                    Convention::Fibs => one_away && !post_crawford,
-                    // gnubg says so explicitly; keep it where the rules allow it.
-                    Convention::Gnubg => one_away && !post_crawford && cube == 1,
                 };
                 // Before a take the cube is centred or the doubler's.
                 let cube_owner = if decision == Decision::TakeOrDrop && cube > 1 {
@@ -329,6 +374,8 @@ fn arb_state(convention: Convention) -> impl Strategy<Value = MatchState> {
                     post_crawford,
                     acting_player,
                     names,
+                    rules: Rules::default(),
+                    dice_low_first: false,
                 }
             },
         )

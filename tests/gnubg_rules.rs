@@ -13,10 +13,10 @@ use std::process::Command;
 
 use common::gnubg_or_skip;
 
-use stargammon::game::{legal_plays, Dice, GameResult, MatchState, Position};
+use stargammon::game::{legal_plays, Dice, GameResult, MatchState, Position, StateError};
 use stargammon::notation::{
-    decode_position_id, format_play, ids_from_match_state, match_state_from_ids, parse_move,
-    position_id, GameState, MatchId, MoveStyle, Xgid,
+    decode_position_id, encode_match_state, format_play, ids_from_match_state,
+    match_state_from_ids, parse_move, position_id, GameState, MatchId, MoveStyle, Xgid, XgidError,
 };
 
 const DATA: &str = include_str!("data/gnubg_sample.txt");
@@ -28,6 +28,7 @@ struct Counts {
     move_strings: usize,
     id_records: usize,
     xgids: usize,
+    xgids_refused: usize,
     passes: usize,
     bar_entries: usize,
     bear_offs: usize,
@@ -225,11 +226,9 @@ fn check_ids(f: &[&str], counts: &mut Counts) -> Result<(), Vec<String>> {
             if back_pos != pos {
                 errors.push(format!("{pid}:{mid}: position changes through MatchState"));
             }
-            // What MatchState does not carry: a pending resignation and the Jacoby flag
-            // (gnubg's defaults are assumed).
+            // What MatchState does not carry: a pending resignation.
             let mut want = m;
             want.resignation = None;
-            want.jacoby = m.match_length == 0;
             if m.resignation.is_some() {
                 want.turn = m.on_roll;
             }
@@ -252,20 +251,33 @@ fn check_ids(f: &[&str], counts: &mut Counts) -> Result<(), Vec<String>> {
 fn check_xgid(f: &[&str], counts: &mut Counts) -> Result<(), Vec<String>> {
     let (text, pid, mid) = (f[1], f[2], f[3]);
     let x = Xgid::parse(text).map_err(|e| vec![format!("{text}: {e}")])?;
+    if x.match_length > 0 && x.rules == 1 && (x.cube_log2 > 0 || x.cube_position != 0) {
+        // A turned cube in the Crawford game: gnubg resets it to a centred 1-cube, this
+        // project refuses the XGID as an impossible state.
+        return match x.to_match_state() {
+            Err(XgidError::State(StateError::CrawfordCube { .. })) => {
+                counts.xgids_refused += 1;
+                Ok(())
+            }
+            other => Err(vec![format!("{text}: read as {other:?}, not refused")]),
+        };
+    }
     let ours = x
         .to_match_state()
         .map_err(|e| vec![format!("{text}: {e}")])?;
     let pos = decode_position_id(pid).map_err(|e| vec![e.to_string()])?;
     let m = MatchId::decode(mid).map_err(|e| vec![e.to_string()])?;
     let mut theirs = match_state_from_ids(&pos, &m).map_err(|e| vec![e.to_string()])?;
-    if ours.crawford {
-        // gnubg resets the cube in the Crawford game; the XGID keeps what it says.
-        theirs.cube = ours.cube;
-        theirs.cube_owner = ours.cube_owner;
-        theirs.may_double = ours.may_double;
-        theirs.opp_may_double = ours.opp_may_double;
-    }
     let mut errors = Vec::new();
+    // The whole Match ID, the Jacoby bit of the XGID's rules included.
+    match encode_match_state(&ours) {
+        Ok((_, our_mid)) if our_mid == mid => {}
+        other => errors.push(format!("{text}: Match ID {other:?} vs gnubg's {mid}")),
+    }
+    // Rules and the dice order as written are the XGID's; the Match ID has the Jacoby bit
+    // only (compared above) and the higher die first.
+    theirs.rules = ours.rules;
+    theirs.dice_low_first = ours.dice_low_first;
     if ours != theirs {
         errors.push(format!(
             "{text}: gnubg {pid}:{mid}; differences (ours, gnubg's): {}",
@@ -337,6 +349,7 @@ fn committed_gnubg_sample_matches_exactly() {
     assert!(c.pairs >= 5000, "{c:?}");
     assert!(c.id_records >= 1000, "{c:?}");
     assert!(c.xgids >= 100, "{c:?}");
+    assert!(c.xgids_refused > 0, "{c:?}");
     assert!(
         c.passes > 0 && c.bar_entries > 0 && c.bear_offs > 0,
         "{c:?}"
@@ -369,4 +382,134 @@ fn live_gnubg_sample_matches() {
     assert_eq!(c.pairs, 50, "{c:?}");
     assert_eq!(c.id_records, 20, "{c:?}");
     assert!(c.xgids >= 5, "{c:?}");
+}
+
+/// XGIDs with the rules field in each form (money with Jacoby and beavers on and off, match
+/// play, the Crawford game, dice written lower first) and the Position ID and Match ID
+/// gnubg 1.07.001 derived from each with `set xgid` (recorded once by running gnubg, so
+/// that this comparison runs without it; `xgid_ids_match_live_gnubg` asks gnubg again).
+const XGID_IDS: [(&str, &str, &str); 10] = [
+    (
+        "XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:0:0:10",
+        "4HPwATDgc/ABMA",
+        "cIkKAAAAAAAE",
+    ),
+    (
+        "XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:1:0:10",
+        "4HPwATDgc/ABMA",
+        "cIkKAAAAAAAA",
+    ),
+    (
+        "XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:2:0:10",
+        "4HPwATDgc/ABMA",
+        "cIkKAAAAAAAE",
+    ),
+    (
+        "XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:3:0:10",
+        "4HPwATDgc/ABMA",
+        "cIkKAAAAAAAA",
+    ),
+    (
+        "XGID=-b----E-C---eE---c-e----B-:0:0:1:52:1:0:0:5:10",
+        "4HPwATDgc/ABMA",
+        "cImqAAAACAAE",
+    ),
+    (
+        "XGID=--A-bBBBB--BbB-----dbbc-B-:0:0:1:31:6:4:1:7:10",
+        "3PaAAQZi25gBMA",
+        "8InlAEAAMAAE",
+    ),
+    (
+        "XGID=-b----E-C---eE---c-e----B-:1:-1:-1:25:0:0:1:0:10",
+        "4HPwATDgc/ABMA",
+        "UYkKAAAAAAAA",
+    ),
+    (
+        "XGID=-b----E-C---eE---c-e----B-:1:-1:-1:25:0:0:2:0:10",
+        "4HPwATDgc/ABMA",
+        "UYkKAAAAAAAE",
+    ),
+    (
+        "XGID=-a-B--C-A---dE---c-d----B-:2:1:1:00:3:5:0:9:10",
+        "4Dl4AIRxgg+AAQ",
+        "UgkgAVAAGAAE",
+    ),
+    (
+        "XGID=-a-B--C-A---dE---c-d----B-:2:1:-1:00:0:0:3:0:10",
+        "jBN8AAx4Dh4AAQ",
+        "QgkAAAAAAAAA",
+    ),
+];
+
+/// XGIDs gnubg refuses ("Not a valid XGID"), as this project does.
+const XGIDS_REFUSED: [&str; 2] = [
+    // Score 9-3 in a 3-point match.
+    "XGID=-b----E-C---eE---c-e----B-:0:0:1:52:9:3:0:3:10",
+    // A 65-point match.
+    "XGID=-b----E-C---eE---c-e----B-:0:0:1:52:1:0:0:65:10",
+];
+
+fn our_ids(xgid: &str) -> (String, String) {
+    let state = Xgid::parse(xgid)
+        .and_then(|x| x.to_match_state())
+        .unwrap_or_else(|e| panic!("{xgid}: {e}"));
+    encode_match_state(&state).unwrap_or_else(|e| panic!("{xgid}: {e}"))
+}
+
+#[test]
+fn xgid_rules_give_gnubg_s_match_id() {
+    for (xgid, pid, mid) in XGID_IDS {
+        assert_eq!(our_ids(xgid), (pid.to_string(), mid.to_string()), "{xgid}");
+        // Written back with the rules field as given and the dice in their order (the
+        // writer puts the side to act at the bottom, so the other fields may turn round).
+        let state = Xgid::parse(xgid)
+            .and_then(|x| x.to_match_state())
+            .expect("read above");
+        let written = Xgid::from_match_state(&state).to_string();
+        let fields = |t: &str| -> Vec<String> { t.split(':').map(str::to_string).collect() };
+        let (given, back) = (fields(xgid), fields(&written));
+        assert_eq!(
+            (&back[4], &back[7]),
+            (&given[4], &given[7]),
+            "{xgid} -> {written}"
+        );
+        if given[3] == "1" {
+            assert_eq!(written, xgid);
+        }
+    }
+    for xgid in XGIDS_REFUSED {
+        let r = Xgid::parse(xgid).and_then(|x| x.to_match_state());
+        assert!(matches!(r, Err(XgidError::State(_))), "{xgid}: {r:?}");
+    }
+}
+
+/// The Position ID and Match ID gnubg derives from `xgid`, or `None` when it refuses it.
+fn gnubg_ids(xgid: &str) -> Option<(String, String)> {
+    let out = common::run_gnubg(&format!("set xgid {xgid}\nshow board\n"));
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    if text.contains("Not a valid XGID") {
+        return None;
+    }
+    let last = |key: &str| {
+        text.lines()
+            .filter_map(|l| l.split_once(key))
+            .map(|(_, v)| v.trim_start_matches([' ', ':']).trim().to_string())
+            .next_back()
+            .unwrap_or_else(|| panic!("no {key} in gnubg's output:\n{text}"))
+    };
+    Some((last("Position ID"), last("Match ID")))
+}
+
+#[test]
+fn xgid_ids_match_live_gnubg() {
+    if gnubg_or_skip("xgid_ids_match_live_gnubg").is_none() {
+        return;
+    }
+    for (xgid, _, _) in XGID_IDS {
+        assert_eq!(gnubg_ids(xgid), Some(our_ids(xgid)), "{xgid}");
+    }
+    for xgid in XGIDS_REFUSED {
+        assert_eq!(gnubg_ids(xgid), None, "{xgid}");
+    }
 }

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use proptest::prelude::*;
 
 use stargammon::cli::pos_arg::parse_pos_arg;
-use stargammon::game::{legal_plays, Decision, Dice, GameResult, MatchState, Position};
+use stargammon::game::{legal_plays, Decision, Dice, GameResult, MatchState, Position, Rules};
 use stargammon::notation::{
     decode_position_id, format_play, ids_from_match_state, match_state_from_ids, parse_gnubg_ids,
     parse_move, position_id, FibsOrientation, GameState, MatchId, MoveStyle, Xgid,
@@ -54,13 +54,15 @@ fn dice() -> impl Strategy<Value = Dice> {
     (1u8..=6, 1u8..=6).prop_map(|(a, b)| Dice::new(a, b).expect("valid faces"))
 }
 
+/// A Match ID that describes a reachable state (what the reader accepts): fields drawn
+/// freely, then made consistent the way a game makes them.
 fn match_id() -> impl Strategy<Value = MatchId> {
     (
-        (0u32..16, prop::option::of(0u8..2), 0u8..2, prop::bool::ANY),
+        (0u32..13, prop::option::of(0u8..2), 0u8..2, prop::bool::ANY),
         (0usize..5, 0u8..2, prop::bool::ANY, 0u8..4),
         (
             prop::option::of((1u8..=6, 1u8..=6)),
-            0u32..64,
+            0u32..=64,
             0u32..64,
             0u32..64,
         ),
@@ -68,7 +70,7 @@ fn match_id() -> impl Strategy<Value = MatchId> {
     )
         .prop_map(
             |((cube, owner, on_roll, crawford), (gs, turn, dbl, res), (dice, len, s0, s1), j)| {
-                MatchId {
+                consistent(MatchId {
                     cube: 1 << cube,
                     cube_owner: owner,
                     on_roll,
@@ -92,9 +94,35 @@ fn match_id() -> impl Strategy<Value = MatchId> {
                     match_length: len,
                     score: [s0, s1],
                     jacoby: j,
-                }
+                })
             },
         )
+}
+
+/// Makes the fields of `m` agree with each other as they do in a game.
+fn consistent(mut m: MatchId) -> MatchId {
+    if m.match_length > 0 {
+        for s in &mut m.score {
+            *s %= m.match_length;
+        }
+    }
+    let one_away = m.score.map(|s| s + 1 == m.match_length);
+    m.crawford &= m.match_length > 0 && one_away[0] != one_away[1];
+    let in_play = m.game_state == GameState::Playing;
+    if m.crawford && in_play {
+        m.cube = 1;
+        m.cube_owner = None;
+        m.double_offered = false;
+    }
+    if m.double_offered {
+        m.dice = None;
+        m.resignation = None;
+    }
+    m.dice = m.dice.map(|(a, b)| (a.max(b), a.min(b)));
+    if in_play && !m.double_offered && m.resignation.is_none() {
+        m.turn = m.on_roll;
+    }
+    m
 }
 
 /// A typed match state as the ids produce it: a game in progress, no resignation.
@@ -102,13 +130,72 @@ fn match_state() -> impl Strategy<Value = MatchState> {
     (position(), match_id()).prop_map(|(pos, mut m)| {
         m.game_state = GameState::Playing;
         m.resignation = None;
-        if m.double_offered {
-            m.dice = None;
-        }
-        // A Crawford game only exists in match play.
-        m.crawford &= m.match_length > 0;
+        let m = consistent(m);
         match_state_from_ids(&pos, &m).expect("valid ids")
     })
+}
+
+const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/// A Match ID's text from raw field values, written here bit by bit (protocols.md
+/// section 5) so that values the typed `MatchId` cannot hold can be tried too.
+fn raw_match_id(fields: &[(u32, u32)]) -> String {
+    let mut key = [0u8; 9];
+    let mut at = 0;
+    for &(value, width) in fields {
+        for i in 0..width {
+            if value >> i & 1 == 1 {
+                key[(at + i as usize) / 8] |= 1 << ((at + i as usize) % 8);
+            }
+        }
+        at += width as usize;
+    }
+    let mut out = String::new();
+    for chunk in key.chunks(3) {
+        let n = (chunk[0] as u32) << 16 | (chunk[1] as u32) << 8 | chunk[2] as u32;
+        for k in 0..4 {
+            out.push(B64[(n >> (18 - 6 * k) & 63) as usize] as char);
+        }
+    }
+    out
+}
+
+/// Raw Match ID fields around the valid ranges, occasionally far outside them.
+fn raw_fields() -> impl Strategy<Value = Vec<(u32, u32)>> {
+    let length = prop_oneof![4 => 0u32..70, 1 => 0u32..0x8000];
+    let score = || prop_oneof![4 => 0u32..70, 1 => 0u32..0x8000];
+    (
+        (
+            0u32..16,
+            0u32..4,
+            0u32..2,
+            0u32..2,
+            0u32..8,
+            0u32..2,
+            0u32..2,
+        ),
+        (0u32..4, 0u32..8, 0u32..8, length, score(), score(), 0u32..2),
+    )
+        .prop_map(
+            |((cube, owner, on_roll, crawford, gs, turn, dbl), (res, d1, d2, len, s0, s1, nj))| {
+                vec![
+                    (cube, 4),
+                    (owner, 2),
+                    (on_roll, 1),
+                    (crawford, 1),
+                    (gs, 3),
+                    (turn, 1),
+                    (dbl, 1),
+                    (res, 2),
+                    (d1, 3),
+                    (d2, 3),
+                    (len, 15),
+                    (s0, 15),
+                    (s1, 15),
+                    (nj, 1),
+                ]
+            },
+        )
 }
 
 // ---- brute force, written plainly and independently of the move generator ----
@@ -220,6 +307,28 @@ proptest! {
     }
 
     #[test]
+    fn every_match_id_read_prints_back_the_same(fields in raw_fields()) {
+        let text = raw_match_id(&fields);
+        let Ok(m) = MatchId::decode(&text) else {
+            // Nothing refused may be readable as a state either.
+            let ids = format!("4HPwATDgc/ABMA:{text}");
+            prop_assert!(parse_gnubg_ids(&ids).is_err());
+            return Ok(());
+        };
+        prop_assert_eq!(m.encode(), Ok(text.clone()));
+        let Ok(ms) = parse_gnubg_ids(&format!("4HPwATDgc/ABMA:{text}")) else {
+            return Ok(());
+        };
+        // The typed state holds all of a game in progress; a resignation on offer and the
+        // kind of a finished game are the Match ID's alone.
+        if m.game_state == GameState::Playing && m.resignation.is_none() {
+            let (pos, back) = ids_from_match_state(&ms);
+            prop_assert_eq!(position_id(&pos), "4HPwATDgc/ABMA");
+            prop_assert_eq!(back.encode(), Ok(text));
+        }
+    }
+
+    #[test]
     fn match_state_round_trips_through_gnubg_ids(ms in match_state()) {
         let (pos, m) = ids_from_match_state(&ms);
         prop_assert_eq!(match_state_from_ids(&pos, &m), Ok(ms.clone()));
@@ -234,9 +343,18 @@ proptest! {
         let text = x.to_string();
         prop_assert_eq!(Xgid::parse(&text), Ok(x));
         let back = x.to_match_state().expect("readable");
-        // Reading makes the player on roll gnubg's player 1, as gnubg does.
+        // Reading makes the player on roll gnubg's player 1, as gnubg does. The XGID states
+        // the money rules (Jacoby as the state had it, beavers off) and none in a match.
         let mut want = ms.clone();
         want.acting_player = (ms.decision != Decision::TakeOrDrop) as u8;
+        want.rules = if ms.is_money() {
+            Rules {
+                jacoby: Some(ms.rules.jacoby.unwrap_or(false)),
+                beavers: Some(false),
+            }
+        } else {
+            Rules::default()
+        };
         prop_assert_eq!(&back, &want);
         prop_assert_eq!(parse_pos_arg(&text), Ok(want));
     }

@@ -130,3 +130,54 @@ fn ubgi_session() {
     // Nothing after quit.
     assert_eq!(lines.len(), 9, "{text}");
 }
+
+/// The reply lines of a UBGI session over `input`.
+fn ubgi_replies(input: &[u8]) -> Vec<String> {
+    let mut out = Vec::new();
+    run_ubgi(
+        engine(),
+        BoardConvention::Auto,
+        std::io::Cursor::new(input.to_vec()),
+        &mut out,
+    )
+    .unwrap();
+    String::from_utf8(out)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn ubgi_answers_a_line_of_invalid_utf8_and_goes_on() {
+    let lines = ubgi_replies(b"ubgi\n\xff\xfe\nisready\nquit\n");
+    assert_eq!(lines.len(), 6, "{lines:?}");
+    assert_eq!(lines[3], "readyok");
+    assert_eq!(lines[4], "sorry");
+    assert_eq!(lines[5], "readyok");
+    // Invalid bytes inside a command, a CRLF line and a last line without its newline.
+    let lines = ubgi_replies(b"isready\xc3\nisready\r\nisready");
+    assert_eq!(lines, ["sorry", "readyok", "readyok"]);
+}
+
+#[test]
+fn ubgi_replies_come_in_the_order_of_the_lines() {
+    let board = "board:You:someplayer:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:6:2:0:0:1:1:1:0:1:-1:0:25:0:0:0:0:2:0:0:0";
+    let legal: Vec<String> = legal_plays(&Position::OPENING, Dice::new(6, 2).unwrap())
+        .iter()
+        .map(|p| format_play(p, MoveStyle::Ubgi))
+        .collect();
+    // `isready` right behind each position arrives while that position is searched; its
+    // answer must still follow the position's reply.
+    let mut input = String::new();
+    for _ in 0..5 {
+        input.push_str(&format!("{board}\nisready\n"));
+    }
+    input.push_str("quit\n");
+    let lines = ubgi_replies(input.as_bytes());
+    assert_eq!(lines.len(), 10, "{lines:?}");
+    for pair in lines.chunks(2) {
+        assert!(legal.contains(&pair[0]), "{lines:?}");
+        assert_eq!(pair[1], "readyok", "{lines:?}");
+    }
+}

@@ -193,6 +193,11 @@ async fn bad_input_gets_error_lines_and_the_server_keeps_serving() {
         "evaluation fibsboard",
         "evaluation fibsboard board:x plies many",
         "set debug maybe",
+        // A wide letter where the `board:` keyword ends once made the connection panic.
+        "boardé:1:2",
+        "BOARD字:1",
+        "evaluation fibsboard boardé:1 plies 1",
+        "board:You:é:3 jacobyrule 🎲",
         "board:You:x:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:6:2:0:0:1:1:1:0:1:-1:0:25:0:0:0:0:2:0:0:0 frob on",
     ] {
         let r = c.ask(bad).await;

@@ -160,11 +160,13 @@ fn drive_clients(
     b: &ServerBench,
     set: &[String],
 ) -> std::io::Result<(Vec<f64>, usize, f64)> {
-    let c = b.connections.max(1);
-    let per = (b.requests / c).max(1);
+    // Never more connections than requests, so none is opened only to stay idle.
+    let c = b.connections.clamp(1, b.requests.max(1));
+    // Exactly `requests` in all: the first `requests % c` connections send one more.
     let batches: Vec<Vec<String>> = (0..c)
         .map(|i| {
-            (0..per)
+            let n = b.requests / c + usize::from(i < b.requests % c);
+            (0..n)
                 .map(|k| format!("{}\n", set[(i * 7919 + k) % set.len()]))
                 .collect()
         })
@@ -189,7 +191,7 @@ fn drive_clients(
                 None => tokio::spawn(client(addr, reqs)),
             });
         }
-        let mut lat = Vec::with_capacity(c * per);
+        let mut lat = Vec::with_capacity(b.requests);
         let mut errors = 0;
         for t in tasks {
             let (l, e) = t
@@ -277,6 +279,20 @@ mod tests {
         assert_eq!(r.decisions, 200);
         assert_eq!(r.errors, 0);
         assert!(r.p50_ms <= r.p99_ms && r.p99_ms <= r.max_ms);
+    }
+
+    #[test]
+    fn the_request_count_is_exact_when_connections_do_not_divide_it() {
+        let b = ServerBench {
+            connections: 16,
+            depth: 1,
+            requests: 203,
+            rate: None,
+            config: Config::default(),
+        };
+        let r = run(&b).expect("the benchmark runs");
+        assert_eq!(r.decisions, 203);
+        assert_eq!(r.errors, 0);
     }
 
     #[test]

@@ -82,6 +82,13 @@ fn server(a: ServerArgs) -> Result<(), CliError> {
     if a.connections == 0 || a.requests == 0 {
         return Err("--connections and --requests must be at least 1".into());
     }
+    if a.requests < a.connections {
+        return Err(format!(
+            "--requests ({}) must be at least --connections ({}): each connection sends one",
+            a.requests, a.connections
+        )
+        .into());
+    }
     if let Some(rate) = a.rate {
         if !(1.0..=1e6).contains(&rate) {
             return Err("--rate must be between 1 and 1000000 requests per second".into());

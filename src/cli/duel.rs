@@ -14,7 +14,7 @@ pub struct DuelArgs {
     /// Player B, same syntax.
     #[arg(long)]
     pub b: String,
-    /// Games (N/2 mirrored dice pairs).
+    /// Games: an even number, at least 4 (N/2 mirrored dice pairs).
     #[arg(long, default_value_t = 1000)]
     pub games: u64,
     #[arg(long, default_value_t = 1)]
@@ -28,11 +28,18 @@ pub struct DuelArgs {
 }
 
 pub fn run(a: DuelArgs) -> Result<(), CliError> {
-    if a.games < 2 {
-        return Err("--games must be at least 2 (one mirrored pair)".into());
-    }
     let spec_a = PlayerSpec::parse(&a.a).map_err(|e| format!("--a: {e}"))?;
     let spec_b = PlayerSpec::parse(&a.b).map_err(|e| format!("--b: {e}"))?;
+    // Games come in mirrored pairs, and the interval needs two pairs: with one it is
+    // undefined.
+    if a.games < 4 || a.games % 2 == 1 {
+        return Err(format!(
+            "--games must be an even number of at least 4 (whole mirrored pairs, two for \
+             an interval), not {}",
+            a.games
+        )
+        .into());
+    }
     let fa = build(&spec_a, BuildOptions::default()).map_err(|e| format!("--a: {e}"))?;
     let fb = build(&spec_b, BuildOptions::default()).map_err(|e| format!("--b: {e}"))?;
     let threads = match a.threads {
@@ -65,7 +72,12 @@ pub fn run(a: DuelArgs) -> Result<(), CliError> {
             "{} vs {}: {} games ({} mirrored pairs), seed {}",
             r.a, r.b, r.games, r.pairs, a.seed
         );
-        println!("ppg (A's view): {:+.4} +/- {:.4} (95%)", r.ppg, r.ci95);
+        let interval = if r.ci95.is_finite() {
+            format!("+/- {:.4} (95%)", r.ci95)
+        } else {
+            "+/- n/a".to_string()
+        };
+        println!("ppg (A's view): {:+.4} {interval}", r.ppg);
         println!(
             "A wins: {} ({:.1}%)",
             r.a_wins,

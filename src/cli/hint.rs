@@ -12,7 +12,7 @@ use clap::Args;
 
 use super::pos_arg::parse_pos_arg;
 use super::CliError;
-use crate::cube::{CubeDecision, DoubleAction, TakeAction};
+use crate::cube::{CubeDecision, CubeSettings, DoubleAction, TakeAction};
 use crate::engine::build as engine_build;
 use crate::engine::{Budget, Depth, EngineSpec, EvaluatorKind};
 use crate::eval::{Evaluator, Probabilities};
@@ -132,6 +132,14 @@ pub fn parse_slots(text: &str) -> Result<Position, PosArgError> {
     Position::from_slots(slots).map_err(|e| PosArgError::Illegal(e.to_string()))
 }
 
+fn on_off(b: bool) -> &'static str {
+    if b {
+        "on"
+    } else {
+        "off"
+    }
+}
+
 fn round6(x: f64) -> f64 {
     (x * 1e6).round() / 1e6
 }
@@ -199,13 +207,20 @@ pub fn run(a: HintArgs) -> Result<(), CliError> {
         return Err("--threads must be 1..=64".into());
     }
     let config = super::serve::load_config(a.config.as_ref())?;
+    // The position's own rules (an XGID's Jacoby and beaver flags, a Match ID's Jacoby
+    // bit) hold for it whatever the configuration says.
+    let cube = CubeSettings {
+        jacoby: state.rules.jacoby.unwrap_or(config.cube.jacoby),
+        beavers: state.rules.beavers.unwrap_or(config.cube.beavers),
+        ..config.cube
+    };
     let spec = EngineSpec {
         evaluator: a.eval.clone(),
         algorithm: a.algo,
         depth: a.depth,
         cube_depth: a.depth,
         budget: Budget::from_millis(a.time_ms.unwrap_or(0)),
-        cube: config.cube,
+        cube,
         tt_megabytes: a.tt_mb.max(1),
         ..config.engine_spec()
     };
@@ -290,6 +305,8 @@ pub fn run(a: HintArgs) -> Result<(), CliError> {
                             "proper": analysis.action.to_string(),
                             "response": analysis.response.to_string(),
                             "efficiency": analysis.efficiency,
+                            "jacoby": cube.jacoby,
+                            "beavers": cube.beavers,
                         },
                         "evaluation": {
                             "equity": (e.equity * 1e6).round() / 1e6,
@@ -313,6 +330,13 @@ pub fn run(a: HintArgs) -> Result<(), CliError> {
                 } else {
                     "match winning chance"
                 };
+                if state.is_money() {
+                    println!(
+                        "rules: Jacoby {}, beavers {}",
+                        on_off(cube.jacoby),
+                        on_off(cube.beavers)
+                    );
+                }
                 println!("cubeful {unit} for the roller:");
                 println!("  no double     {:+.4}", analysis.no_double);
                 println!("  double, take  {:+.4}", analysis.double_take);

@@ -54,6 +54,47 @@ pub enum Command {
     Ubgi(ubgi::UbgiArgs),
 }
 
+/// `text` on one line: the contract gives every error message one line of stderr, and a
+/// wrapped message (a TOML parser's, an OS error's) is joined with spaces.
+pub fn one_line(text: &str) -> String {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The one line a bad command line gets: clap's message without its usage block (its
+/// first paragraph, joined, so a list of missing arguments stays with its heading), and
+/// the `--help` hint on the same line. `None` for `--help` and `--version`, which clap
+/// prints as it always does.
+pub fn argument_error_line(e: &clap::Error) -> Option<String> {
+    use clap::error::ErrorKind;
+    match e.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => return None,
+        // clap would print the whole help here; the contract wants one line.
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            return Some("a subcommand is missing (for more information, try '--help')".into())
+        }
+        _ => {}
+    }
+    let rendered = e.render().to_string();
+    let first: Vec<&str> = rendered
+        .lines()
+        .map(str::trim)
+        .skip_while(|l| l.is_empty())
+        .take_while(|l| !l.is_empty())
+        .collect();
+    let text = first.join(" ");
+    let text = text.strip_prefix("error:").unwrap_or(&text).trim();
+    let text = if text.is_empty() {
+        "bad arguments"
+    } else {
+        text
+    };
+    Some(format!("{text} (for more information, try '--help')"))
+}
+
 /// Runs a parsed command line.
 pub fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {

@@ -153,8 +153,8 @@ fn describe(ms: &MatchState) -> String {
 pub fn run(args: ShowArgs) -> Result<(), CliError> {
     let ms = parse_pos_arg(&args.pos)?;
     let (position_id, mut match_id) = encode_match_state(&ms)?;
-    // A pasted Match ID may hold what the typed state does not (the Jacoby flag, a
-    // resignation on offer): show it as given when it describes this state.
+    // A pasted Match ID may hold what the typed state does not (a resignation on offer,
+    // how a finished game ended): show it as given when it describes this state.
     if let Some((_, given)) = args.pos.trim().split_once(':') {
         if let Ok(m) = MatchId::decode(given.trim()) {
             if parse_gnubg_ids(args.pos.trim()).as_ref() == Ok(&ms) {

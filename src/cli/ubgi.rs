@@ -2,16 +2,19 @@
 //! (protocols.md section 6). Lines are read on their own thread so that `stop` and `quit`
 //! reach a running search.
 
-use std::io::{BufRead, Write};
+use std::collections::VecDeque;
+use std::io::{Read, Write};
 use std::path::PathBuf;
 
 use clap::Args;
-use crossbeam::channel::{select, unbounded};
+use crossbeam::channel::{select, unbounded, Sender};
 
 use super::CliError;
 use crate::config::BoardConvention;
 use crate::engine::{Action, Engine, EngineSettings};
 use crate::notation::fibs_board::FibsBoard;
+use crate::notation::strip_prefix_ignore_case;
+use crate::protocol::lines::{Frame, LineSplitter};
 use crate::protocol::ubgi::{self, UbgiCommand};
 use crate::search::Cancel;
 
@@ -28,7 +31,7 @@ pub fn run(args: UbgiArgs) -> Result<(), CliError> {
     run_ubgi(
         engine,
         config.server.board_convention,
-        std::io::BufReader::new(std::io::stdin()),
+        std::io::stdin(),
         std::io::stdout(),
     )?;
     Ok(())
@@ -36,7 +39,7 @@ pub fn run(args: UbgiArgs) -> Result<(), CliError> {
 
 /// A position line (FIBS board or XGID) as a match state.
 fn read_position(conv: BoardConvention, line: &str) -> Option<crate::game::MatchState> {
-    if line.len() >= 5 && line.is_char_boundary(5) && line[..5].eq_ignore_ascii_case("xgid=") {
+    if strip_prefix_ignore_case(line, "xgid=").is_some() {
         return crate::notation::Xgid::parse(line)
             .and_then(|x| x.to_match_state())
             .ok();
@@ -61,7 +64,49 @@ fn decide(engine: &Engine, conv: BoardConvention, board: &str, cancel: &Cancel) 
     }
 }
 
+/// The longest line read as a command; anything longer is answered as unreadable and
+/// skipped, so a runaway input cannot fill memory.
+const MAX_LINE: usize = 64 * 1024;
+
+/// Reads `input` to its end and hands each line over as a command. A line that is not
+/// UTF-8 (or is over-long) becomes [`UbgiCommand::Unknown`], so it is answered like any
+/// line the engine does not understand and the session goes on.
+fn read_commands<R: Read>(mut input: R, tx: &Sender<UbgiCommand>) {
+    let mut splitter = LineSplitter::new(MAX_LINE);
+    let mut chunk = [0u8; 4096];
+    let command = |bytes: &[u8]| match std::str::from_utf8(bytes) {
+        Ok(text) => ubgi::parse_command(text),
+        Err(_) => UbgiCommand::Unknown,
+    };
+    loop {
+        let n = match input.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => break,
+        };
+        splitter.push(&chunk[..n]);
+        while let Some(frame) = splitter.next_frame() {
+            let c = match frame {
+                Frame::Line { bytes, .. } => command(&bytes),
+                Frame::TooLong => UbgiCommand::Unknown,
+            };
+            if tx.send(c).is_err() {
+                return;
+            }
+        }
+    }
+    // A last line without its newline is still a command.
+    if let Some(rest) = splitter.take_remainder() {
+        let _ = tx.send(command(rest.strip_suffix(b"\r").unwrap_or(&rest)));
+    }
+}
+
 /// Runs the protocol over any line source and sink (the CLI passes stdin and stdout).
+///
+/// Replies come in the order of the lines they answer: `isready` sent after a position is
+/// answered after that position's reply. Only `stop` and `quit` act at once on a running
+/// search.
 pub fn run_ubgi<R, W>(
     engine: Engine,
     conv: BoardConvention,
@@ -69,37 +114,26 @@ pub fn run_ubgi<R, W>(
     mut out: W,
 ) -> std::io::Result<()>
 where
-    R: BufRead + Send + 'static,
+    R: Read + Send + 'static,
     W: Write,
 {
-    let (line_tx, line_rx) = unbounded::<String>();
+    let (line_tx, line_rx) = unbounded::<UbgiCommand>();
     // Not scoped: after `quit` the reader may still be blocked on input, and the process
     // must not wait for it.
-    std::thread::spawn(move || {
-        for line in input.lines() {
-            match line {
-                Ok(l) => {
-                    if line_tx.send(l).is_err() {
-                        break;
-                    }
-                }
-                Err(_) => break,
-            }
-        }
-    });
+    std::thread::spawn(move || read_commands(input, &line_tx));
     std::thread::scope(|scope| {
         let mut quit = false;
         let mut input_open = true;
-        // Lines that arrived during a search, other than stop/quit/isready, wait their turn.
-        let mut pending: std::collections::VecDeque<String> = std::collections::VecDeque::new();
+        // Commands that arrived during a search, other than stop/quit, wait their turn.
+        let mut pending: VecDeque<UbgiCommand> = VecDeque::new();
         while !quit {
             let next = pending
                 .pop_front()
                 .or_else(|| input_open.then(|| line_rx.recv().ok()).flatten());
-            let Some(line) = next else {
+            let Some(command) = next else {
                 break;
             };
-            match ubgi::parse_command(&line) {
+            match command {
                 UbgiCommand::Hello => {
                     for l in ubgi::hello_lines(&engine.name()) {
                         writeln!(out, "{l}")?;
@@ -123,22 +157,18 @@ where
                         }
                         select! {
                             recv(done_rx) -> r => break r.ok().flatten(),
-                            recv(line_rx) -> l => match l.as_deref().map(ubgi::parse_command) {
+                            recv(line_rx) -> c => match c {
                                 Ok(UbgiCommand::Stop) => cancel.cancel(),
-                                // `quit` stops the search at once; lines queued before it are
-                                // still answered, then the loop ends on the queued `quit`.
+                                // `quit` stops the search at once; commands queued before
+                                // it are still answered, then the loop ends on the queued
+                                // `quit`.
                                 Ok(UbgiCommand::Quit) => {
                                     cancel.cancel();
-                                    pending.push_back("quit".to_string());
+                                    pending.push_back(UbgiCommand::Quit);
                                 }
+                                Ok(other) => pending.push_back(other),
                                 // End of input: finish this search, answer what is queued.
                                 Err(_) => input_open = false,
-                                Ok(UbgiCommand::IsReady) => writeln!(out, "readyok")?,
-                                Ok(_) => {
-                                    if let Ok(l) = l {
-                                        pending.push_back(l);
-                                    }
-                                }
                             },
                         }
                     };

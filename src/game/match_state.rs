@@ -3,8 +3,17 @@
 //! to the *acting side*: the side that must answer now (the roller for a move or a
 //! "double or roll?" question, the taker for a "take or drop?" question).
 
+use std::fmt;
+
 use super::dice::Dice;
 use super::position::Position;
+
+/// The longest match gnubg plays (its `MAXSCORE`); it refuses longer ones, and so do the
+/// readers here.
+pub const MAX_MATCH_LENGTH: u32 = 64;
+
+/// The largest cube value gnubg accepts.
+pub const MAX_CUBE: u32 = 4096;
 
 /// Who holds the cube, relative to the acting side.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -44,6 +53,140 @@ pub enum Decision {
     GameOver,
 }
 
+/// Money-play rules as a position's text states them (an XGID's rules field, a Match ID's
+/// Jacoby bit). `None` where the text says nothing; the configuration decides then.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Rules {
+    /// The Jacoby rule: gammons count only once the cube has been turned.
+    pub jacoby: Option<bool>,
+    /// A doubled side may beaver.
+    pub beavers: Option<bool>,
+}
+
+/// Why a match state cannot occur in a game. Each names the field at fault.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum StateError {
+    /// A match longer than [`MAX_MATCH_LENGTH`].
+    MatchLength(u32),
+    /// A score past the match length, or at it while a game is still played.
+    Score { score: u32, length: u32 },
+    /// A cube value that is not a power of two from 1 to [`MAX_CUBE`].
+    Cube(u32),
+    /// The Crawford flag in money play.
+    CrawfordInMoney,
+    /// The Crawford flag while not exactly one side is one point from winning.
+    CrawfordScore {
+        score: u32,
+        opp_score: u32,
+        length: u32,
+    },
+    /// A turned cube in the Crawford game, where nobody may double.
+    CrawfordCube { cube: u32, centred: bool },
+    /// A double pending in the Crawford game.
+    CrawfordDouble,
+}
+
+impl fmt::Display for StateError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StateError::MatchLength(n) => write!(
+                f,
+                "match length {n} is longer than the longest match ({MAX_MATCH_LENGTH})"
+            ),
+            StateError::Score { score, length } if score > length => {
+                write!(f, "score {score} is past the match length {length}")
+            }
+            StateError::Score { score, length } => write!(
+                f,
+                "score {score} reaches the match length {length} while a game is played"
+            ),
+            StateError::Cube(v) => {
+                write!(
+                    f,
+                    "cube value {v} is not a power of two from 1 to {MAX_CUBE}"
+                )
+            }
+            StateError::CrawfordInMoney => f.write_str("the Crawford flag is set in money play"),
+            StateError::CrawfordScore {
+                score,
+                opp_score,
+                length,
+            } => write!(
+                f,
+                "the Crawford flag is set at {score}-{opp_score} in a {length}-point match, \
+                 where not exactly one side is one point from winning"
+            ),
+            StateError::CrawfordCube { cube, centred } => write!(
+                f,
+                "the cube is turned in the Crawford game (value {cube}, {})",
+                if *centred { "centred" } else { "owned" }
+            ),
+            StateError::CrawfordDouble => f.write_str("a double is pending in the Crawford game"),
+        }
+    }
+}
+
+impl std::error::Error for StateError {}
+
+/// What the consistency checks read, in the terms every format has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MatchFacts {
+    /// 0 for money play.
+    pub match_length: u32,
+    pub scores: [u32; 2],
+    /// A game is being played (not over).
+    pub in_play: bool,
+    pub cube: u32,
+    pub cube_centred: bool,
+    pub crawford: bool,
+    pub double_pending: bool,
+}
+
+impl MatchFacts {
+    /// Refuses what no game can reach, as gnubg refuses it. A finished game may show a
+    /// score at the match length (the match is over) and the cube it ended with.
+    pub fn check(&self) -> Result<(), StateError> {
+        if !self.cube.is_power_of_two() || self.cube > MAX_CUBE {
+            return Err(StateError::Cube(self.cube));
+        }
+        let length = self.match_length;
+        if length > MAX_MATCH_LENGTH {
+            return Err(StateError::MatchLength(length));
+        }
+        if length == 0 {
+            if self.crawford {
+                return Err(StateError::CrawfordInMoney);
+            }
+            return Ok(());
+        }
+        for score in self.scores {
+            if score > length || (score == length && self.in_play) {
+                return Err(StateError::Score { score, length });
+            }
+        }
+        if self.crawford && self.in_play {
+            let [a, b] = self.scores;
+            if (a + 1 == length) == (b + 1 == length) {
+                return Err(StateError::CrawfordScore {
+                    score: a,
+                    opp_score: b,
+                    length,
+                });
+            }
+            if self.cube != 1 || !self.cube_centred {
+                return Err(StateError::CrawfordCube {
+                    cube: self.cube,
+                    centred: self.cube_centred,
+                });
+            }
+            if self.double_pending {
+                return Err(StateError::CrawfordDouble);
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Everything about a game that a decision needs, relative to the acting side.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct MatchState {
@@ -71,6 +214,11 @@ pub struct MatchState {
     pub acting_player: u8,
     /// Player names (acting side, opponent), where a format carries them.
     pub names: (String, String),
+    /// The rules the position's text states; a decision honours them over its defaults.
+    pub rules: Rules,
+    /// The dice were written lower die first (an XGID's `25`); writers that can keep the
+    /// order do, so a position prints back as it was given.
+    pub dice_low_first: bool,
 }
 
 impl MatchState {
@@ -90,7 +238,27 @@ impl MatchState {
             post_crawford: false,
             acting_player: 0,
             names: (String::new(), String::new()),
+            rules: Rules::default(),
+            dice_low_first: false,
         }
+    }
+
+    /// The facts [`MatchFacts::check`] reads.
+    pub fn facts(&self) -> MatchFacts {
+        MatchFacts {
+            match_length: self.match_length,
+            scores: [self.score, self.opp_score],
+            in_play: self.decision != Decision::GameOver,
+            cube: self.cube,
+            cube_centred: self.cube_owner == CubeOwner::Centered,
+            crawford: self.crawford,
+            double_pending: matches!(self.decision, Decision::TakeOrDrop | Decision::BeaverAnswer),
+        }
+    }
+
+    /// Refuses a state no game can reach (see [`MatchFacts::check`]).
+    pub fn check(&self) -> Result<(), StateError> {
+        self.facts().check()
     }
 
     /// True for money play.
@@ -106,5 +274,93 @@ impl MatchState {
     /// Points the opponent still needs (match play only).
     pub fn opp_away(&self) -> u32 {
         self.match_length.saturating_sub(self.opp_score)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn in_match(length: u32, score: u32, opp_score: u32) -> MatchState {
+        MatchState {
+            match_length: length,
+            score,
+            opp_score,
+            ..MatchState::money(Position::OPENING, Decision::DoubleOrRoll)
+        }
+    }
+
+    #[test]
+    fn reachable_states_pass() {
+        assert_eq!(in_match(0, 0, 0).check(), Ok(()));
+        assert_eq!(in_match(64, 63, 0).check(), Ok(()));
+        let crawford = MatchState {
+            crawford: true,
+            ..in_match(5, 4, 2)
+        };
+        assert_eq!(crawford.check(), Ok(()));
+        // The match is over: the winner's score reaches the length.
+        let over = MatchState {
+            decision: Decision::GameOver,
+            ..in_match(3, 3, 1)
+        };
+        assert_eq!(over.check(), Ok(()));
+    }
+
+    #[test]
+    fn impossible_states_name_their_field() {
+        assert_eq!(in_match(65, 0, 0).check(), Err(StateError::MatchLength(65)));
+        assert_eq!(
+            in_match(3, 9, 3).check(),
+            Err(StateError::Score {
+                score: 9,
+                length: 3
+            })
+        );
+        assert_eq!(
+            in_match(3, 0, 3).check(),
+            Err(StateError::Score {
+                score: 3,
+                length: 3
+            })
+        );
+        let big_cube = MatchState {
+            cube: 8192,
+            ..in_match(0, 0, 0)
+        };
+        assert_eq!(big_cube.check(), Err(StateError::Cube(8192)));
+        let crawford = |length, a, b| MatchState {
+            crawford: true,
+            ..in_match(length, a, b)
+        };
+        assert_eq!(crawford(0, 0, 0).check(), Err(StateError::CrawfordInMoney));
+        assert!(matches!(
+            crawford(5, 1, 2).check(),
+            Err(StateError::CrawfordScore { .. })
+        ));
+        assert!(matches!(
+            crawford(5, 4, 4).check(),
+            Err(StateError::CrawfordScore { .. })
+        ));
+        let turned = MatchState {
+            cube: 2,
+            cube_owner: CubeOwner::Me,
+            ..crawford(5, 4, 2)
+        };
+        assert_eq!(
+            turned.check(),
+            Err(StateError::CrawfordCube {
+                cube: 2,
+                centred: false
+            })
+        );
+        let doubled = MatchState {
+            decision: Decision::TakeOrDrop,
+            ..crawford(5, 4, 2)
+        };
+        assert_eq!(doubled.check(), Err(StateError::CrawfordDouble));
+        assert!(turned
+            .check()
+            .is_err_and(|e| e.to_string().contains("Crawford")));
     }
 }

@@ -8,4 +8,6 @@ pub use dice::{splitmix, Dice, DiceError, ALL_ROLLS};
 pub use movegen::{generate_plays, legal_plays, Play, PlayList, Step};
 pub use position::{GameResult, Phase, Position, PositionError, Side, BAR, CHECKERS, OPP_BAR};
 pub mod match_state;
-pub use match_state::{CubeOwner, Decision, MatchState};
+pub use match_state::{
+    CubeOwner, Decision, MatchFacts, MatchState, Rules, StateError, MAX_CUBE, MAX_MATCH_LENGTH,
+};

@@ -25,7 +25,8 @@
 use std::fmt;
 
 use crate::game::{
-    legal_plays, CubeOwner, Decision, Dice, MatchState, Position, PositionError, CHECKERS,
+    legal_plays, CubeOwner, Decision, Dice, MatchState, Position, PositionError, Rules, StateError,
+    CHECKERS,
 };
 
 /// Number of colon-separated tokens in a board line, `board` included.
@@ -78,6 +79,8 @@ pub enum FibsBoardError {
     /// The state cannot be written in this convention (e.g. an opponent's take decision
     /// on a FIBS board, which FIBS never shows).
     Unrepresentable(&'static str),
+    /// The board describes a state no game can reach.
+    State(StateError),
 }
 
 impl FibsBoardError {
@@ -122,6 +125,7 @@ impl fmt::Display for FibsBoardError {
             FibsBoardError::Unrepresentable(what) => {
                 write!(f, "cannot be written as a board in this convention: {what}")
             }
+            FibsBoardError::State(e) => write!(f, "not a possible game state: {e}"),
         }
     }
 }
@@ -190,6 +194,12 @@ pub struct FibsBoard {
     pub redoubles: u32,
 }
 
+/// A state read from a board, refused when no game can reach it.
+fn checked(state: MatchState) -> Result<MatchState, FibsBoardError> {
+    state.check().map_err(FibsBoardError::State)?;
+    Ok(state)
+}
+
 /// Which side of a real FIBS board "you" are: the two fields that fix the orientation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct FibsSeat {
@@ -237,7 +247,8 @@ fn sign(tokens: &[&str], token: usize) -> Result<i8, FibsBoardError> {
     Ok(v as i8)
 }
 
-/// Largest match length or score accepted (FIBS allows 99, gnubg 64; this leaves room).
+/// Largest match length or score a token may hold (FIBS writes 9999 for money); a match
+/// longer than gnubg's 64 points is refused when the board is read as a state.
 const MAX_SCORE: i64 = 9999;
 /// Largest cube value accepted.
 const MAX_CUBE: i64 = 1 << 15;
@@ -458,7 +469,7 @@ impl FibsBoard {
         let cube_owner = owner_from_access(self.cube, my_access, opp_access);
         let crawford = match_length > 0 && self.redoubles == 0;
         let post_crawford = match_length > 0 && self.did_crawford != 0;
-        Ok(MatchState {
+        checked(MatchState {
             position,
             decision,
             cube: self.cube,
@@ -472,6 +483,8 @@ impl FibsBoard {
             post_crawford,
             acting_player: if acting == 1 { 1 } else { 0 },
             names,
+            rules: Rules::default(),
+            dice_low_first: false,
         })
     }
 
@@ -541,7 +554,7 @@ impl FibsBoard {
         } else {
             owner_from_access(self.cube, my_flag, opp_flag)
         };
-        Ok(MatchState {
+        checked(MatchState {
             position,
             decision,
             cube: self.cube,
@@ -555,6 +568,8 @@ impl FibsBoard {
             post_crawford,
             acting_player: if you_act { 0 } else { 1 },
             names,
+            rules: Rules::default(),
+            dice_low_first: false,
         })
     }
 

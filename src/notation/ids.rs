@@ -17,7 +17,8 @@
 use std::fmt;
 
 use crate::game::{
-    CubeOwner, Decision, Dice, GameResult, MatchState, Position, PositionError, CHECKERS,
+    CubeOwner, Decision, Dice, GameResult, MatchFacts, MatchState, Position, PositionError, Rules,
+    StateError, CHECKERS, MAX_CUBE,
 };
 
 const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -46,6 +47,13 @@ pub enum IdError {
     Position(PositionError),
     /// A Match ID field holds a value gnubg never writes.
     Field { field: &'static str, value: u32 },
+    /// A Match ID field contradicts another one (the reason says how).
+    Inconsistent {
+        field: &'static str,
+        why: &'static str,
+    },
+    /// The Match ID describes a state no game can reach.
+    State(StateError),
 }
 
 impl fmt::Display for IdError {
@@ -73,11 +81,19 @@ impl fmt::Display for IdError {
                     "the Match ID's {field} field holds the invalid value {value}"
                 )
             }
+            IdError::Inconsistent { field, why } => write!(f, "the Match ID's {field} {why}"),
+            IdError::State(e) => write!(f, "the Match ID is not a possible state: {e}"),
         }
     }
 }
 
 impl std::error::Error for IdError {}
+
+impl From<StateError> for IdError {
+    fn from(e: StateError) -> Self {
+        IdError::State(e)
+    }
+}
 
 impl From<PositionError> for IdError {
     fn from(e: PositionError) -> Self {
@@ -206,7 +222,7 @@ pub enum GameState {
 /// Every field of a gnubg Match ID. Players are gnubg's 0 and 1.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct MatchId {
-    /// Cube value: a power of two from 1 to 32768.
+    /// Cube value: a power of two; the field holds up to 32768, gnubg accepts up to 4096.
     pub cube: u32,
     /// Cube owner; `None` when centred.
     pub cube_owner: Option<u8>,
@@ -373,7 +389,7 @@ impl MatchId {
             (1..=6, 1..=6) => Some((d1 as u8, d2 as u8)),
             _ => return Err(bad("dice", d1 * 8 + d2)),
         };
-        Ok(MatchId {
+        let m = MatchId {
             cube: 1 << field(&key, 0, 4),
             cube_owner,
             on_roll: field(&key, 6, 1) as u8,
@@ -386,7 +402,54 @@ impl MatchId {
             match_length: field(&key, 21, 15),
             score: [field(&key, 36, 15), field(&key, 51, 15)],
             jacoby: field(&key, 66, 1) == 0,
-        })
+        };
+        m.check()?;
+        Ok(m)
+    }
+
+    /// Refuses what gnubg never writes and no game reaches, so that every Match ID read
+    /// prints back bit for bit: fields that contradict each other, a cube above gnubg's
+    /// largest, and the match states [`MatchFacts::check`] refuses.
+    pub fn check(&self) -> Result<(), IdError> {
+        let inconsistent = |field, why| Err(IdError::Inconsistent { field, why });
+        if self.cube > MAX_CUBE {
+            return Err(IdError::Field {
+                field: "cube",
+                value: self.cube,
+            });
+        }
+        if let Some((a, b)) = self.dice {
+            if a < b {
+                return inconsistent("dice", "list the lower die first, which gnubg never writes");
+            }
+            if self.double_offered {
+                return inconsistent("dice", "are rolled while a double is offered");
+            }
+        }
+        if self.double_offered && self.resignation.is_some() {
+            return inconsistent("resignation", "is offered while a double is pending");
+        }
+        if self.game_state == GameState::Playing
+            && self.turn != self.on_roll
+            && !self.double_offered
+            && self.resignation.is_none()
+        {
+            return inconsistent(
+                "player to act",
+                "is not the player on roll, with no double or resignation to answer",
+            );
+        }
+        MatchFacts {
+            match_length: self.match_length,
+            scores: self.score,
+            in_play: self.game_state == GameState::Playing,
+            cube: self.cube,
+            cube_centred: self.cube_owner.is_none(),
+            crawford: self.crawford,
+            double_pending: self.double_offered,
+        }
+        .check()?;
+        Ok(())
     }
 }
 
@@ -437,7 +500,7 @@ pub fn match_state_from_ids(on_roll_view: &Position, m: &MatchId) -> Result<Matc
         Some(_) => CubeOwner::Opponent,
     };
     let a = acting as usize & 1;
-    Ok(MatchState {
+    let state = MatchState {
         position,
         decision,
         cube: m.cube,
@@ -451,13 +514,20 @@ pub fn match_state_from_ids(on_roll_view: &Position, m: &MatchId) -> Result<Matc
         post_crawford: post_crawford(m.match_length, m.score, m.crawford),
         acting_player: acting,
         names: (String::new(), String::new()),
-    })
+        rules: Rules {
+            jacoby: Some(m.jacoby),
+            beavers: None,
+        },
+        dice_low_first: false,
+    };
+    state.check()?;
+    Ok(state)
 }
 
 /// The position seen by the player on roll and the Match ID of a typed match state.
 ///
-/// The acting side is gnubg's player `acting_player & 1`. The Jacoby flag follows gnubg's
-/// defaults (on for money play, off in matches) since [`MatchState`] does not carry it.
+/// The acting side is gnubg's player `acting_player & 1`. The Jacoby flag is the state's
+/// where it has one, else what gnubg writes for an XGID (on for money play only).
 pub fn ids_from_match_state(ms: &MatchState) -> (Position, MatchId) {
     let acting = ms.acting_player & 1;
     let other = 1 - acting;
@@ -494,7 +564,7 @@ pub fn ids_from_match_state(ms: &MatchState) -> (Position, MatchId) {
         dice,
         match_length: ms.match_length,
         score,
-        jacoby: ms.is_money(),
+        jacoby: ms.rules.jacoby.unwrap_or(ms.is_money()),
     };
     (position, id)
 }
@@ -506,7 +576,8 @@ pub fn encode_match_state(ms: &MatchState) -> Result<(String, String), IdError> 
 }
 
 /// Reads `PositionID` or `PositionID:MatchID` (surrounding spaces ignored). A lone
-/// Position ID means a money game with the player on roll to act before rolling.
+/// Position ID means a money game with the player on roll to act before rolling, under
+/// whatever rules the configuration sets.
 pub fn parse_gnubg_ids(text: &str) -> Result<MatchState, IdError> {
     let text = text.trim();
     let (pos_text, match_text) = match text.split_once(':') {
@@ -514,11 +585,14 @@ pub fn parse_gnubg_ids(text: &str) -> Result<MatchState, IdError> {
         None => (text, None),
     };
     let position = decode_position_id(pos_text.trim())?;
-    let id = match match_text {
-        Some(m) => MatchId::decode(m.trim())?,
-        None => MatchId::default(),
-    };
-    match_state_from_ids(&position, &id)
+    match match_text {
+        Some(m) => match_state_from_ids(&position, &MatchId::decode(m.trim())?),
+        None => {
+            let mut state = match_state_from_ids(&position, &MatchId::default())?;
+            state.rules = Rules::default();
+            Ok(state)
+        }
+    }
 }
 
 #[cfg(test)]
@@ -613,5 +687,65 @@ mod tests {
             MatchId::decode("MAEL"),
             Err(IdError::Length { .. })
         ));
+    }
+
+    #[test]
+    fn rejects_ids_of_impossible_states_as_gnubg_does() {
+        use crate::game::StateError;
+        // Each built field by field; gnubg 1.07's `set matchid` refuses the first ones.
+        for (text, want) in [
+            // Score 9-3 in a 3-point match.
+            (
+                "MIFqAJAAGAAA",
+                IdError::State(StateError::Score {
+                    score: 9,
+                    length: 3,
+                }),
+            ),
+            // A 65-point match.
+            ("MIEqCBAAEAAA", IdError::State(StateError::MatchLength(65))),
+            // The Crawford flag in money play.
+            ("sIEKAAAAAAAA", IdError::State(StateError::CrawfordInMoney)),
+            // A cube of 8192, above gnubg's largest.
+            (
+                "DYEKAAAAAAAA",
+                IdError::Field {
+                    field: "cube",
+                    value: 8192,
+                },
+            ),
+        ] {
+            assert_eq!(MatchId::decode(text), Err(want), "{text}");
+        }
+        // What gnubg reads but changes (and so would not print back): a turned cube in
+        // the Crawford game, a Crawford flag nobody is one away for, the lower die first,
+        // the player to act not on roll, dice with a double offered.
+        for text in [
+            "gYGqAEAAEAAA",
+            "gIGqAEAAEAAA",
+            "sIGqABAAEAAA",
+            "MAG1AAAAAAAA",
+            "MImqAAAAAAAA",
+            "MJmqAAAAAAAA",
+        ] {
+            assert!(MatchId::decode(text).is_err(), "{text}");
+        }
+        // Reachable: 5-point match at 1-2, and a finished 3-point match at 3-1.
+        for text in ["MIGqABAAEAAA", "MAJgADAACAAA"] {
+            let m = MatchId::decode(text).expect("valid");
+            assert_eq!(m.encode().expect("encodes"), text);
+        }
+    }
+
+    #[test]
+    fn the_jacoby_bit_survives_the_typed_state() {
+        for text in ["4HPwATDgc/ABMA:cIkKAAAAAAAE", "4HPwATDgc/ABMA:cIkKAAAAAAAA"] {
+            let ms = parse_gnubg_ids(text).expect("valid");
+            let (pos, id) = encode_match_state(&ms).expect("encodes");
+            assert_eq!(format!("{pos}:{id}"), text);
+        }
+        // A lone Position ID states no rules.
+        let ms = parse_gnubg_ids("4HPwATDgc/ABMA").expect("valid");
+        assert_eq!(ms.rules, Rules::default());
     }
 }

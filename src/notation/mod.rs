@@ -18,3 +18,29 @@ pub use moves::{
     format_play, parse_move, FibsOrientation, IllegalMove, MoveError, MoveStyle, SyntaxError,
 };
 pub use xgid::{Xgid, XgidDice, XgidError};
+
+/// `text` without a leading ASCII `prefix` matched case-insensitively (`board:`, `XGID=`).
+/// The comparison is on bytes, so a multi-byte character where the prefix would end is a
+/// mismatch, never a slice through a character.
+pub fn strip_prefix_ignore_case<'a>(text: &'a str, prefix: &str) -> Option<&'a str> {
+    let head = text.as_bytes().get(..prefix.len())?;
+    if !head.eq_ignore_ascii_case(prefix.as_bytes()) {
+        return None;
+    }
+    text.get(prefix.len()..)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prefixes_match_without_case_and_never_split_a_character() {
+        assert_eq!(strip_prefix_ignore_case("BOARD:a:b", "board:"), Some("a:b"));
+        assert_eq!(strip_prefix_ignore_case("xgid=", "XGID="), Some(""));
+        assert_eq!(strip_prefix_ignore_case("boardé:1:2", "board:"), None);
+        assert_eq!(strip_prefix_ignore_case("board", "board:"), None);
+        assert_eq!(strip_prefix_ignore_case("字字", "xgid="), None);
+        assert_eq!(strip_prefix_ignore_case("", "x"), None);
+    }
+}

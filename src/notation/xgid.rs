@@ -29,10 +29,17 @@
 //! gnubg's `set xgid` makes the player on roll its player 1 whichever side that is; reading
 //! does the same, so [`MatchState::acting_player`] and the Match ID agree with gnubg.
 //! Writing puts gnubg's player 1 at the bottom.
+//!
+//! The money-play rules (CJ) become [`MatchState::rules`]: gnubg takes bit 0 as its Jacoby
+//! rule, which its Match ID records, so the Match ID written here agrees with gnubg's (in
+//! match play gnubg records the Jacoby rule as off). A turned cube in the Crawford game is
+//! refused as an impossible state (gnubg resets it to a centred 1-cube instead).
 
 use std::fmt;
 
-use crate::game::{CubeOwner, Decision, Dice, MatchState, Position, PositionError};
+use crate::game::{
+    CubeOwner, Decision, Dice, MatchState, Position, PositionError, Rules, StateError,
+};
 
 use super::ids::{may_double, post_crawford};
 
@@ -88,6 +95,8 @@ pub enum XgidError {
     Field { field: &'static str, text: String },
     /// A state the typed match state cannot hold (a raccoon).
     Unsupported(&'static str),
+    /// The XGID describes a state no game can reach.
+    State(StateError),
 }
 
 impl fmt::Display for XgidError {
@@ -107,6 +116,7 @@ impl fmt::Display for XgidError {
                 write!(f, "the XGID's {field} field {text:?} is not valid")
             }
             XgidError::Unsupported(what) => write!(f, "XGID states with {what} are not supported"),
+            XgidError::State(e) => write!(f, "the XGID is not a possible state: {e}"),
         }
     }
 }
@@ -124,10 +134,7 @@ impl Xgid {
     /// Reads an XGID, with or without the `XGID=` prefix.
     pub fn parse(text: &str) -> Result<Xgid, XgidError> {
         let t = text.trim();
-        let t = t
-            .get(..5)
-            .filter(|p| p.eq_ignore_ascii_case("xgid="))
-            .map_or(t, |_| &t[5..]);
+        let t = super::strip_prefix_ignore_case(t, "xgid=").unwrap_or(t);
         let fields: Vec<&str> = t.split(':').collect();
         if fields.len() != 9 && fields.len() != 10 {
             return Err(XgidError::FieldCount(fields.len()));
@@ -179,10 +186,11 @@ impl Xgid {
         let score_bottom: u32 = number("bottom score", fields[5])?;
         let score_top: u32 = number("top score", fields[6])?;
         let rules: u8 = number("Crawford/Jacoby", fields[7])?;
-        if rules > 3 {
+        let match_length: u32 = number("match length", fields[8])?;
+        // Money play packs two flags in the field, match play only the Crawford flag.
+        if rules > 3 || (match_length > 0 && rules > 1) {
             return Err(bad("Crawford/Jacoby", fields[7]));
         }
-        let match_length: u32 = number("match length", fields[8])?;
         if match_length > 0x7fff || score_bottom > 0x7fff || score_top > 0x7fff {
             return Err(bad("match length or score", t));
         }
@@ -240,12 +248,21 @@ impl Xgid {
             _ => CubeOwner::Opponent,
         };
         let crawford = self.match_length > 0 && self.rules & 1 == 1;
+        let rules = if self.match_length == 0 {
+            Rules {
+                jacoby: Some(self.rules & 1 == 1),
+                beavers: Some(self.rules & 2 == 2),
+            }
+        } else {
+            Rules::default()
+        };
+        let dice_low_first = matches!(self.dice, XgidDice::Rolled(a, b) if a < b);
         let (score, opp_score) = if acting_is_bottom {
             (self.score_bottom, self.score_top)
         } else {
             (self.score_top, self.score_bottom)
         };
-        Ok(MatchState {
+        let state = MatchState {
             position,
             decision,
             cube: 1 << self.cube_log2,
@@ -260,15 +277,20 @@ impl Xgid {
             // gnubg's `set xgid` makes the player on roll its player 1.
             acting_player: roller_acts as u8,
             names: (String::new(), String::new()),
-        })
+            rules,
+            dice_low_first,
+        };
+        state.check().map_err(XgidError::State)?;
+        Ok(state)
     }
 
     /// The XGID of a typed match state. gnubg's player 1 (`acting_player`) is the bottom
-    /// player. Money play gets the Jacoby flag off and beavers off (the state does not
-    /// carry them) and the maximum cube 10.
+    /// player. Money play writes the state's Jacoby and beaver rules (off where it has
+    /// none); the dice keep the order they were read in; the maximum cube is 10.
     pub fn from_match_state(ms: &MatchState) -> Xgid {
         let acting_is_bottom = ms.acting_player & 1 == 1;
         let (roller_acts, dice) = match ms.decision {
+            Decision::Move(d) if ms.dice_low_first => (true, XgidDice::Rolled(d.low(), d.high())),
             Decision::Move(d) => (true, XgidDice::Rolled(d.high(), d.low())),
             Decision::DoubleOrRoll | Decision::GameOver => (true, XgidDice::NotRolled),
             Decision::TakeOrDrop => (false, XgidDice::Doubled),
@@ -299,7 +321,12 @@ impl Xgid {
             dice,
             score_bottom,
             score_top,
-            rules: (ms.match_length > 0 && ms.crawford) as u8,
+            rules: if ms.is_money() {
+                ms.rules.jacoby.unwrap_or(false) as u8
+                    | (ms.rules.beavers.unwrap_or(false) as u8) << 1
+            } else {
+                ms.crawford as u8
+            },
             match_length: ms.match_length,
             max_cube_log2: Some(10),
         }
@@ -382,6 +409,51 @@ mod tests {
         assert_eq!(ms.decision, Decision::TakeOrDrop);
         assert_eq!(ms.acting_player, 0);
         assert_eq!(Xgid::from_match_state(&ms).to_match_state(), Ok(ms));
+    }
+
+    #[test]
+    fn rules_and_dice_order_are_read_and_written_back() {
+        for (rules, jacoby, beavers) in [
+            (0, false, false),
+            (1, true, false),
+            (2, false, true),
+            (3, true, true),
+        ] {
+            let text = format!("XGID=-b----E-C---eE---c-e----B-:0:0:1:25:0:0:{rules}:0:10");
+            let ms = Xgid::parse(&text)
+                .and_then(|x| x.to_match_state())
+                .expect("valid");
+            assert_eq!(ms.rules.jacoby, Some(jacoby));
+            assert_eq!(ms.rules.beavers, Some(beavers));
+            assert!(ms.dice_low_first);
+            assert_eq!(Xgid::from_match_state(&ms).to_string(), text);
+        }
+        // In match play the field is the Crawford flag alone.
+        let ms = Xgid::parse("XGID=-b----E-C---eE---c-e----B-:0:0:1:52:1:0:0:5:10")
+            .and_then(|x| x.to_match_state())
+            .expect("valid");
+        assert_eq!(ms.rules, Rules::default());
+        assert!(matches!(
+            Xgid::parse("XGID=-b----E-C---eE---c-e----B-:0:0:1:52:1:0:2:5:10"),
+            Err(XgidError::Field { .. })
+        ));
+    }
+
+    #[test]
+    fn impossible_states_are_refused() {
+        for text in [
+            // Score 9-3 in a 3-point match.
+            "XGID=-b----E-C---eE---c-e----B-:0:0:1:52:9:3:0:3:10",
+            // A 65-point match.
+            "XGID=-b----E-C---eE---c-e----B-:0:0:1:52:1:0:0:65:10",
+            // A turned cube in the Crawford game.
+            "XGID=-b----E-C---eE---c-e----B-:1:1:1:52:2:0:1:3:10",
+            // The Crawford flag at 0-0.
+            "XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:1:3:10",
+        ] {
+            let r = Xgid::parse(text).and_then(|x| x.to_match_state());
+            assert!(matches!(r, Err(XgidError::State(_))), "{text}: {r:?}");
+        }
     }
 
     #[test]

@@ -16,6 +16,7 @@ use std::fmt;
 
 use crate::engine::{Action, EvalReport};
 use crate::game::Play;
+use crate::notation::strip_prefix_ignore_case;
 
 /// How a checker play is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -204,13 +205,10 @@ fn bad(command: &'static str, detail: impl Into<String>) -> RequestError {
     }
 }
 
-/// Is this token a board (`board:...`, keyword case-insensitive)?
-fn is_board(tok: &str) -> bool {
-    tok.len() >= 6 && tok[..6].eq_ignore_ascii_case("board:")
-}
-
-fn board_text(tok: &str) -> String {
-    format!("board:{}", &tok[6..])
+/// The board text of a token `board:...` (keyword case-insensitive), with the keyword in
+/// lower case as the board reader expects it; `None` for any other token.
+fn board_text(tok: &str) -> Option<String> {
+    strip_prefix_ignore_case(tok, "board:").map(|rest| format!("board:{rest}"))
 }
 
 /// Parses one request line (terminator already removed).
@@ -223,7 +221,7 @@ pub fn parse_request(line: &[u8]) -> Result<Request, RequestError> {
     let Some(first) = words.next() else {
         return Err(RequestError::NoCommand);
     };
-    if is_board(first) {
+    if let Some(board) = board_text(first) {
         let mut options = BoardOptions::default();
         while let Some(key) = words.next() {
             match key.to_ascii_lowercase().as_str() {
@@ -241,10 +239,7 @@ pub fn parse_request(line: &[u8]) -> Result<Request, RequestError> {
                 other => return Err(bad("board", format!("unknown option `{other}`"))),
             }
         }
-        return Ok(Request::Board {
-            board: board_text(first),
-            options,
-        });
+        return Ok(Request::Board { board, options });
     }
     let command = first.to_ascii_lowercase();
     match command.as_str() {
@@ -256,9 +251,8 @@ pub fn parse_request(line: &[u8]) -> Result<Request, RequestError> {
                     "expected `evaluation fibsboard board:...`",
                 ));
             }
-            let board = match words.next() {
-                Some(b) if is_board(b) => board_text(b),
-                _ => return Err(bad("evaluation", "missing the board")),
+            let Some(board) = words.next().and_then(board_text) else {
+                return Err(bad("evaluation", "missing the board"));
             };
             let mut options = EvaluationOptions::default();
             while let Some(key) = words.next() {
@@ -399,6 +393,12 @@ mod tests {
         assert_eq!(options.noise, 0.05);
         assert!(parse_request(b"evaluation fibsboard board:x plies x").is_err());
         assert!(parse_request(b"board:x resignation 9").is_err());
+        // A wide letter where the keyword would end is no board (and no panic).
+        assert!(matches!(
+            parse_request("boardé:1:2".as_bytes()),
+            Err(RequestError::UnknownCommand(_))
+        ));
+        assert!(parse_request("evaluation fibsboard boardé:1".as_bytes()).is_err());
     }
 
     #[test]

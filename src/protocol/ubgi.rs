@@ -8,6 +8,7 @@
 //! early, `quit` ends the process, anything else gets `sorry`.
 
 use crate::engine::Action;
+use crate::notation::strip_prefix_ignore_case;
 use crate::protocol::gnubg::{format_play, MoveStyle};
 
 /// One line from the user interface.
@@ -37,10 +38,10 @@ pub fn parse_command(line: &str) -> UbgiCommand {
     if t.is_empty() {
         return UbgiCommand::Blank;
     }
-    if t.len() >= 6 && t.is_char_boundary(6) && t[..6].eq_ignore_ascii_case("board:") {
-        return UbgiCommand::Board(format!("board:{}", &t[6..]));
+    if let Some(rest) = strip_prefix_ignore_case(t, "board:") {
+        return UbgiCommand::Board(format!("board:{rest}"));
     }
-    if t.len() >= 5 && t.is_char_boundary(5) && t[..5].eq_ignore_ascii_case("xgid=") {
+    if strip_prefix_ignore_case(t, "xgid=").is_some() {
         return UbgiCommand::Xgid(t.to_string());
     }
     match t.to_ascii_lowercase().as_str() {

@@ -9,7 +9,9 @@ use rand_chacha::ChaCha8Rng;
 
 use super::cube;
 use crate::engine::Action;
-use crate::game::{legal_plays, CubeOwner, Decision, Dice, GameResult, MatchState, Play, Position};
+use crate::game::{
+    legal_plays, CubeOwner, Decision, Dice, GameResult, MatchState, Play, Position, Rules,
+};
 use crate::players::{Decide, DecideError, DecideErrorKind};
 
 /// The largest cube value the referee lets a side double to (gnubg's limit).
@@ -188,6 +190,8 @@ impl Table {
                 self.setup.names[seat].clone(),
                 self.setup.names[other].clone(),
             ),
+            rules: Rules::default(),
+            dice_low_first: false,
         }
     }
 }
