@@ -197,3 +197,73 @@ pub fn run_eval(
         positions: positions.len(),
     }
 }
+
+/// `count` seeded positions with both sides in their home boards: each side has 1 to 15
+/// checkers (uniform), each on a uniform point of its home board.
+pub fn bearoff_positions(seed: u64, count: usize) -> Vec<Position> {
+    use rand::Rng;
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut out = Vec::with_capacity(count);
+    while out.len() < count {
+        let mut slots = [0i8; 26];
+        for _ in 0..rng.gen_range(1..=15) {
+            slots[rng.gen_range(1..=6)] += 1;
+        }
+        for _ in 0..rng.gen_range(1..=15) {
+            // The opponent's point p is the mover's 25 - p.
+            slots[25 - rng.gen_range(1..=6)] -= 1;
+        }
+        if let Ok(p) = Position::from_slots(slots) {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// What the bear-off benchmark measured.
+#[derive(Debug, Clone, Copy)]
+pub struct BearoffBenchResult {
+    /// Evaluations of bear-off positions through the evaluator (database lookups).
+    pub eval: EvalResult,
+    /// Seconds to compute a fresh database.
+    pub generation_secs: f64,
+    pub memory_bytes: usize,
+    pub max_rolls: usize,
+}
+
+/// Times a fresh computation of the bear-off database, then evaluates every position
+/// `rounds` times through [`crate::eval::Evaluator::evaluate`] on this thread.
+pub fn run_bearoff(
+    eval: &crate::eval::NeuralEvaluator,
+    positions: &[Position],
+    rounds: u32,
+) -> BearoffBenchResult {
+    use crate::eval::{bearoff::BearoffDb, Evaluator};
+    let start = Instant::now();
+    let db = BearoffDb::generate();
+    let generation_secs = start.elapsed().as_secs_f64();
+    let mut sink = 0.0f32;
+    // Builds the shared database before the timed loop.
+    for p in positions {
+        sink += eval.evaluate(p).0[0];
+    }
+    let start = Instant::now();
+    for _ in 0..rounds {
+        for p in positions {
+            sink += eval.evaluate(p).0[0];
+        }
+    }
+    let secs = start.elapsed().as_secs_f64();
+    std::hint::black_box(sink);
+    let evals = positions.len() as u64 * rounds as u64;
+    BearoffBenchResult {
+        eval: EvalResult {
+            evals,
+            evals_per_sec: evals as f64 / secs,
+            positions: positions.len(),
+        },
+        generation_secs,
+        memory_bytes: db.memory_bytes(),
+        max_rolls: db.max_rolls(),
+    }
+}

@@ -17,7 +17,8 @@ pub enum BenchCommand {
     Movegen(MovegenArgs),
     /// Search algorithms and depths over the committed set of contact decisions.
     Search(Box<super::search_bench::SearchBenchArgs>),
-    /// Static evaluations per second of the contact net on one thread.
+    /// Static evaluations per second of the contact net on one thread (`--bearoff`: of
+    /// bear-off positions from the database).
     Eval(EvalArgs),
     /// Decisions per second and latency of the bot server under loopback load.
     Server(ServerArgs),
@@ -54,6 +55,10 @@ pub struct EvalArgs {
     /// A weights file instead of the embedded default nets.
     #[arg(long)]
     pub weights: Option<std::path::PathBuf>,
+    /// Instead: evaluations of 10,000 seeded bear-off positions (both sides home, answered
+    /// by the bear-off database) and the time to compute the database.
+    #[arg(long)]
+    pub bearoff: bool,
     /// Print one JSON object on stdout.
     #[arg(long)]
     pub json: bool,
@@ -207,6 +212,9 @@ fn eval(a: EvalArgs) -> Result<(), CliError> {
         Some(p) => NeuralEvaluator::load(p)?,
         None => NeuralEvaluator::default_nets()?,
     };
+    if a.bearoff {
+        return eval_bearoff(&ev, &a);
+    }
     let positions = bench::eval_positions()?;
     let r = bench::run_eval(&ev, &positions, a.rounds);
     let c = &ev.nets().contact;
@@ -237,6 +245,40 @@ fn eval(a: EvalArgs) -> Result<(), CliError> {
         println!("net:         {net} (AVX2/FMA path: {simd})");
         println!("evaluations: {}", r.evals);
         println!("evals/s:     {:.0}", r.evals_per_sec);
+        println!("command:     {command}");
+    }
+    Ok(())
+}
+
+fn eval_bearoff(ev: &crate::eval::NeuralEvaluator, a: &EvalArgs) -> Result<(), CliError> {
+    let positions = bench::bearoff_positions(1, 10_000);
+    let r = bench::run_bearoff(ev, &positions, a.rounds);
+    let command = format!("stargammon bench eval --bearoff --rounds {}", a.rounds);
+    if a.json {
+        println!(
+            "{}",
+            serde_json::json!({
+                "evals": r.eval.evals,
+                "evals_per_sec": r.eval.evals_per_sec,
+                "threads": 1,
+                "positions": r.eval.positions,
+                "generation_seconds": r.generation_secs,
+                "memory_bytes": r.memory_bytes,
+                "max_rolls": r.max_rolls,
+                "command": command,
+            })
+        );
+    } else {
+        println!(
+            "eval --bearoff: {} bear-off positions x {} rounds, one thread",
+            r.eval.positions, a.rounds
+        );
+        println!(
+            "database:    computed in {:.3} s, {} bytes, at most {} rolls",
+            r.generation_secs, r.memory_bytes, r.max_rolls
+        );
+        println!("evaluations: {}", r.eval.evals);
+        println!("evals/s:     {:.0}", r.eval.evals_per_sec);
         println!("command:     {command}");
     }
     Ok(())

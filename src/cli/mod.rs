@@ -3,6 +3,7 @@
 
 use clap::{Parser, Subcommand};
 
+pub mod bearoff;
 pub mod bench;
 pub mod duel;
 pub mod fibs;
@@ -34,6 +35,8 @@ pub struct Cli {
 pub enum Command {
     /// Benchmarks: movegen, eval, search, server.
     Bench(bench::BenchArgs),
+    /// Bear-off database: expected rolls and exact win chances with both sides home.
+    Bearoff(bearoff::BearoffArgs),
     /// Ranks the plays of a roll with the search (equities and probabilities).
     Hint(hint::HintArgs),
     /// In-process cubeless money games between two players, mirrored dice pairs.
@@ -99,6 +102,7 @@ pub fn argument_error_line(e: &clap::Error) -> Option<String> {
 pub fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
         Command::Bench(args) => bench::run(args),
+        Command::Bearoff(args) => bearoff::run(args),
         Command::Hint(args) => hint::run(args),
         Command::Duel(args) => duel::run(args),
         Command::Train(args) => train::run(args),

@@ -70,6 +70,7 @@ pub trait Evaluator: Send + Sync {
     fn name(&self) -> String;
 }
 
+pub mod bearoff;
 pub mod encoding;
 pub mod net;
 pub mod neural;

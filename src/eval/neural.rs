@@ -1,11 +1,13 @@
 //! The neural evaluator: the contact net or the race net, picked by [`Position::phase`].
 //!
-//! Finished games return their exact result; net outputs are made consistent with
-//! [`consistent`]. The default nets are compiled into the binary from `weights/`, so
+//! Finished games return their exact result, and so do bear-offs with both sides in their
+//! home boards (the one-sided database, [`super::bearoff`]); the race net answers only for
+//! the rest of the race. Net outputs are made consistent with [`consistent`]. The default nets are compiled into the binary from `weights/`, so
 //! `stargammon` plays at full strength with no files around; a path overrides them.
 
 use std::path::Path;
 
+use super::bearoff;
 use super::encoding::{encode, SparseInput};
 use super::net::{consistent, Mlp, MAX_HIDDEN, OUTPUTS};
 use super::weights::{NetSet, WeightsError};
@@ -87,12 +89,19 @@ impl NeuralEvaluator {
     /// Evaluates with caller-provided scratch space.
     #[inline]
     pub fn evaluate_with(&self, pos: &Position, scratch: &mut Scratch) -> Probabilities {
-        if let Some(p) = finished(pos) {
+        if let Some(p) = exact(pos) {
             return p;
         }
         let raw = self.raw_with(pos, scratch);
         consistent(raw, pos.off(), pos.opp_off())
     }
+}
+
+/// The exact probabilities where they are known: a finished game, or both sides in their
+/// home boards (the bear-off database).
+#[inline]
+pub fn exact(pos: &Position) -> Option<Probabilities> {
+    finished(pos).or_else(|| bearoff::exact(pos))
 }
 
 /// The exact result when the game is over, from the view of the side to act.
@@ -107,7 +116,7 @@ pub fn finished(pos: &Position) -> Option<Probabilities> {
 
 impl Evaluator for NeuralEvaluator {
     fn evaluate(&self, pos: &Position) -> Probabilities {
-        if let Some(p) = finished(pos) {
+        if let Some(p) = exact(pos) {
             return p;
         }
         let mut input = SparseInput::default();
