@@ -212,8 +212,9 @@ impl Session {
         self.last_answered = Some(board.to_string());
     }
 
-    /// A new game or match began: its boards may repeat boards of an earlier game (the
-    /// same opening roll at the same score), and each needs its answer.
+    /// Forgets the answered boards: a new game or match began (its boards may repeat
+    /// boards of an earlier game, the same opening roll at the same score), or the
+    /// opponent acted since (a board seen before is a new question now).
     fn new_game(&mut self) {
         self.answered.clear();
         self.answered_order.clear();
@@ -234,6 +235,13 @@ impl Session {
         self.answered.remove(&b);
         true
     }
+}
+
+/// Whether a server error line is about an answer to a board (a move, roll, double,
+/// accept or reject) rather than about invitations or other commands.
+fn refuses_a_board_answer(error: &str) -> bool {
+    let e = error.to_ascii_lowercase();
+    !(e.contains("invite") || e.contains("join") || e.contains("unknown command"))
 }
 
 /// The FIBS bot account.
@@ -570,7 +578,10 @@ impl Client {
             }
             ClipLine::CommandError(e) => {
                 tracing::warn!("fibs: server refused a command: {e}");
-                if s.forget_last() {
+                // Only a refused play, roll or cube answer makes the last board's answer
+                // void; a refused `join` or `invite` says nothing about the board (and
+                // answering the board again would play the same move twice).
+                if refuses_a_board_answer(&e) && s.forget_last() {
                     self.send(w, "board", false).await?;
                 }
             }
@@ -581,7 +592,19 @@ impl Client {
                     self.send(w, &cmd, false).await?;
                 }
             }
-            ClipLine::Refusing | ClipLine::Other(_) => {}
+            ClipLine::Refusing => {}
+            ClipLine::Other(text) => {
+                // The opponent acted (`alice rolls 4 and 4.`, `alice can't move.`, ...): a
+                // board seen before may now be a new question (both sides blocked give the
+                // same board twice), so the memory of answered boards starts afresh.
+                let by_opponent = self.memory.opponent.as_deref().is_some_and(|o| {
+                    text.strip_prefix(o)
+                        .is_some_and(|rest| rest.starts_with(' '))
+                });
+                if by_opponent {
+                    s.new_game();
+                }
+            }
         }
         Ok(())
     }
@@ -624,6 +647,16 @@ mod tests {
         assert!(s.answered.contains("board:opening"));
         s.new_game();
         assert!(!s.answered.contains("board:opening"));
+    }
+
+    #[test]
+    fn only_errors_about_play_void_a_board_answer() {
+        assert!(refuses_a_board_answer("** It's not your turn to move."));
+        assert!(refuses_a_board_answer("** You must give 2 moves."));
+        assert!(!refuses_a_board_answer(
+            "** Error: alice didn't invite you."
+        ));
+        assert!(!refuses_a_board_answer("** Unknown command: 'time'"));
     }
 
     #[test]

@@ -455,7 +455,11 @@ impl World {
     }
 
     fn error(&mut self, out: &mut Vec<String>, what: &str, cmd: &str) {
-        self.log.protocol_errors.push(format!("{cmd}: {what}"));
+        let recent: Vec<&String> = self.log.sent_tail.iter().rev().take(14).rev().collect();
+        let asked: Vec<&String> = self.log.received.iter().rev().take(10).rev().collect();
+        self.log.protocol_errors.push(format!(
+            "{cmd}: {what}; server's last lines {recent:#?}; bot's last lines {asked:?}"
+        ));
         out.push(format!("** {what}"));
     }
 
@@ -883,8 +887,11 @@ impl World {
                 }
             }
             _ => {
+                let recent: Vec<&String> = self.log.sent_tail.iter().rev().take(12).rev().collect();
+                let asked: Vec<&String> = self.log.received.iter().rev().take(8).rev().collect();
                 self.log.illegal_moves.push(format!(
-                    "{raw} on {} with {}-{} (bot colour {})",
+                    "{raw} on {} with {}-{} (bot colour {}); server's last lines {recent:#?}; \
+                     bot's last lines {asked:?}",
                     g.bot_view.debug_string(),
                     dice.high(),
                     dice.low(),
