@@ -5,8 +5,9 @@
 
 mod common;
 
+use common::{json_of, stargammon};
+
 use std::collections::{HashMap, HashSet};
-use std::process::Command;
 
 use stargammon::eval::bearoff::{self, checkers, Board};
 use stargammon::eval::net::consistent;
@@ -355,24 +356,12 @@ fn the_evaluator_answers_from_the_database_exactly_when_both_sides_are_home() {
     }
 }
 
-fn stargammon(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_stargammon"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
 #[test]
 fn cli_reports_both_sides_and_the_win_chance() {
     let (me, opp) = ([0, 0, 0, 0, 0, 15], [2, 1, 0, 0, 0, 0]);
     let id = position_id(&position(me, opp));
     let out = stargammon(&["bearoff", &id, "--json"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = json_of(&out);
     let db = bearoff::database();
     let p = db.probabilities(&me, &opp);
     assert_eq!(v["on_roll"]["checkers"], 15);

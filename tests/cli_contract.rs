@@ -3,15 +3,12 @@
 //! and the positions' own rules.
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
-fn stargammon(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_stargammon"))
-        .args(args)
-        .output()
-        .unwrap()
-}
+use common::{json_of, stargammon};
 
 fn stargammon_with_input(args: &[&str], input: &[u8]) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_stargammon"))
@@ -104,12 +101,7 @@ fn bench_server_sends_exactly_the_requests_asked_for() {
         "1",
         "--json",
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = json_of(&out);
     assert_eq!(v["decisions"], 203, "{v}");
     let err = one_line_error(&["bench", "server", "--requests", "3", "--connections", "4"]);
     assert!(err.contains("--requests"), "{err}");
@@ -154,12 +146,7 @@ fn hint_honours_the_rules_of_the_xgid() {
     let cube = |rules: &str| {
         let xgid = format!("XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:{rules}:0:10");
         let out = stargammon(&["hint", &xgid, "--depth", "1", "--json"]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let v = json_of(&out);
         v["cube"].clone()
     };
     // The shipped configuration has both rules off; the XGID turns them on.

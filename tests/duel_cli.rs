@@ -1,14 +1,9 @@
 //! `stargammon duel` on the command line: the JSON contract and argument errors.
 #![allow(clippy::unwrap_used)]
 
-use std::process::Command;
+mod common;
 
-fn stargammon(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_stargammon"))
-        .args(args)
-        .output()
-        .unwrap()
-}
+use common::{json_of, stargammon};
 
 #[test]
 fn json_fields_and_thread_independence() {
@@ -27,13 +22,7 @@ fn json_fields_and_thread_independence() {
             threads,
             "--json",
         ]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        v
+        json_of(&out)
     };
     let one = run("1");
     for key in [

@@ -1,14 +1,14 @@
 #![allow(clippy::unwrap_used)]
 //! `stargammon hint` end to end: JSON shape, best play first, bad input rejected.
 
-use std::process::Command;
+mod common;
+
+use common::json_of;
 
 fn hint(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_stargammon"))
-        .arg("hint")
-        .args(args)
-        .output()
-        .unwrap()
+    let mut all = vec!["hint"];
+    all.extend_from_slice(args);
+    common::stargammon(&all)
 }
 
 #[test]
@@ -24,12 +24,7 @@ fn ranks_the_opening_three_one_with_the_five_point_first() {
         "pip-sigmoid",
         "--json",
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = json_of(&out);
     let plays = v["plays"].as_array().unwrap();
     assert_eq!(plays.len(), 16);
     assert_eq!(plays[0]["move"], "8/5 6/5");
@@ -52,12 +47,7 @@ fn values_a_position_without_dice_and_rejects_bad_input() {
         "pip-sigmoid",
         "--json",
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = json_of(&out);
     assert_eq!(v["evaluation"]["depth"], 3);
 
     for bad in [
@@ -77,12 +67,7 @@ fn values_a_position_without_dice_and_rejects_bad_input() {
 fn gives_cube_decisions_for_the_roller_and_the_taker() {
     // Money, centred cube, the opening position before the roll: no double.
     let out = hint(&["4HPwATDgc/ABMA", "--depth", "1", "--json"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = json_of(&out);
     assert_eq!(v["cube"]["action"], "no double");
     assert!(v["cube"]["equities"]["no_double"].is_number());
     // gnubg's take question for P0 after P1 doubled (protocols.md): take or drop.
@@ -92,12 +77,7 @@ fn gives_cube_decisions_for_the_roller_and_the_taker() {
         "1",
         "--json",
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = json_of(&out);
     let action = v["cube"]["action"].as_str().unwrap();
     assert!(action == "take" || action == "drop", "{action}");
     assert_eq!(v["evaluation"]["roller"], "opponent");
@@ -109,11 +89,6 @@ fn gives_cube_decisions_for_the_roller_and_the_taker() {
     s[2] = 1;
     let slots: Vec<String> = s.iter().map(|x| x.to_string()).collect();
     let out = hint(&["--slots", &slots.join(","), "--depth", "1", "--json"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = json_of(&out);
     assert_eq!(v["cube"]["response"], "drop");
 }

@@ -175,3 +175,27 @@ impl Drop for ServerThread {
         }
     }
 }
+
+/// Runs the `stargammon` binary of this build with `args`.
+pub fn stargammon(args: &[&str]) -> std::process::Output {
+    match std::process::Command::new(env!("CARGO_BIN_EXE_stargammon"))
+        .args(args)
+        .output()
+    {
+        Ok(out) => out,
+        Err(e) => panic!("cannot run stargammon: {e}"),
+    }
+}
+
+/// The JSON object a successful run printed on stdout.
+pub fn json_of(out: &std::process::Output) -> serde_json::Value {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    match serde_json::from_slice(&out.stdout) {
+        Ok(v) => v,
+        Err(e) => panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)),
+    }
+}
