@@ -59,6 +59,12 @@ pub struct ServerConfig {
     pub shutdown_grace_ms: u64,
     pub board_convention: BoardConvention,
     pub nul_wait_ms: u64,
+    /// The deepest search one request may ask for (`evaluation ... plies N`); deeper
+    /// requests are answered at this depth, with a note in the log.
+    pub max_request_depth: Depth,
+    /// The longest one request may search, in milliseconds (0 = no cap): the deepest
+    /// iteration completed by then answers.
+    pub max_request_ms: u64,
 }
 
 impl Default for ServerConfig {
@@ -71,6 +77,8 @@ impl Default for ServerConfig {
             shutdown_grace_ms: 2000,
             board_convention: BoardConvention::Auto,
             nul_wait_ms: 30,
+            max_request_depth: Depth::new(5).unwrap_or(Depth::ONE),
+            max_request_ms: 10_000,
         }
     }
 }
@@ -175,6 +183,13 @@ impl Config {
                 self.engine.evaluator.to_string()
             ));
         }
+        let cap = self.server.max_request_depth;
+        if cap < self.engine.depth || cap < self.engine.cube_depth {
+            return bad(format!(
+                "server.max_request_depth = {cap} is below the engine's own depth; raise it or \
+                 lower engine.depth and engine.cube_depth"
+            ));
+        }
         if self.engine.tt_megabytes == 0 {
             return bad("engine.tt_megabytes must be at least 1".to_string());
         }
@@ -263,6 +278,13 @@ mod tests {
         let e = Config::from_toml("[engine]\nevaluator = \"alpha\"\n", "t").unwrap_err();
         assert!(e.to_string().contains("unknown player 'alpha'"), "{e}");
         assert!(Config::from_toml("[engine]\nevaluator = \"pubeval\"\n", "t").is_err());
+        assert!(Config::from_toml("[engine]\ndepth = 7\n", "t").is_err());
+        let c = Config::from_toml(
+            "[engine]\ndepth = 7\n[server]\nmax_request_depth = 7\n",
+            "t",
+        );
+        assert!(c.is_ok());
+        assert!(Config::from_toml("[server]\nmax_request_depth = 4\n", "t").is_err());
         let c = Config::from_toml("[engine]\ntime_budget_ms = 700\n", "t").unwrap();
         assert_eq!(c.engine_spec().budget.millis(), 700);
         assert_eq!(c.server, ServerConfig::default());

@@ -181,6 +181,33 @@ async fn interface_requests_are_answered_in_gnubg_formats() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_deeper_than_the_cap_is_answered_at_the_cap() {
+    let mut cfg = config();
+    cfg.server.max_request_depth = stargammon::engine::Depth::new(3).unwrap();
+    cfg.server.max_request_ms = 0;
+    let server = start(cfg).await;
+    let mut c = server.connect().await;
+    // `plies 7` is depth 15 (searched at the deepest, 9, it would run for many minutes);
+    // at the cap of depth 3 it is answered at once, and the connection goes on serving.
+    let r = tokio::time::timeout(
+        Duration::from_secs(60),
+        c.ask(&format!(
+            "evaluation fibsboard {GNUBG_DOUBLE_Q} plies 7 cubeless"
+        )),
+    )
+    .await
+    .expect("the capped request was answered");
+    assert_eq!(r.split(' ').count(), 6, "{r}");
+    let r = c
+        .ask(&format!(
+            "evaluation fibsboard {GNUBG_DOUBLE_Q} plies 0 cubeless"
+        ))
+        .await;
+    assert_eq!(r.split(' ').count(), 6, "{r}");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_input_gets_error_lines_and_the_server_keeps_serving() {
     let mut cfg = config();
     cfg.server.max_line_bytes = 300;

@@ -641,7 +641,14 @@ impl Connection {
         let (tx, mut rx) = oneshot::channel::<Result<Outcome, EngineError>>();
         let cancel = Cancel::new();
         let _guard = CancelOnDrop(cancel.clone());
-        let settings = self.shared.plan.settings(query.1);
+        let (settings, capped) = request_settings(&self.shared.plan, query.1, &self.shared.server);
+        if let Some(asked) = capped {
+            info!(
+                asked,
+                cap = self.shared.server.max_request_depth.get(),
+                "request deeper than server.max_request_depth: answered at the cap"
+            );
+        }
         let job = Job::new(query.0, settings, move |outcome| {
             drop(slot);
             let found = match outcome {
@@ -696,6 +703,22 @@ impl Connection {
     }
 }
 
+/// The search settings of one request at `depth` under the server's per-request caps, and
+/// the depth asked for when the cap lowered it.
+pub fn request_settings(
+    plan: &SearchPlan,
+    depth: u32,
+    server: &ServerConfig,
+) -> (crate::search::SearchSettings, Option<u32>) {
+    let cap = server.max_request_depth.get();
+    let mut settings = plan.settings(depth.min(cap));
+    if server.max_request_ms > 0 {
+        let limit = Duration::from_millis(server.max_request_ms);
+        settings.time_budget = Some(settings.time_budget.map_or(limit, |b| b.min(limit)));
+    }
+    (settings, (depth > cap).then_some(depth))
+}
+
 /// The address a listener is bound to, for tests and the benchmark.
 pub fn local_addr(listener: &TcpListener) -> Option<SocketAddr> {
     listener.local_addr().ok()
@@ -706,6 +729,30 @@ pub fn local_addr(listener: &TcpListener) -> Option<SocketAddr> {
 mod tests {
     use super::*;
     use crate::game::{Decision, Dice, MatchState, Position};
+
+    #[test]
+    fn requests_are_searched_within_the_servers_caps() {
+        let server = ServerConfig::default();
+        let plan = SearchPlan::default();
+        // `plies 7` asks for depth 15: answered at depth 5, noted.
+        let (s, capped) = request_settings(&plan, 15, &server);
+        assert_eq!((s.depth, capped), (5, Some(15)));
+        assert_eq!(s.time_budget, Some(Duration::from_millis(10_000)));
+        let (s, capped) = request_settings(&plan, 3, &server);
+        assert_eq!((s.depth, capped), (3, None));
+        // The plan's own budget stays when it is the shorter one; no cap keeps it as is.
+        let tight = SearchPlan {
+            time_budget: Some(Duration::from_millis(200)),
+            ..plan
+        };
+        let (s, _) = request_settings(&tight, 3, &server);
+        assert_eq!(s.time_budget, Some(Duration::from_millis(200)));
+        let open = ServerConfig {
+            max_request_ms: 0,
+            ..server
+        };
+        assert_eq!(request_settings(&plan, 3, &open).0.time_budget, None);
+    }
 
     #[test]
     fn fallback_replies_are_always_acceptable_to_gnubg() {
