@@ -10,6 +10,7 @@
 //! | [`cube`] | match equity, cubeful equity, double and take decisions |
 //! | [`search`] | Expectimax, Star1, Star2, the transposition table, the worker pool |
 //! | [`engine`] | the facade ("what do I do here?"), [`engine::EngineSpec`] and its builder |
+//! | [`rollout`] | rollouts: games played out from a position or from each play of a roll |
 //! | [`protocol`] | gnubg and UBGI lines: parse requests, format replies (no I/O) |
 //! | [`config`] | the server's TOML configuration |
 //! | [`players`] | the one decision trait, [`players::Decide`], and every player |
@@ -32,6 +33,7 @@ pub mod game;
 pub mod notation;
 pub mod players;
 pub mod protocol;
+pub mod rollout;
 pub mod search;
 pub mod server;
 pub mod train;

@@ -11,6 +11,7 @@ pub mod hint;
 pub mod match_cmd;
 pub mod moves;
 pub mod pos_arg;
+pub mod rollout;
 mod search_bench;
 pub mod serve;
 pub mod show;
@@ -47,6 +48,8 @@ pub enum Command {
     Match(match_cmd::MatchArgs),
     /// Runs the FIBS bot account until stopped.
     Fibs(fibs::FibsArgs),
+    /// Rolls out a position, or the best plays of a roll side by side.
+    Rollout(rollout::RolloutArgs),
     /// Every legal play of a roll, with the Position ID after each.
     Moves(moves::MovesArgs),
     /// Draw a position with its ids, pip counts, cube, score and dice.
@@ -108,6 +111,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Train(args) => train::run(args),
         Command::Match(args) => match_cmd::run(args),
         Command::Fibs(args) => fibs::run(args),
+        Command::Rollout(args) => rollout::run(args),
         Command::Moves(args) => moves::run(args),
         Command::Show(args) => show::run(args),
         Command::Serve(args) => serve::run(args),

@@ -1,0 +1,361 @@
+//! `stargammon rollout POS [--dice D1 D2] [--trials N] [--truncate PLIES] [--depth D]
+//! [--top K] [--seed S] [--threads T] [--no-vr] [--json]`.
+//!
+//! Without dice (in `--dice` or in POS): the position, its side on roll before rolling.
+//! With dice: the top K plays by the search at `--depth`, rolled out on the same dice, best
+//! first. A roll with no legal play is an error (nothing to compare); a roll with a single
+//! legal play rolls that play out. Ctrl-C stops the rollout and prints what it has, marked
+//! partial (a second Ctrl-C ends the process at once).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use clap::Args;
+
+use super::hint::{parse_depth_arg, parse_evaluator_arg};
+use super::pos_arg::parse_pos_arg;
+use super::CliError;
+use crate::engine::{Depth, EngineSpec, EvaluatorKind};
+use crate::game::{Decision, Dice, Position};
+use crate::notation::{format_play, position_id, MoveStyle};
+use crate::rollout::{
+    Estimate, Hooks, PlaysRollout, PositionRollout, Rollout, RolloutSettings, STRATA,
+};
+
+#[derive(Debug, Args)]
+pub struct RolloutArgs {
+    /// The position: gnubg Position ID (with optional Match ID), XGID or FIBS board.
+    pub pos: String,
+    /// Roll out the plays of this roll (overrides dice in POS).
+    #[arg(long, num_args = 2, value_names = ["D1", "D2"])]
+    pub dice: Option<Vec<u8>>,
+    /// Games per position or play.
+    #[arg(long, default_value_t = STRATA)]
+    pub trials: u64,
+    /// Value games with the evaluator after this many plies (default: play to the end).
+    #[arg(long)]
+    pub truncate: Option<u32>,
+    /// Checker-play depth of the players (1 = the evaluator's best play; 3, 5: search);
+    /// with dice also the depth that picks the plays to roll out.
+    #[arg(long, default_value = "1", value_parser = parse_depth_arg)]
+    pub depth: Depth,
+    /// How many of the best plays to roll out (with dice).
+    #[arg(long, default_value_t = 5)]
+    pub top: usize,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// No variance reduction (luck adjustment).
+    #[arg(long)]
+    pub no_vr: bool,
+    /// Evaluator: net (the shipped nets), net:PATH, or pipsigmoid.
+    #[arg(long, default_value = "net", value_parser = parse_evaluator_arg)]
+    pub eval: EvaluatorKind,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Transposition table of each trial's searching players: games are short searches, and
+/// a fresh table per trial keeps trials independent of each other.
+const TRIAL_TT_MB: usize = 4;
+
+pub fn run(a: RolloutArgs) -> Result<(), CliError> {
+    let state = parse_pos_arg(&a.pos)?;
+    let dice = match &a.dice {
+        Some(d) if d.len() == 2 => Some(Dice::new(d[0], d[1])?),
+        Some(_) => return Err("--dice takes two values".into()),
+        None => match state.decision {
+            Decision::Move(d) => Some(d),
+            _ => None,
+        },
+    };
+    if state.decision == Decision::GameOver {
+        return Err("the game is over: nothing to roll out".into());
+    }
+    // At a take question the doubler is the one about to roll.
+    let pos = if dice.is_none() && state.decision == Decision::TakeOrDrop {
+        state.position.swap()
+    } else {
+        state.position
+    };
+    let threads = match a.threads {
+        Some(0) => return Err("--threads must be at least 1".into()),
+        Some(t) => t,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    let settings = RolloutSettings {
+        trials: a.trials,
+        seed: a.seed,
+        truncate: a.truncate,
+        variance_reduction: !a.no_vr,
+        threads,
+    };
+    if a.trials == 0 {
+        return Err("--trials must be at least 1".into());
+    }
+    if a.truncate == Some(0) {
+        return Err("--truncate must be at least 1 ply (0 would play no roll)".into());
+    }
+    if dice.is_some() && a.top == 0 {
+        return Err("--top must be at least 1".into());
+    }
+    if pos.is_game_over() {
+        return Err("the game is over: nothing to roll out".into());
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    stop_on_ctrl_c(stop.clone())?;
+    let spec = EngineSpec {
+        depth: a.depth,
+        tt_megabytes: TRIAL_TT_MB,
+        ..EngineSpec::of(a.eval.clone())
+    };
+    let rollout = Rollout::new(&spec)?;
+    // Refused input is reported before the rollout announces itself.
+    let candidates = match dice {
+        Some(d) => Some(rollout.candidates(&pos, d, a.top)?),
+        None => None,
+    };
+    let units = if dice.is_some() {
+        "trials per play"
+    } else {
+        "trials"
+    };
+    eprintln!(
+        "rolling out {} ({} {units}); Ctrl-C stops and prints the trials so far",
+        position_id(&pos),
+        a.trials
+    );
+    let bar = indicatif::ProgressBar::new(a.trials);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{elapsed_precise} [{bar:40}] {pos}/{len} trials {per_sec} eta {eta}",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    let progress = |n: u64| bar.set_position(n);
+    let hooks = Hooks {
+        stop: &stop,
+        progress: &progress,
+    };
+    let header = Header {
+        args: &a,
+        threads,
+        pos: &pos,
+    };
+    match (dice, candidates) {
+        (Some(d), Some(candidates)) => {
+            let r = rollout.these_plays(&candidates, &settings, hooks)?;
+            bar.finish_and_clear();
+            if a.json {
+                println!("{}", plays_json(&header, d, &r));
+            } else {
+                print_plays(&header, d, &r);
+            }
+        }
+        _ => {
+            let r = rollout.position(&pos, &settings, hooks)?;
+            bar.finish_and_clear();
+            if a.json {
+                println!("{}", position_json(&header, &r));
+            } else {
+                print_position(&header, &r);
+            }
+        }
+    }
+    Ok(())
+}
+
+struct Header<'a> {
+    args: &'a RolloutArgs,
+    threads: usize,
+    pos: &'a Position,
+}
+
+impl Header<'_> {
+    fn json(&self, trials: u64, partial: bool, seconds: f64) -> serde_json::Value {
+        let a = self.args;
+        serde_json::json!({
+            "trials": trials,
+            "seed": a.seed,
+            "truncate": a.truncate,
+            "variance_reduction": !a.no_vr,
+            "partial": partial,
+            "seconds": seconds,
+            "depth": a.depth.get(),
+            "evaluator": a.eval.to_string(),
+            "threads": self.threads,
+            "position_id": position_id(self.pos),
+        })
+    }
+
+    fn text(&self, trials: u64, partial: bool, seconds: f64) -> String {
+        let a = self.args;
+        format!(
+            "{trials} trials{}, seed {}, {}, depth {}, variance reduction {}, {:.1} s",
+            if partial { " (stopped early)" } else { "" },
+            a.seed,
+            match a.truncate {
+                Some(p) => format!("truncated after {p} plies"),
+                None => "full games".to_string(),
+            },
+            a.depth,
+            if a.no_vr { "off" } else { "on" },
+            seconds
+        )
+    }
+}
+
+fn r6(x: f64) -> f64 {
+    (x * 1e6).round() / 1e6
+}
+
+/// The figures of an estimate; none (null) when no trial completed.
+fn estimate_fields(
+    e: &Estimate,
+    raw: &Estimate,
+    trials: u64,
+    vr: bool,
+    out: &mut serde_json::Value,
+) {
+    if trials == 0 {
+        for key in ["equity", "se", "probs", "probs_se"] {
+            out[key] = serde_json::Value::Null;
+        }
+        return;
+    }
+    out["equity"] = serde_json::json!(r6(e.equity()));
+    out["se"] = serde_json::json!(r6(e.equity_se()));
+    out["probs"] = serde_json::json!(e.probs().map(r6));
+    out["probs_se"] = serde_json::json!(e.probs_se().map(r6));
+    if vr {
+        out["raw"] = serde_json::json!({
+            "equity": r6(raw.equity()),
+            "se": r6(raw.equity_se()),
+        });
+    }
+}
+
+fn position_json(h: &Header<'_>, r: &PositionRollout) -> serde_json::Value {
+    let mut v = h.json(r.trials, r.partial, r.seconds);
+    estimate_fields(&r.estimate, &r.raw, r.trials, !h.args.no_vr, &mut v);
+    v
+}
+
+fn plays_json(h: &Header<'_>, dice: Dice, r: &PlaysRollout) -> serde_json::Value {
+    let mut v = h.json(r.trials, r.partial, r.seconds);
+    v["dice"] = serde_json::json!([dice.high(), dice.low()]);
+    let plays: Vec<serde_json::Value> = r
+        .plays
+        .iter()
+        .map(|p| {
+            let mut o = serde_json::json!({
+                "move": format_play(h.pos, &p.play, MoveStyle::Gnubg),
+                "diff": r6(p.diff),
+                "diff_se": r6(p.diff_se),
+                "search_rank": p.search_rank + 1,
+            });
+            estimate_fields(&p.estimate, &p.raw, r.trials, !h.args.no_vr, &mut o);
+            o
+        })
+        .collect();
+    v["plays"] = serde_json::json!(plays);
+    v
+}
+
+fn probs_text(e: &Estimate) -> String {
+    let p = e.probs();
+    format!(
+        "win {:.3} {:.3} {:.3} - lose {:.3} {:.3} {:.3}",
+        p[0],
+        p[1],
+        p[2],
+        1.0 - p[0],
+        p[3],
+        p[4]
+    )
+}
+
+fn print_position(h: &Header<'_>, r: &PositionRollout) {
+    println!(
+        "rollout of {} (side on roll, before rolling)",
+        position_id(h.pos)
+    );
+    println!("{}", h.text(r.trials, r.partial, r.seconds));
+    println!(
+        "cubeless equity {:+.4}  se {:.4}   {}",
+        r.estimate.equity(),
+        r.estimate.equity_se(),
+        probs_text(&r.estimate)
+    );
+    if !h.args.no_vr {
+        println!(
+            "without variance reduction: {:+.4}  se {:.4}",
+            r.raw.equity(),
+            r.raw.equity_se()
+        );
+    }
+}
+
+fn print_plays(h: &Header<'_>, dice: Dice, r: &PlaysRollout) {
+    println!("rollout of the plays of {dice} in {}", position_id(h.pos));
+    println!("{}", h.text(r.trials, r.partial, r.seconds));
+    for (k, p) in r.plays.iter().enumerate() {
+        println!(
+            "{:>3}. {:<24} {:+.4}  se {:.4}  diff {:+.4} (se {:.4})  {}",
+            k + 1,
+            format_play(h.pos, &p.play, MoveStyle::Gnubg),
+            p.estimate.equity(),
+            p.estimate.equity_se(),
+            p.diff,
+            p.diff_se,
+            probs_text(&p.estimate)
+        );
+    }
+}
+
+/// Raises `stop` at the first SIGINT; a second one ends the process. The handler is
+/// registered before this returns, so a Ctrl-C right after start is not lost.
+fn stop_on_ctrl_c(stop: Arc<AtomicBool>) -> Result<(), CliError> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("signal handler: {e}"))?;
+    #[cfg(unix)]
+    let mut interrupts = {
+        let _guard = rt.enter();
+        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
+            .map_err(|e| format!("signal handler: {e}"))?
+    };
+    std::thread::Builder::new()
+        .name("rollout-signals".into())
+        .spawn(move || {
+            rt.block_on(async move {
+                #[cfg(unix)]
+                {
+                    if interrupts.recv().await.is_none() {
+                        return;
+                    }
+                    stop.store(true, Ordering::Relaxed);
+                    eprintln!("interrupted: finishing with the trials completed so far");
+                    if interrupts.recv().await.is_some() {
+                        std::process::exit(130);
+                    }
+                }
+                #[cfg(not(unix))]
+                {
+                    if tokio::signal::ctrl_c().await.is_ok() {
+                        stop.store(true, Ordering::Relaxed);
+                        eprintln!("interrupted: finishing with the trials completed so far");
+                    }
+                    if tokio::signal::ctrl_c().await.is_ok() {
+                        std::process::exit(130);
+                    }
+                }
+            });
+        })
+        .map_err(|e| format!("signal handler: {e}"))?;
+    Ok(())
+}
