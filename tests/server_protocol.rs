@@ -307,6 +307,95 @@ async fn gnubg_external_player_mode_is_detected_from_the_nul() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn abusive_peers_do_not_stop_a_well_behaved_client() {
+    use rand::{Rng, SeedableRng};
+    let mut cfg = config();
+    cfg.server.max_connections = 64;
+    cfg.server.idle_timeout_secs = 2;
+    let server = start(cfg).await;
+    let addr = server.addr;
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let mut abusers = Vec::new();
+    for k in 0..24u64 {
+        let stop = stop.clone();
+        abusers.push(tokio::spawn(async move {
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(k);
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let Ok(mut s) = TcpStream::connect(addr).await else {
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                    continue;
+                };
+                match k % 4 {
+                    // Random bytes: NULs, 0xFF, invalid UTF-8, newlines.
+                    0 => {
+                        for _ in 0..20 {
+                            let n = rng.gen_range(1..400);
+                            let junk: Vec<u8> = (0..n).map(|_| rng.gen()).collect();
+                            if s.write_all(&junk).await.is_err() {
+                                break;
+                            }
+                        }
+                    }
+                    // A line far over the limit, then a newline.
+                    1 => {
+                        let _ = s.write_all(&vec![b'x'; 100_000]).await;
+                        let _ = s.write_all(b"\n").await;
+                    }
+                    // A slow drip: one byte at a time.
+                    2 => {
+                        for &b in b"evaluation fibsboard board:" {
+                            if s.write_all(&[b]).await.is_err() {
+                                break;
+                            }
+                            tokio::time::sleep(Duration::from_millis(100)).await;
+                        }
+                    }
+                    // Half a request, then gone.
+                    _ => {
+                        let _ = s.write_all(b"evaluation fibsboard board:You:x:3:0").await;
+                    }
+                }
+                // Read whatever came back, briefly, then drop the connection abruptly.
+                let mut buf = [0u8; 512];
+                let _ = tokio::time::timeout(Duration::from_millis(20), s.read(&mut buf)).await;
+            }
+        }));
+    }
+    // Meanwhile a well-behaved client keeps getting right answers.
+    let mut good = server.connect().await;
+    let t = Instant::now();
+    let mut slowest = Duration::ZERO;
+    let mut answered = 0;
+    while t.elapsed() < Duration::from_secs(3) {
+        let asked = Instant::now();
+        let r = good
+            .ask(&format!(
+                "evaluation fibsboard {GNUBG_DOUBLE_Q} plies 0 cubeless"
+            ))
+            .await;
+        slowest = slowest.max(asked.elapsed());
+        let nums: Vec<f64> = r.split(' ').map(|x| x.parse().unwrap()).collect();
+        assert_eq!(nums.len(), 6, "{r}");
+        answered += 1;
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    for a in abusers {
+        a.await.unwrap();
+    }
+    assert!(answered > 10, "only {answered} answers in 3 s");
+    // Correctness is the assertion; the bound only catches a stall (speed is measured by
+    // `bench server`).
+    assert!(
+        slowest < Duration::from_secs(2),
+        "slowest answer {slowest:?}"
+    );
+    // The server still takes new connections and answers them.
+    let mut late = server.connect().await;
+    assert_eq!(late.ask("set debug on").await, "Debug output ON");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn connection_limit_and_idle_timeout() {
     let mut cfg = config();
     cfg.server.max_connections = 2;
