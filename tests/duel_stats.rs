@@ -7,7 +7,7 @@ use stargammon::engine::build::BuildError;
 use stargammon::engine::{EvaluatorKind, SpecError};
 use stargammon::game::{GameResult, PlayList};
 use stargammon::players::{
-    build, BuildOptions, PlayerSpec, PlayerSpecError, PubevalPlayer, RandomPlayer,
+    build, factory, BuildOptions, PlayerSpec, PlayerSpecError, PubevalPlayer, RandomPlayer,
 };
 
 #[test]
@@ -84,16 +84,8 @@ fn random_players_are_reproducible() {
 
 #[test]
 fn same_seed_same_result_whatever_the_threads() {
-    let a = build(
-        &PlayerSpec::parse("pubeval").unwrap(),
-        BuildOptions::default(),
-    )
-    .unwrap();
-    let b = build(
-        &PlayerSpec::parse("random").unwrap(),
-        BuildOptions::default(),
-    )
-    .unwrap();
+    let a = factory("pubeval", BuildOptions::default()).unwrap();
+    let b = factory("random", BuildOptions::default()).unwrap();
     let run = |threads| {
         let mut r = duel(
             &a,
@@ -128,16 +120,8 @@ fn same_seed_same_result_whatever_the_threads() {
 
 #[test]
 fn heuristic_beats_random() {
-    let a = build(
-        &PlayerSpec::parse("heuristic").unwrap(),
-        BuildOptions::default(),
-    )
-    .unwrap();
-    let b = build(
-        &PlayerSpec::parse("random").unwrap(),
-        BuildOptions::default(),
-    )
-    .unwrap();
+    let a = factory("heuristic", BuildOptions::default()).unwrap();
+    let b = factory("random", BuildOptions::default()).unwrap();
     let r = duel(
         &a,
         &b,

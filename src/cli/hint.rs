@@ -16,7 +16,7 @@ use crate::cube::{CubeDecision, CubeSettings, DoubleAction, TakeAction};
 use crate::engine::build as engine_build;
 use crate::engine::{Budget, Depth, EngineSpec, EvaluatorKind};
 use crate::eval::{Evaluator, Probabilities};
-use crate::game::{Decision, Dice, MatchState, Position};
+use crate::game::{Decision, MatchState, Position};
 use crate::notation::{format_play, MoveStyle};
 use crate::search::{Algorithm, Cancel, SearchSettings};
 
@@ -195,14 +195,7 @@ pub fn run(a: HintArgs) -> Result<(), CliError> {
         (None, None) => return Err(PosArgError::Missing.into()),
     };
     let pos = state.position;
-    let dice = match &a.dice {
-        Some(d) if d.len() == 2 => Some(Dice::new(d[0], d[1])?),
-        Some(_) => return Err("--dice takes two values".into()),
-        None => match state.decision {
-            Decision::Move(d) => Some(d),
-            _ => None,
-        },
-    };
+    let dice = super::pos_arg::roll_arg(a.dice.as_deref(), &state)?;
     if a.threads == 0 || a.threads > 64 {
         return Err("--threads must be 1..=64".into());
     }

@@ -82,6 +82,22 @@ pub fn parse_pos_arg(text: &str) -> Result<MatchState, PosArgError> {
     }
 }
 
+/// The roll of a command: `--dice D1 D2` when given, else the dice the position itself
+/// holds (a checker-play decision), else none.
+pub fn roll_arg(
+    dice: Option<&[u8]>,
+    state: &crate::game::MatchState,
+) -> Result<Option<crate::game::Dice>, super::CliError> {
+    match dice {
+        Some([a, b]) => Ok(Some(crate::game::Dice::new(*a, *b)?)),
+        Some(_) => Err("--dice takes two values".into()),
+        None => match state.decision {
+            crate::game::Decision::Move(d) => Ok(Some(d)),
+            _ => Ok(None),
+        },
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -64,14 +64,7 @@ const TRIAL_TT_MB: usize = 4;
 
 pub fn run(a: RolloutArgs) -> Result<(), CliError> {
     let state = parse_pos_arg(&a.pos)?;
-    let dice = match &a.dice {
-        Some(d) if d.len() == 2 => Some(Dice::new(d[0], d[1])?),
-        Some(_) => return Err("--dice takes two values".into()),
-        None => match state.decision {
-            Decision::Move(d) => Some(d),
-            _ => None,
-        },
-    };
+    let dice = super::pos_arg::roll_arg(a.dice.as_deref(), &state)?;
     if state.decision == Decision::GameOver {
         return Err("the game is over: nothing to roll out".into());
     }
