@@ -46,7 +46,7 @@ pub struct Brain {
     pool: Arc<Pool>,
     /// Resign at or below this winning chance (0 = never); see [`hopeless`].
     resign_below: f64,
-    /// The resignation already offered in this game, if any (offered once per game).
+    /// A resignation was offered in this game (it is offered once per game).
     resigned: bool,
 }
 
@@ -110,31 +110,31 @@ impl Brain {
         let (tx, rx) = oneshot::channel();
         self.pool
             .try_run(move || {
-                let give_up = resign.and_then(|(judge, below)| {
-                    let state = FibsBoard::parse(&line)
-                        .ok()?
-                        .to_match_state(Convention::Fibs)
-                        .ok()?;
-                    hopeless(&judge, &state, below)
-                });
-                let answer = match give_up {
-                    Some(level) => Ok(Some(format!("resign {}", ["n", "g", "b"][level - 1]))),
-                    None => answer_board(&mut *decider, &line),
+                // The line is read once; a hopeless game is resigned before the decider
+                // is asked.
+                let (answer, resigned) = match read_board(&line) {
+                    Err(e) => (Err(e), false),
+                    Ok((board, state)) => {
+                        let give_up =
+                            resign.and_then(|(judge, below)| hopeless(&judge, &state, below));
+                        match give_up {
+                            Some(level) => (
+                                Ok(Some(format!("resign {}", ["n", "g", "b"][level - 1]))),
+                                true,
+                            ),
+                            None => (answer_state(&mut *decider, &board, &state), false),
+                        }
+                    }
                 };
                 // The receiver only goes away if the client stopped waiting.
-                let _ = tx.send((decider, answer));
+                let _ = tx.send((decider, answer, resigned));
             })
             .map_err(|e| BrainError(e.to_string()))?;
-        let (decider, answer) = rx
+        let (decider, answer, resigned) = rx
             .await
             .map_err(|_| BrainError("the decision failed on its worker".into()))?;
         self.decider = Some(decider);
-        if answer
-            .as_ref()
-            .is_ok_and(|a| a.as_deref().is_some_and(|c| c.starts_with("resign")))
-        {
-            self.resigned = true;
-        }
+        self.resigned |= resigned;
         answer
     }
 
@@ -210,10 +210,25 @@ fn most_points(pos: &Position) -> f64 {
 
 /// The command for a board line (None when the bot need not act), asking `decider`.
 pub fn answer_board(decider: &mut dyn Decide, line: &str) -> Result<Option<String>, BrainError> {
+    let (board, state) = read_board(line)?;
+    answer_state(decider, &board, &state)
+}
+
+/// A board line and the match state it describes, in real-FIBS convention.
+fn read_board(line: &str) -> Result<(FibsBoard, MatchState), BrainError> {
     let board = FibsBoard::parse(line).map_err(|e| BrainError(e.to_string()))?;
     let state = board
         .to_match_state(Convention::Fibs)
         .map_err(|e| BrainError(e.to_string()))?;
+    Ok((board, state))
+}
+
+/// The command for a board already read (see [`answer_board`]).
+fn answer_state(
+    decider: &mut dyn Decide,
+    board: &FibsBoard,
+    state: &MatchState,
+) -> Result<Option<String>, BrainError> {
     if state.acting_player != 0 {
         return Ok(None);
     }
@@ -228,7 +243,7 @@ pub fn answer_board(decider: &mut dyn Decide, line: &str) -> Result<Option<Strin
             let chosen = if plays.len() == 1 {
                 plays[0]
             } else {
-                match decider.decide(&state, &plays) {
+                match decider.decide(state, &plays) {
                     Ok(Action::Move(p)) => p,
                     Ok(other) => {
                         return Err(BrainError(format!("asked for a move, got {other:?}")))
@@ -250,7 +265,7 @@ pub fn answer_board(decider: &mut dyn Decide, line: &str) -> Result<Option<Strin
             if !state.may_double {
                 return Ok(None);
             }
-            match decider.decide(&state, &[]) {
+            match decider.decide(state, &[]) {
                 Ok(Action::Double) => Ok(Some("double".into())),
                 Ok(Action::Roll) => Ok(Some("roll".into())),
                 Ok(other) => Err(BrainError(format!("asked double or roll, got {other:?}"))),
@@ -258,7 +273,7 @@ pub fn answer_board(decider: &mut dyn Decide, line: &str) -> Result<Option<Strin
             }
         }
         // Beavers are not part of FIBS: keeping the doubled cube is accepting it.
-        Decision::TakeOrDrop => match decider.decide(&state, &[]) {
+        Decision::TakeOrDrop => match decider.decide(state, &[]) {
             Ok(Action::Take | Action::Beaver) => Ok(Some("accept".into())),
             Ok(Action::Drop) => Ok(Some("reject".into())),
             Ok(other) => Err(BrainError(format!("asked take or drop, got {other:?}"))),

@@ -215,7 +215,7 @@ impl Session {
     /// Forgets the answered boards: a new game or match began (its boards may repeat
     /// boards of an earlier game, the same opening roll at the same score), or the
     /// opponent acted since (a board seen before is a new question now).
-    fn new_game(&mut self) {
+    fn forget_answers(&mut self) {
         self.answered.clear();
         self.answered_order.clear();
         self.retries.clear();
@@ -509,14 +509,14 @@ impl Client {
                 }
             }
             ClipLine::MatchStarted { opponent } => {
-                s.new_game();
+                s.forget_answers();
                 self.memory.saved_with.remove(&opponent);
                 self.memory.opponent = Some(opponent);
                 self.send(w, "board", false).await?;
             }
             ClipLine::NewGame => {
                 self.brain.new_game();
-                s.new_game();
+                s.forget_answers();
                 self.send(w, "board", false).await?;
             }
             ClipLine::MatchLoaded | ClipLine::YourTurn => {
@@ -602,7 +602,7 @@ impl Client {
                         .is_some_and(|rest| rest.starts_with(' '))
                 });
                 if by_opponent {
-                    s.new_game();
+                    s.forget_answers();
                 }
             }
         }
@@ -645,7 +645,7 @@ mod tests {
         let mut s = Session::new();
         s.remember("board:opening");
         assert!(s.answered.contains("board:opening"));
-        s.new_game();
+        s.forget_answers();
         assert!(!s.answered.contains("board:opening"));
     }
 

@@ -240,7 +240,7 @@ impl Pool {
         }
     }
 
-    /// Runs one search synchronously on a worker (for tests and simple callers).
+    /// Submits and waits for the outcome (None if the search panicked or the pool closed).
     pub fn run(&self, query: Query, settings: SearchSettings) -> Option<SearchOutcome> {
         let (tx, rx) = bounded(1);
         let job = Job::new(query, settings, move |o| {
@@ -251,6 +251,7 @@ impl Pool {
         rx.recv().ok()
     }
 
+    /// Number of worker threads.
     pub fn threads(&self) -> usize {
         self.workers.len()
     }
