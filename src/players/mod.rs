@@ -161,14 +161,19 @@ impl Decide for EnginePlayer {
     }
 
     fn decide(&mut self, state: &MatchState, _plays: &[Play]) -> Result<Action, DecideError> {
-        self.engine
-            .decide(state, &Cancel::new())
-            .map_err(|e| DecideError {
-                kind: DecideErrorKind::EngineError,
-                request: format!("{:?}", state.decision),
-                reply: e.to_string(),
-            })
+        engine_decision(&self.engine, state)
     }
+}
+
+/// The engine facade's action for `state`, its failure as a decider's error.
+fn engine_decision(engine: &Engine, state: &MatchState) -> Result<Action, DecideError> {
+    engine
+        .decide(state, &Cancel::new())
+        .map_err(|e| DecideError {
+            kind: DecideErrorKind::EngineError,
+            request: format!("{:?}", state.decision),
+            reply: e.to_string(),
+        })
 }
 
 /// Checker plays from one decider, cube decisions from an engine.
@@ -198,14 +203,7 @@ impl Decide for WithCube {
     fn decide(&mut self, state: &MatchState, plays: &[Play]) -> Result<Action, DecideError> {
         match state.decision {
             Decision::Move(_) => self.plays.decide(state, plays),
-            _ => self
-                .cube
-                .decide(state, &Cancel::new())
-                .map_err(|e| DecideError {
-                    kind: DecideErrorKind::EngineError,
-                    request: format!("{:?}", state.decision),
-                    reply: e.to_string(),
-                }),
+            _ => engine_decision(&self.cube, state),
         }
     }
 }
