@@ -1,16 +1,14 @@
 //! Evaluations are always consistent probabilities, finished games are exact, the SIMD
 //! and portable paths agree, and pubeval scores by hand.
 #![allow(clippy::unwrap_used)]
-
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
 use stargammon::eval::encoding::{encode, SparseInput, INPUTS};
 use stargammon::eval::net::{consistent, Mlp};
 use stargammon::eval::{pubeval, Evaluator, NetSet, NeuralEvaluator, Probabilities};
+use stargammon::game::Rng;
 use stargammon::game::{GameResult, Position};
 
 fn random_nets(seed: u64, scale: f32) -> NeuralEvaluator {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut rng = Rng::seeded(seed);
     NeuralEvaluator::new(
         NetSet {
             contact: Mlp::random(INPUTS, 40, scale, &mut rng),

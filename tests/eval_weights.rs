@@ -1,16 +1,14 @@
 //! The weights file format: round trip, and every kind of bad file refused with its
 //! own error.
 #![allow(clippy::unwrap_used)]
-
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
 use stargammon::eval::encoding::INPUTS;
 use stargammon::eval::net::Mlp;
 use stargammon::eval::weights::{fnv1a64, FORMAT_VERSION, MAGIC};
 use stargammon::eval::{NetSet, NeuralEvaluator, WeightsError};
+use stargammon::game::Rng;
 
 fn small_set() -> NetSet {
-    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    let mut rng = Rng::seeded(3);
     NetSet {
         contact: Mlp::random(INPUTS, 6, 0.5, &mut rng),
         race: Mlp::random(INPUTS, 4, 0.5, &mut rng),
@@ -172,7 +170,7 @@ fn the_embedded_default_nets_load() {
 #[test]
 fn averaging_nets() {
     let a = small_set();
-    let mut rng = ChaCha8Rng::seed_from_u64(8);
+    let mut rng = Rng::seeded(8);
     let b = Mlp::random(INPUTS, 6, 0.5, &mut rng);
     let same = Mlp::average(&[&a.contact, &a.contact]).unwrap();
     let x = stargammon::eval::encoding::SparseInput::default();

@@ -6,17 +6,14 @@
 mod common;
 
 use common::{gnubg_or_skip, run_gnubg};
-
-use rand::seq::SliceRandom;
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 use stargammon::arena::referee::{play_match, write_mat, DiceStream};
 use stargammon::engine::Action;
+use stargammon::game::Rng;
 use stargammon::game::{Decision, MatchState, Play};
 use stargammon::players::{Decide, DecideError};
 
 /// Random legal plays, doubles now and then, takes most doubles.
-struct RandomSeat(ChaCha8Rng);
+struct RandomSeat(Rng);
 
 impl Decide for RandomSeat {
     fn name(&self) -> String {
@@ -24,9 +21,9 @@ impl Decide for RandomSeat {
     }
     fn decide(&mut self, state: &MatchState, plays: &[Play]) -> Result<Action, DecideError> {
         Ok(match state.decision {
-            Decision::Move(_) => Action::Move(*plays.choose(&mut self.0).unwrap()),
-            Decision::DoubleOrRoll if self.0.gen_bool(0.15) => Action::Double,
-            Decision::TakeOrDrop if self.0.gen_bool(0.3) => Action::Drop,
+            Decision::Move(_) => Action::Move(*self.0.pick(plays).unwrap()),
+            Decision::DoubleOrRoll if self.0.chance(0.15) => Action::Double,
+            Decision::TakeOrDrop if self.0.chance(0.3) => Action::Drop,
             Decision::TakeOrDrop => Action::Take,
             _ => Action::Roll,
         })
@@ -41,8 +38,8 @@ fn gnubg_imports_written_matches_with_the_same_score() {
     let dir = std::env::temp_dir().join(format!("stargammon-mat-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     for seed in 0..8u64 {
-        let mut a = RandomSeat(ChaCha8Rng::seed_from_u64(seed));
-        let mut b = RandomSeat(ChaCha8Rng::seed_from_u64(seed + 10));
+        let mut a = RandomSeat(Rng::seeded(seed));
+        let mut b = RandomSeat(Rng::seeded(seed + 10));
         let mut seats: [&mut dyn Decide; 2] = [&mut a, &mut b];
         let record = play_match(
             &mut seats,

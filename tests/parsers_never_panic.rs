@@ -5,8 +5,7 @@
 #![allow(clippy::unwrap_used)]
 
 use proptest::prelude::*;
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
+use stargammon::game::Rng;
 
 use stargammon::cli::pos_arg::parse_pos_arg;
 use stargammon::config::Config;
@@ -186,7 +185,7 @@ fn every_config_parser(text: &str) {
 
 /// A small valid weights file, to be damaged.
 fn weights_file() -> Vec<u8> {
-    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let mut rng = Rng::seeded(5);
     NetSet {
         contact: Mlp::random(INPUTS, 3, 0.5, &mut rng),
         race: Mlp::random(INPUTS, 2, 0.5, &mut rng),

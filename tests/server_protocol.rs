@@ -308,7 +308,6 @@ async fn gnubg_external_player_mode_is_detected_from_the_nul() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn abusive_peers_do_not_stop_a_well_behaved_client() {
-    use rand::{Rng, SeedableRng};
     let mut cfg = config();
     cfg.server.max_connections = 64;
     cfg.server.idle_timeout_secs = 2;
@@ -319,7 +318,7 @@ async fn abusive_peers_do_not_stop_a_well_behaved_client() {
     for k in 0..24u64 {
         let stop = stop.clone();
         abusers.push(tokio::spawn(async move {
-            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(k);
+            let mut rng = stargammon::game::Rng::seeded(k);
             while !stop.load(std::sync::atomic::Ordering::Relaxed) {
                 let Ok(mut s) = TcpStream::connect(addr).await else {
                     tokio::time::sleep(Duration::from_millis(20)).await;
@@ -329,8 +328,8 @@ async fn abusive_peers_do_not_stop_a_well_behaved_client() {
                     // Random bytes: NULs, 0xFF, invalid UTF-8, newlines.
                     0 => {
                         for _ in 0..20 {
-                            let n = rng.gen_range(1..400);
-                            let junk: Vec<u8> = (0..n).map(|_| rng.gen()).collect();
+                            let n = rng.below(399) + 1;
+                            let junk: Vec<u8> = (0..n).map(|_| rng.below(256) as u8).collect();
                             if s.write_all(&junk).await.is_err() {
                                 break;
                             }

@@ -11,12 +11,10 @@ pub mod referee;
 pub mod socket;
 pub mod stats;
 
+use crate::game::Rng;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
-
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
 
 pub use stats::mean_ci95;
 
@@ -48,7 +46,7 @@ impl GameOutcome {
 }
 
 /// The opening roll: re-rolled until it is not a double, as in real play.
-pub fn opening_roll(rng: &mut ChaCha8Rng) -> Dice {
+pub fn opening_roll(rng: &mut Rng) -> Dice {
     loop {
         let d = Dice::roll(rng);
         if !d.is_double() {
@@ -61,7 +59,7 @@ pub fn opening_roll(rng: &mut ChaCha8Rng) -> Dice {
 pub fn play_game(
     p0: &mut dyn Decide,
     p1: &mut dyn Decide,
-    rng: &mut ChaCha8Rng,
+    rng: &mut Rng,
     list: &mut PlayList,
 ) -> GameOutcome {
     let mut pos = Position::OPENING;
@@ -105,11 +103,11 @@ pub fn play_pair(
     seed: u64,
     list: &mut PlayList,
 ) -> [PairGame; 2] {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut rng = Rng::seeded(seed);
     a.new_game(splitmix(seed ^ 1));
     b.new_game(splitmix(seed ^ 2));
     let g1 = play_game(a, b, &mut rng, list);
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut rng = Rng::seeded(seed);
     a.new_game(splitmix(seed ^ 3));
     b.new_game(splitmix(seed ^ 4));
     let g2 = play_game(b, a, &mut rng, list);

@@ -1,10 +1,8 @@
 //! Benchmark kernels shared by `stargammon bench` and the tests. Figures are printed by
 //! the CLI; tests only check that the kernels run and agree.
 
+use crate::game::Rng;
 use std::time::Instant;
-
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
 
 use crate::game::{generate_plays, Dice, Play, PlayList, Position};
 use crate::players::{PubevalPlayer, RandomPlayer};
@@ -78,7 +76,7 @@ fn seeded_game_positions(
     seed: u64,
     games: usize,
 ) -> Vec<(Position, Dice)> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut rng = Rng::seeded(seed);
     let mut list = PlayList::new();
     let mut out = Vec::new();
     for _ in 0..games {
@@ -201,17 +199,16 @@ pub fn run_eval(
 /// `count` seeded positions with both sides in their home boards: each side has 1 to 15
 /// checkers (uniform), each on a uniform point of its home board.
 pub fn bearoff_positions(seed: u64, count: usize) -> Vec<Position> {
-    use rand::Rng;
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut rng = Rng::seeded(seed);
     let mut out = Vec::with_capacity(count);
     while out.len() < count {
         let mut slots = [0i8; 26];
-        for _ in 0..rng.gen_range(1..=15) {
-            slots[rng.gen_range(1..=6)] += 1;
+        for _ in 0..rng.below(15) + 1 {
+            slots[rng.die() as usize] += 1;
         }
-        for _ in 0..rng.gen_range(1..=15) {
+        for _ in 0..rng.below(15) + 1 {
             // The opponent's point p is the mover's 25 - p.
-            slots[25 - rng.gen_range(1..=6)] -= 1;
+            slots[25 - rng.die() as usize] -= 1;
         }
         if let Ok(p) = Position::from_slots(slots) {
             out.push(p);

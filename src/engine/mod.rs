@@ -17,11 +17,9 @@
 //! chance). At deeper searches the search's own ranking (cubeless money equity of the best
 //! line) decides, since only the best play's value is exact at the full depth.
 
+use crate::game::Rng;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
-
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 
 use crate::cube::{self, CubeSettings, CubeView, TakeAction};
 use crate::eval::Probabilities;
@@ -603,7 +601,7 @@ impl Engine {
             } else {
                 NOISE_COUNTER.fetch_add(1, Ordering::Relaxed)
             };
-            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            let mut rng = Rng::seeded(seed);
             value += opts.noise * standard_normal(&mut rng);
         }
         EvalReport { probs, value }
@@ -625,9 +623,9 @@ pub fn position_seed(pos: &Position) -> u64 {
 }
 
 /// A standard normal variate (Box-Muller).
-fn standard_normal(rng: &mut ChaCha8Rng) -> f64 {
-    let u1: f64 = rng.gen::<f64>().max(f64::MIN_POSITIVE);
-    let u2: f64 = rng.gen::<f64>();
+fn standard_normal(rng: &mut Rng) -> f64 {
+    let u1: f64 = rng.unit_f64().max(f64::MIN_POSITIVE);
+    let u2: f64 = rng.unit_f64();
     (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
 }
 

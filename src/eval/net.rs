@@ -7,8 +7,6 @@
 //! The same type trains: [`Mlp::accumulate_gradient`] adds a TD update for one position
 //! into a [`Gradient`] buffer of the same shape, and [`Mlp::apply`] adds such buffers.
 
-use rand::Rng;
-
 use super::encoding::SparseInput;
 use super::Probabilities;
 
@@ -65,8 +63,8 @@ impl Gradient {
 
 impl Mlp {
     /// A net with small uniform random weights in [-scale, scale].
-    pub fn random<R: Rng>(inputs: usize, hidden: usize, scale: f32, rng: &mut R) -> Mlp {
-        let mut u = || rng.gen_range(-scale..=scale);
+    pub fn random(inputs: usize, hidden: usize, scale: f32, rng: &mut crate::game::Rng) -> Mlp {
+        let mut u = || rng.uniform_f32(-scale, scale);
         let w1 = (0..inputs * hidden).map(|_| u()).collect();
         let b1 = (0..hidden).map(|_| u()).collect();
         let w2 = (0..OUTPUTS * hidden).map(|_| u()).collect();
@@ -522,34 +520,32 @@ mod x86 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::Rng;
 
-    use rand::SeedableRng;
-    use rand_chacha::ChaCha8Rng;
-
-    fn random_vec(rng: &mut ChaCha8Rng, n: usize) -> Vec<f32> {
-        (0..n).map(|_| rng.gen_range(-1.0f32..=1.0)).collect()
+    fn random_vec(rng: &mut Rng, n: usize) -> Vec<f32> {
+        (0..n).map(|_| rng.uniform_f32(-1.0, 1.0)).collect()
     }
 
     /// Every length up to 70 (0 and every remainder mod 8 and 16), then random longer ones.
-    fn test_lengths(rng: &mut ChaCha8Rng, random: usize) -> Vec<usize> {
+    fn test_lengths(rng: &mut Rng, random: usize) -> Vec<usize> {
         (0..=70)
-            .chain((0..random).map(|_| rng.gen_range(0..=1100)))
+            .chain((0..random).map(|_| rng.index(1100 + 1)))
             .collect()
     }
 
     /// Checks one kernel set against sums in f64 on random slices of equal and unequal
     /// lengths; the elements past the shorter length must stay untouched.
     fn check_kernels<K: Kernels>(k: K, seed: u64) {
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut rng = Rng::seeded(seed);
         for n in test_lengths(&mut rng, 200) {
-            let m = if rng.gen_bool(0.25) {
-                rng.gen_range(0..=n + 20)
+            let m = if rng.chance(0.25) {
+                rng.index(n + 20 + 1)
             } else {
                 n
             };
             let x = random_vec(&mut rng, m);
             let y = random_vec(&mut rng, n);
-            let a = rng.gen_range(-2.0f32..=2.0);
+            let a = rng.uniform_f32(-2.0, 2.0);
             let common = n.min(m);
 
             let mut got = y.clone();
@@ -592,7 +588,7 @@ mod tests {
         if let Some(k) = x86::Avx2Fma::detect() {
             check_kernels(k, 2);
             // And the two kernel sets side by side on the same data.
-            let mut rng = ChaCha8Rng::seed_from_u64(3);
+            let mut rng = Rng::seeded(3);
             for n in test_lengths(&mut rng, 100) {
                 let x = random_vec(&mut rng, n);
                 let y = random_vec(&mut rng, n);
@@ -618,18 +614,18 @@ mod tests {
     #[test]
     fn portable_and_default_forward_agree_on_random_nets() {
         use crate::eval::encoding::MAX_NONZERO;
-        let mut rng = ChaCha8Rng::seed_from_u64(4);
+        let mut rng = Rng::seeded(4);
         for hidden in [1, 2, 7, 8, 9, 15, 16, 17, 31, 100, 128, 129, MAX_HIDDEN] {
             let inputs = 250;
             let net = Mlp::random(inputs, hidden, 0.3, &mut rng);
             for _ in 0..50 {
                 let mut x = SparseInput {
-                    len: rng.gen_range(0..=MAX_NONZERO),
+                    len: rng.index(MAX_NONZERO + 1),
                     ..SparseInput::default()
                 };
                 for n in 0..x.len {
-                    x.index[n] = rng.gen_range(0..inputs) as u16;
-                    x.value[n] = rng.gen_range(0.0f32..=1.0);
+                    x.index[n] = rng.index(inputs) as u16;
+                    x.value[n] = rng.uniform_f32(0.0, 1.0);
                 }
                 let (a, b) = (net.forward(&x), net.forward_portable(&x));
                 for k in 0..OUTPUTS {

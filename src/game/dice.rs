@@ -85,9 +85,9 @@ impl Dice {
             .unwrap_or_default()
     }
 
-    /// Roll two dice from a random source.
-    pub fn roll<R: rand::Rng + ?Sized>(rng: &mut R) -> Dice {
-        Dice::new_unchecked(rng.gen_range(1..=6), rng.gen_range(1..=6))
+    /// Roll two dice with the project's generator (see [`crate::game::rng`]).
+    pub fn roll(rng: &mut crate::game::Rng) -> Dice {
+        rng.dice()
     }
 }
 

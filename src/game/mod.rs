@@ -3,10 +3,12 @@
 pub mod dice;
 pub mod movegen;
 pub mod position;
+pub mod rng;
 
 pub use dice::{splitmix, Dice, DiceError, ALL_ROLLS};
 pub use movegen::{generate_plays, legal_plays, Play, PlayList, Step};
 pub use position::{GameResult, Phase, Position, PositionError, Side, BAR, CHECKERS, OPP_BAR};
+pub use rng::Rng;
 pub mod match_state;
 pub use match_state::{
     CubeOwner, Decision, MatchFacts, MatchState, Rules, StateError, MAX_CUBE, MAX_MATCH_LENGTH,

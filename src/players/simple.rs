@@ -1,10 +1,8 @@
 //! The checker-play players: the neural nets evaluating each play, pubeval, the pip-count
 //! heuristic with a two-ply lookahead, and a seeded random player.
 
+use crate::game::Rng;
 use std::sync::Arc;
-
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 
 use super::{checker_play, Decide, DecideError};
 use crate::engine::Action;
@@ -118,13 +116,13 @@ impl Decide for PubevalPlayer {
 /// Uniformly random legal plays from a seeded generator.
 #[derive(Debug)]
 pub struct RandomPlayer {
-    rng: ChaCha8Rng,
+    rng: Rng,
 }
 
 impl RandomPlayer {
     pub fn new(seed: u64) -> RandomPlayer {
         RandomPlayer {
-            rng: ChaCha8Rng::seed_from_u64(seed),
+            rng: Rng::seeded(seed),
         }
     }
 }
@@ -132,7 +130,7 @@ impl RandomPlayer {
 impl RandomPlayer {
     /// The index into `plays` (every legal play, never empty) of the play to make.
     pub fn choose(&mut self, _pos: &Position, _dice: Dice, plays: &[Play]) -> usize {
-        self.rng.gen_range(0..plays.len())
+        self.rng.index(plays.len())
     }
 }
 
@@ -142,7 +140,7 @@ impl Decide for RandomPlayer {
     }
 
     fn new_game(&mut self, seed: u64) {
-        self.rng = ChaCha8Rng::seed_from_u64(seed);
+        self.rng = Rng::seeded(seed);
     }
 
     fn decide(&mut self, state: &MatchState, plays: &[Play]) -> Result<Action, DecideError> {

@@ -9,11 +9,7 @@
 //! outcomes go through a permutation drawn from the seed, so two seeds stratify the same
 //! way but in a different order.
 
-use rand::seq::SliceRandom;
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
-
-use crate::game::{splitmix, Dice};
+use crate::game::{splitmix, Dice, Rng};
 
 /// Ordered outcomes of two dice.
 const OUTCOMES: usize = 36;
@@ -30,11 +26,11 @@ pub struct Strata {
 
 impl Strata {
     pub fn new(seed: u64) -> Strata {
-        let mut rng = ChaCha8Rng::seed_from_u64(splitmix(seed ^ 0x5724_A7A5));
+        let mut rng = Rng::seeded(splitmix(seed ^ 0x5724_A7A5));
         let mut first: [u8; OUTCOMES] = std::array::from_fn(|k| k as u8);
         let mut second = first;
-        first.shuffle(&mut rng);
-        second.shuffle(&mut rng);
+        rng.shuffle(&mut first);
+        rng.shuffle(&mut second);
         Strata {
             seed,
             first,
@@ -55,7 +51,7 @@ impl Strata {
         let [a, b] = self.first_rolls(trial);
         TrialDice {
             first: [Dice::new_unchecked(a.0, a.1), Dice::new_unchecked(b.0, b.1)],
-            rng: ChaCha8Rng::seed_from_u64(splitmix(self.seed ^ splitmix(trial ^ 0x7121_A15E))),
+            rng: Rng::seeded(splitmix(self.seed ^ splitmix(trial ^ 0x7121_A15E))),
         }
     }
 }
@@ -68,7 +64,7 @@ fn faces(outcome: u8) -> (u8, u8) {
 #[derive(Debug, Clone)]
 pub struct TrialDice {
     first: [Dice; 2],
-    rng: ChaCha8Rng,
+    rng: Rng,
 }
 
 impl TrialDice {

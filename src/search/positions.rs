@@ -4,9 +4,7 @@
 //! [`self_play_positions`] and written with [`format_set`]; `stargammon bench search
 //! --generate N --seed S` re-creates it with the best evaluator available. Self-play
 //! (rather than random play) gives the positions real games reach.
-
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use crate::game::Rng;
 
 use crate::eval::Evaluator;
 use crate::game::{generate_plays, Dice, Phase, PlayList, Position};
@@ -21,7 +19,7 @@ pub fn self_play_positions(
     count: usize,
     stride: usize,
 ) -> Vec<(Position, Dice)> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut rng = Rng::seeded(seed);
     let mut list = PlayList::new();
     let mut out = Vec::new();
     let mut seen = 0usize;
@@ -39,8 +37,8 @@ pub fn self_play_positions(
                 }
                 seen += 1;
             }
-            let pick = if rng.gen_range(0..10) == 0 {
-                rng.gen_range(0..list.len())
+            let pick = if rng.index(10) == 0 {
+                rng.index(list.len())
             } else {
                 let mut best = 0;
                 let mut best_eq = f32::NEG_INFINITY;

@@ -19,14 +19,12 @@
 pub mod config;
 pub mod curve;
 
+use crate::game::Rng;
+use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
-use serde::{Deserialize, Serialize};
 
 pub use config::{ScheduleStep, TrainConfig};
 
@@ -129,7 +127,7 @@ pub fn train_game(
     ws: &mut Workspace,
     learner: &mut NetSet,
 ) -> usize {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut rng = Rng::seeded(seed);
     ws.states.clear();
     let mut pos = Position::OPENING;
     let mut dice: Dice = opening_roll(&mut rng);
@@ -227,7 +225,7 @@ impl Trainer {
         let nets = match &config.init_weights {
             Some(p) => NetSet::load(p).map_err(TrainError::Weights)?,
             None => {
-                let mut rng = ChaCha8Rng::seed_from_u64(splitmix(config.seed ^ 0x1417));
+                let mut rng = Rng::seeded(splitmix(config.seed ^ 0x1417));
                 NetSet {
                     contact: Mlp::random(
                         INPUTS,

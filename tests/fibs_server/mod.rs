@@ -16,13 +16,10 @@
 
 #![allow(dead_code, clippy::unwrap_used)]
 
+use stargammon::game::Rng;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-
-use rand::seq::SliceRandom;
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 use tokio::sync::mpsc;
@@ -192,7 +189,7 @@ struct MatchState {
 #[derive(Debug)]
 pub struct World {
     script: Script,
-    rng: ChaCha8Rng,
+    rng: Rng,
     pub log: Log,
     online: bool,
     logged_in: bool,
@@ -231,7 +228,7 @@ fn line(s: impl Into<String>) -> String {
 impl World {
     pub fn new(script: Script) -> World {
         World {
-            rng: ChaCha8Rng::seed_from_u64(script.seed),
+            rng: Rng::seeded(script.seed),
             script,
             log: Log::default(),
             online: false,
@@ -298,7 +295,7 @@ impl World {
     }
 
     fn rng_die(&mut self) -> u8 {
-        self.rng.gen_range(1..=6)
+        self.rng.die()
     }
 
     fn roll(&mut self) -> Dice {
@@ -625,7 +622,7 @@ impl World {
             m.crawford_done = true;
             self.log.crawford_games += 1;
         }
-        let bot_colour = if self.rng.gen_bool(0.5) { 1 } else { -1 };
+        let bot_colour = if self.rng.chance(0.5) { 1 } else { -1 };
         self.log.colours.push(bot_colour);
         let (a, b) = loop {
             let a = self.rng_die();
@@ -877,10 +874,10 @@ impl World {
                 // Chaos only where no game ended: a game-over line lost to a restart would
                 // leave nothing for the bot to count.
                 if !self.game_ended_now && !self.saved {
-                    if self.script.kick_prob > 0.0 && self.rng.gen_bool(self.script.kick_prob) {
+                    if self.script.kick_prob > 0.0 && self.rng.chance(self.script.kick_prob) {
                         self.kick_requested = true;
                     } else if self.script.restart_prob > 0.0
-                        && self.rng.gen_bool(self.script.restart_prob)
+                        && self.rng.chance(self.script.restart_prob)
                     {
                         self.restart_requested = true;
                     }
@@ -916,7 +913,7 @@ impl World {
         };
         let chaos_drop = self.script.alice_drop_prob > 0.0
             && self.alice_online
-            && self.rng.gen_bool(self.script.alice_drop_prob);
+            && self.rng.chance(self.script.alice_drop_prob);
         if chaos_drop || (self.script.drop_at == Some((number, turns)) && self.log.drops == 0) {
             self.log.drops += 1;
             self.saved = true;
@@ -943,7 +940,7 @@ impl World {
         let first_chance = !self.game().unwrap().alice_doubled;
         if self.may_double(Side::Alice)
             && first_chance
-            && self.rng.gen_bool(self.script.alice_double_prob)
+            && self.rng.chance(self.script.alice_double_prob)
         {
             self.log.alice_doubles += 1;
             let g = self.game_mut().unwrap();
@@ -971,7 +968,7 @@ impl World {
         let g = self.game().unwrap().clone();
         let view = g.bot_view.swap();
         let plays = legal_plays(&view, dice);
-        let play: Play = *plays.choose(&mut self.rng).unwrap();
+        let play: Play = *self.rng.pick(&plays).unwrap();
         let home_word = if g.number % 2 == 0 { "off" } else { "home" };
         if play.steps().is_empty() {
             out.push(format!("{OPPONENT} can't move."));

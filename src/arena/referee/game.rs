@@ -1,11 +1,8 @@
 //! One game or one match between two seats: the table the referee keeps, the dice
 //! streams, and the records of what happened.
 
+use crate::game::Rng;
 use std::ops::ControlFlow;
-
-use rand::Rng;
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
 
 use super::cube;
 use crate::engine::Action;
@@ -104,13 +101,13 @@ pub struct GameRecord {
 /// A reproducible stream of dice.
 #[derive(Debug, Clone)]
 pub struct DiceStream {
-    rng: ChaCha8Rng,
+    rng: Rng,
 }
 
 impl DiceStream {
     pub fn new(seed: u64) -> DiceStream {
         DiceStream {
-            rng: ChaCha8Rng::seed_from_u64(seed),
+            rng: Rng::seeded(seed),
         }
     }
 
@@ -122,8 +119,8 @@ impl DiceStream {
     /// The opening roll: one die per seat, rolled again while equal.
     pub fn opening(&mut self) -> (u8, u8) {
         loop {
-            let a: u8 = self.rng.gen_range(1..=6);
-            let b: u8 = self.rng.gen_range(1..=6);
+            let a: u8 = self.rng.die();
+            let b: u8 = self.rng.die();
             if a != b {
                 return (a, b);
             }

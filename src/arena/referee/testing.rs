@@ -1,8 +1,5 @@
 //! Deciders and setups shared by the referee's tests.
-
-use rand::seq::SliceRandom;
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use crate::game::Rng;
 
 use super::game::GameSetup;
 use crate::engine::Action;
@@ -30,7 +27,7 @@ impl Decide for FirstPlay {
 
 /// Picks uniformly among the legal plays; doubles when told to.
 pub(super) struct RandomSeat {
-    rng: ChaCha8Rng,
+    rng: Rng,
     double_prob: f64,
     take: bool,
 }
@@ -41,10 +38,10 @@ impl Decide for RandomSeat {
     }
     fn decide(&mut self, state: &MatchState, plays: &[Play]) -> Result<Action, DecideError> {
         Ok(match state.decision {
-            Decision::Move(_) => Action::Move(*plays.choose(&mut self.rng).unwrap()),
+            Decision::Move(_) => Action::Move(*self.rng.pick(plays).unwrap()),
             Decision::DoubleOrRoll => {
                 assert!(state.may_double);
-                if self.rng.gen_bool(self.double_prob) {
+                if self.rng.chance(self.double_prob) {
                     Action::Double
                 } else {
                     Action::Roll
@@ -64,7 +61,7 @@ impl Decide for RandomSeat {
 
 pub(super) fn seat(seed: u64, double_prob: f64, take: bool) -> RandomSeat {
     RandomSeat {
-        rng: ChaCha8Rng::seed_from_u64(seed),
+        rng: Rng::seeded(seed),
         double_prob,
         take,
     }
