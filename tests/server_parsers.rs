@@ -5,6 +5,7 @@
 
 use std::sync::Arc;
 
+use bytes::BytesMut;
 use proptest::prelude::*;
 use stargammon::cli::ubgi::run_ubgi;
 use stargammon::config::BoardConvention;
@@ -12,9 +13,10 @@ use stargammon::engine::{Engine, EngineSettings, SearchPlan};
 use stargammon::eval::simple::PipSigmoid;
 use stargammon::game::{legal_plays, Dice, Position};
 use stargammon::protocol::gnubg::{format_play, parse_request, MoveStyle};
-use stargammon::protocol::lines::{Frame, LineSplitter};
+use stargammon::protocol::lines::{Frame, LineCodec};
 use stargammon::protocol::ubgi::parse_command;
 use stargammon::search::{Searcher, TranspositionTable};
+use tokio_util::codec::Decoder;
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(500))]
@@ -41,7 +43,7 @@ proptest! {
     }
 
     #[test]
-    fn splitter_reassembles_lines_from_any_chunking(
+    fn codec_reassembles_lines_from_any_chunking(
         lines in prop::collection::vec("[a-z:0-9 ]{0,40}", 1..10),
         cuts in prop::collection::vec(1usize..16, 1..40),
         nul in any::<bool>(),
@@ -54,23 +56,24 @@ proptest! {
                 stream.push(0);
             }
         }
-        let mut s = LineSplitter::new(64);
+        let mut codec = LineCodec::new(64);
+        let mut buf = BytesMut::new();
         let mut got = Vec::new();
         let mut pos = 0;
         let mut i = 0;
         while pos < stream.len() {
             let n = cuts[i % cuts.len()].min(stream.len() - pos);
-            s.push(&stream[pos..pos + n]);
+            buf.extend_from_slice(&stream[pos..pos + n]);
             pos += n;
             i += 1;
-            while let Some(f) = s.next_frame() {
+            while let Some(f) = codec.decode(&mut buf).unwrap() {
                 got.push(f);
             }
         }
         let texts: Vec<String> = got
             .iter()
             .map(|f| match f {
-                Frame::Line { bytes, .. } => String::from_utf8(bytes.clone()).unwrap(),
+                Frame::Line { bytes, .. } => String::from_utf8(bytes.to_vec()).unwrap(),
                 Frame::TooLong => "<too long>".to_string(),
             })
             .collect();
@@ -78,12 +81,13 @@ proptest! {
     }
 
     #[test]
-    fn splitter_memory_stays_bounded(chunks in prop::collection::vec(prop::collection::vec(any::<u8>(), 0..200), 0..30)) {
-        let mut s = LineSplitter::new(100);
+    fn codec_memory_stays_bounded(chunks in prop::collection::vec(prop::collection::vec(any::<u8>(), 0..200), 0..30)) {
+        let mut codec = LineCodec::new(100);
+        let mut buf = BytesMut::new();
         for c in chunks {
-            s.push(&c);
-            while s.next_frame().is_some() {}
-            prop_assert!(s.buffered() <= 100 + 200);
+            buf.extend_from_slice(&c);
+            while codec.decode(&mut buf).unwrap().is_some() {}
+            prop_assert!(buf.len() <= 100 + 1);
         }
     }
 }

@@ -6,15 +6,17 @@ use std::collections::VecDeque;
 use std::io::{Read, Write};
 use std::path::PathBuf;
 
+use bytes::BytesMut;
 use clap::Args;
 use crossbeam::channel::{select, unbounded, Sender};
+use tokio_util::codec::Decoder;
 
 use super::CliError;
 use crate::config::BoardConvention;
 use crate::engine::{Action, Engine, EngineSettings};
 use crate::notation::fibs_board::FibsBoard;
 use crate::notation::strip_prefix_ignore_case;
-use crate::protocol::lines::{Frame, LineSplitter};
+use crate::protocol::lines::{Frame, LineCodec};
 use crate::protocol::ubgi::{self, UbgiCommand};
 use crate::search::Cancel;
 
@@ -72,7 +74,8 @@ const MAX_LINE: usize = 64 * 1024;
 /// UTF-8 (or is over-long) becomes [`UbgiCommand::Unknown`], so it is answered like any
 /// line the engine does not understand and the session goes on.
 fn read_commands<R: Read>(mut input: R, tx: &Sender<UbgiCommand>) {
-    let mut splitter = LineSplitter::new(MAX_LINE);
+    let mut codec = LineCodec::new(MAX_LINE);
+    let mut buf = BytesMut::new();
     let mut chunk = [0u8; 4096];
     let command = |bytes: &[u8]| match std::str::from_utf8(bytes) {
         Ok(text) => ubgi::parse_command(text),
@@ -85,8 +88,8 @@ fn read_commands<R: Read>(mut input: R, tx: &Sender<UbgiCommand>) {
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(_) => break,
         };
-        splitter.push(&chunk[..n]);
-        while let Some(frame) = splitter.next_frame() {
+        buf.extend_from_slice(&chunk[..n]);
+        while let Ok(Some(frame)) = codec.decode(&mut buf) {
             let c = match frame {
                 Frame::Line { bytes, .. } => command(&bytes),
                 Frame::TooLong => UbgiCommand::Unknown,
@@ -97,7 +100,7 @@ fn read_commands<R: Read>(mut input: R, tx: &Sender<UbgiCommand>) {
         }
     }
     // A last line without its newline is still a command.
-    if let Some(rest) = splitter.take_remainder() {
+    if let Some(rest) = codec.take_remainder(&mut buf) {
         let _ = tx.send(command(rest.strip_suffix(b"\r").unwrap_or(&rest)));
     }
 }

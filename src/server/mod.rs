@@ -7,8 +7,8 @@
 //!
 //! - **Connections**: a semaphore caps them (`server.max_connections`; a client beyond the
 //!   cap gets `Error: too many connections` and is closed). Each runs in its own task and
-//!   tracing span. Lines are read through a bounded splitter
-//!   ([`crate::protocol::lines`]): over-long lines, binary data, half lines and abrupt
+//!   tracing span. Lines are read through a bounded line codec
+//!   ([`crate::protocol::lines`], a `tokio_util` decoder over a `BytesMut`): over-long lines, binary data, half lines and abrupt
 //!   disconnects end in an error reply or a clean close, never in unbounded memory or a
 //!   panic, and never affect other connections. An optional idle timeout closes silent
 //!   connections.
@@ -34,10 +34,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use bytes::BytesMut;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{oneshot, Semaphore};
+use tokio_util::codec::Decoder;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tracing::{debug, error, info, info_span, warn, Instrument};
@@ -50,7 +52,7 @@ use crate::engine::{
 use crate::eval::Evaluator;
 use crate::notation::fibs_board::{Convention, FibsBoard};
 use crate::protocol::gnubg::{self, Request};
-use crate::protocol::lines::{Frame, LineSplitter};
+use crate::protocol::lines::{Frame, LineCodec};
 use crate::search::{Cancel, Job, Pool, PoolConfig, Query, SearchOutcome, TranspositionTable};
 
 /// Why the server could not start or run.
@@ -324,15 +326,19 @@ fn fallback_player_reply(state: &crate::game::MatchState) -> String {
     }
 }
 
+/// How much a connection reads at a time.
+const READ_CHUNK: usize = 4096;
+
 struct Connection {
     reader: OwnedReadHalf,
     writer: OwnedWriteHalf,
-    splitter: LineSplitter,
+    codec: LineCodec,
+    /// Bytes read and not yet framed.
+    buf: BytesMut,
     shared: Arc<Shared>,
     token: CancellationToken,
     mode: Option<Mode>,
     debug: bool,
-    read_buf: Vec<u8>,
     /// End of input seen while frames were still buffered.
     eof: bool,
 }
@@ -344,22 +350,23 @@ impl Connection {
         Connection {
             reader,
             writer,
-            splitter: LineSplitter::new(max),
+            codec: LineCodec::new(max),
+            buf: BytesMut::with_capacity(READ_CHUNK),
             shared,
             token,
             mode: None,
             debug: false,
-            read_buf: vec![0u8; 4096],
             eof: false,
         }
     }
 
-    /// Reads once into the splitter; `Err` when the connection is over.
+    /// Reads once into the buffer; `Err` when the connection is over.
     async fn read_more(&mut self, idle: Option<Duration>) -> Result<(), Closed> {
         if self.eof {
             return Err(self.end_reason());
         }
-        let read = self.reader.read(&mut self.read_buf);
+        self.buf.reserve(READ_CHUNK);
+        let read = self.reader.read_buf(&mut self.buf);
         let n = tokio::select! {
             _ = self.token.cancelled() => return Err(Closed::Shutdown),
             r = async {
@@ -374,16 +381,15 @@ impl Connection {
                 self.eof = true;
                 Err(self.end_reason())
             }
-            Ok(n) => {
-                self.splitter.push(&self.read_buf[..n]);
-                Ok(())
-            }
+            Ok(_) => Ok(()),
             Err(_) => Err(Closed::ReadError),
         }
     }
 
     fn end_reason(&mut self) -> Closed {
-        match self.splitter.take_remainder() {
+        // Whole lines still buffered are dropped: the connection is over.
+        while let Ok(Some(_)) = self.codec.decode_eof(&mut self.buf) {}
+        match self.codec.take_remainder(&mut self.buf) {
             Some(rest) => {
                 warn!(bytes = rest.len(), "connection closed inside a line");
                 Closed::HalfLine
@@ -394,20 +400,23 @@ impl Connection {
 
     async fn next_frame(&mut self) -> Result<Frame, Closed> {
         loop {
-            if self.mode.is_none() && self.splitter.ends_at_newline() && !self.eof {
+            if self.mode.is_none() && self.codec.ends_at_newline(&self.buf) && !self.eof {
                 // The first line decides the protocol: give gnubg's NUL a moment to arrive.
                 let wait = Duration::from_millis(self.shared.server.nul_wait_ms);
-                let read = self.reader.read(&mut self.read_buf);
+                self.buf.reserve(READ_CHUNK);
+                let read = self.reader.read_buf(&mut self.buf);
                 if let Ok(r) = tokio::time::timeout(wait, read).await {
                     match r {
                         Ok(0) => self.eof = true,
-                        Ok(n) => self.splitter.push(&self.read_buf[..n]),
+                        Ok(_) => {}
                         Err(_) => return Err(Closed::ReadError),
                     }
                 }
             }
-            if let Some(f) = self.splitter.next_frame() {
-                return Ok(f);
+            match self.codec.decode(&mut self.buf) {
+                Ok(Some(f)) => return Ok(f),
+                Ok(None) => {}
+                Err(_) => return Err(Closed::ReadError),
             }
             self.read_more(self.shared.server.idle_timeout()).await?;
         }
@@ -673,7 +682,9 @@ impl Connection {
             warn!(error = %e, "search pool refused a job");
             return Err(Failure::Unavailable);
         }
+        let held_cap = self.codec.max_len() + 2 * READ_CHUNK;
         loop {
+            self.buf.reserve(READ_CHUNK);
             tokio::select! {
                 r = &mut rx => {
                     return match r {
@@ -687,7 +698,9 @@ impl Connection {
                     };
                 }
                 _ = self.token.cancelled() => return Err(Failure::Unavailable),
-                r = self.reader.read(&mut self.read_buf), if !self.eof => {
+                // Reading on notices a client that leaves; pipelined input beyond the cap
+                // waits in the socket (backpressure) until the decision is answered.
+                r = self.reader.read_buf(&mut self.buf), if !self.eof && self.buf.len() < held_cap => {
                     match r {
                         Ok(0) | Err(_) => {
                             // The client left: dropping the guard cancels the search.
@@ -695,7 +708,7 @@ impl Connection {
                             info!("client went away during a decision; cancelled");
                             return Err(Failure::ClientGone(self.end_reason()));
                         }
-                        Ok(n) => self.splitter.push(&self.read_buf[..n]),
+                        Ok(_) => {}
                     }
                 }
             }
