@@ -13,6 +13,11 @@
 //!
 //! The clients run on their own single-threaded runtime on their own thread, apart from the
 //! server's runtime, as separate client processes would.
+//!
+//! With `heavy` set, that many further connections send the most expensive request a peer
+//! may send (`evaluation fibsboard ... plies 7`, answered at the server's depth and time
+//! caps) one after another for the whole run, starting before the measured load: the
+//! latencies then show whether cheap requests wait behind expensive ones.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -35,6 +40,8 @@ pub struct ServerBench {
     pub requests: usize,
     /// Open loop at this many requests per second in total; `None`: closed loop.
     pub rate: Option<f64>,
+    /// Connections sending maximal requests throughout (see the module docs).
+    pub heavy: usize,
     pub config: Config,
 }
 
@@ -49,6 +56,8 @@ pub struct ServerBenchResult {
     pub max_ms: f64,
     /// Replies that were `Error:` lines (should be 0).
     pub errors: usize,
+    /// Maximal requests answered on the heavy connections.
+    pub heavy_answered: usize,
 }
 
 /// The fixed request set: money move decisions from the movegen set, as gnubg-convention
@@ -206,11 +215,50 @@ fn drive_clients(
     })
 }
 
+/// One heavy connection: maximal requests (a new position each time, so that no answer
+/// comes from the transposition table) back to back until `stop` is raised; returns how
+/// many were answered.
+async fn heavy_client(
+    addr: std::net::SocketAddr,
+    boards: Vec<String>,
+    stop: tokio::sync::watch::Receiver<bool>,
+) -> std::io::Result<usize> {
+    let stream = TcpStream::connect(addr).await?;
+    stream.set_nodelay(true)?;
+    let (r, mut w) = stream.into_split();
+    let mut r = BufReader::new(r);
+    let mut answered = 0;
+    let mut line = String::new();
+    for board in boards.iter().cycle() {
+        if *stop.borrow() {
+            break;
+        }
+        let request = format!("evaluation fibsboard {board} plies 7\n");
+        w.write_all(request.as_bytes()).await?;
+        line.clear();
+        let mut stop = stop.clone();
+        tokio::select! {
+            n = r.read_line(&mut line) => {
+                if n? == 0 {
+                    break;
+                }
+                answered += 1;
+            }
+            // Closing the connection cancels the search in progress.
+            _ = stop.wait_for(|s| *s) => break,
+        }
+    }
+    Ok(answered)
+}
+
 /// Runs the benchmark (blocking; builds its own runtimes).
 pub fn run(b: &ServerBench) -> Result<ServerBenchResult, Box<dyn std::error::Error + Send + Sync>> {
     let mut config = b.config.clone();
     config.engine.depth = crate::engine::Depth::new(b.depth).map_err(|e| e.to_string())?;
-    config.server.max_connections = config.server.max_connections.max(b.connections + 1);
+    config.server.max_connections = config
+        .server
+        .max_connections
+        .max(b.connections + b.heavy + 1);
     config.validate()?;
     let shared = Shared::from_config(&config)?;
     let set = request_set(2000)?;
@@ -229,6 +277,18 @@ pub fn run(b: &ServerBench) -> Result<ServerBenchResult, Box<dyn std::error::Err
         let warm: Vec<String> = set.iter().take(64).map(|s| format!("{s}\n")).collect();
         client(addr, warm).await?;
 
+        let (stop_heavy, heavy_stop) = tokio::sync::watch::channel(false);
+        let heavy: Vec<_> = (0..b.heavy)
+            .map(|i| {
+                // Every 7th board of the set from a different start: no two alike.
+                let boards = set.iter().skip(1000 + i).step_by(7).cloned().collect();
+                tokio::spawn(heavy_client(addr, boards, heavy_stop.clone()))
+            })
+            .collect();
+        if b.heavy > 0 {
+            // Let the expensive searches start and take the workers first.
+            tokio::time::sleep(Duration::from_millis(300)).await;
+        }
         let load = {
             let b = b.clone();
             let set = set.clone();
@@ -239,6 +299,13 @@ pub fn run(b: &ServerBench) -> Result<ServerBenchResult, Box<dyn std::error::Err
         let (lat, errors, seconds) = tokio::task::spawn_blocking(move || load.join())
             .await?
             .map_err(|_| std::io::Error::other("the client thread panicked"))??;
+        let _ = stop_heavy.send(true);
+        let mut heavy_answered = 0;
+        for h in heavy {
+            heavy_answered += h
+                .await
+                .map_err(|e| std::io::Error::other(e.to_string()))??;
+        }
         let _ = stop_tx.send(());
         let _ = tokio::time::timeout(Duration::from_secs(5), server).await;
         let decisions_per_sec = lat.len() as f64 / seconds;
@@ -250,6 +317,7 @@ pub fn run(b: &ServerBench) -> Result<ServerBenchResult, Box<dyn std::error::Err
             p99_ms: percentile(&lat, 0.99),
             max_ms: lat.last().copied().unwrap_or(0.0),
             errors,
+            heavy_answered,
         })
     })?;
     drop(runtime);
@@ -268,6 +336,7 @@ mod tests {
             depth: 1,
             requests: 200,
             rate,
+            heavy: 0,
             config: Config::default(),
         };
         run(&b).expect("the benchmark runs")
@@ -288,6 +357,7 @@ mod tests {
             depth: 1,
             requests: 203,
             rate: None,
+            heavy: 0,
             config: Config::default(),
         };
         let r = run(&b).expect("the benchmark runs");

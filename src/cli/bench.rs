@@ -39,6 +39,10 @@ pub struct ServerArgs {
     /// the replies do (default: closed loop, each client waits for its reply).
     #[arg(long)]
     pub rate: Option<f64>,
+    /// Further connections that send the most expensive request allowed (`evaluation ...
+    /// plies 7`, answered at the server's caps) back to back during the whole run.
+    #[arg(long, default_value_t = 0)]
+    pub heavy: usize,
     /// Server configuration file (default: the built-in defaults).
     #[arg(long)]
     pub config: Option<std::path::PathBuf>,
@@ -108,6 +112,7 @@ fn server(a: ServerArgs) -> Result<(), CliError> {
         depth: a.depth,
         requests: a.requests,
         rate: a.rate,
+        heavy: a.heavy,
         config,
     };
     let r = crate::bench::server::run(&b)?;
@@ -117,6 +122,9 @@ fn server(a: ServerArgs) -> Result<(), CliError> {
     );
     if let Some(rate) = a.rate {
         command.push_str(&format!(" --rate {rate}"));
+    }
+    if a.heavy > 0 {
+        command.push_str(&format!(" --heavy {}", a.heavy));
     }
     if let Some(p) = &a.config {
         command.push_str(&format!(" --config {}", p.display()));
@@ -136,6 +144,8 @@ fn server(a: ServerArgs) -> Result<(), CliError> {
                 "p99_ms": r.p99_ms,
                 "max_ms": r.max_ms,
                 "errors": r.errors,
+                "heavy": a.heavy,
+                "heavy_answered": r.heavy_answered,
                 "seconds": r.seconds,
                 "command": command,
             })
@@ -155,6 +165,12 @@ fn server(a: ServerArgs) -> Result<(), CliError> {
             "decisions:     {} in {:.2} s ({} error replies)",
             r.decisions, r.seconds, r.errors
         );
+        if a.heavy > 0 {
+            println!(
+                "heavy:         {} connections sending maximal requests ({} answered)",
+                a.heavy, r.heavy_answered
+            );
+        }
         println!("decisions/s:   {:.0}", r.decisions_per_sec);
         println!("latency p50:   {:.3} ms", r.p50_ms);
         println!("latency p99:   {:.3} ms", r.p99_ms);

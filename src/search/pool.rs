@@ -1,4 +1,4 @@
-//! The worker pool: a fixed number of search threads fed by a bounded queue.
+//! The worker pool: a fixed number of search threads fed by bounded queues.
 //!
 //! Why: the server answers many concurrent requests, but the machine has few cores and a
 //! search can take seconds. A bounded queue gives backpressure ([`Pool::try_submit`]
@@ -6,13 +6,25 @@
 //! shares one transposition table, so concurrent decisions over related positions help
 //! each other. Replies go through a callback, so async callers can wrap a
 //! `tokio::sync::oneshot::Sender` without this module knowing about tokio.
+//!
+//! Fair sharing: jobs come in two lanes ([`Lane`]). Quick jobs (depth 1: one evaluation per
+//! play, well under a millisecond) have a queue of their own, and a worker that becomes
+//! free takes a waiting quick job before any deep one. When every worker is inside a deep
+//! search, one more thread (the express worker) wakes and serves the quick lane, so a
+//! cheap request never waits for an expensive one to finish: the operating system shares
+//! the cores between the deep searches and the express worker instead. The express worker
+//! sleeps whenever a regular worker is free, so the pool never runs more than `threads`
+//! searches at once except in exactly that case.
 
 use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::Arc;
+use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
+use std::time::Duration;
 
-use crossbeam::channel::{bounded, never, select, Receiver, Sender, TrySendError};
+use crossbeam::channel::{
+    bounded, never, select, Receiver, RecvTimeoutError, Sender, TrySendError,
+};
 
 use crate::eval::Evaluator;
 use crate::game::{Dice, Position};
@@ -136,12 +148,86 @@ impl SubmitError {
     }
 }
 
+/// Which queue a job waits in (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lane {
+    /// Depth 1: answered in well under a millisecond.
+    Quick,
+    /// Anything deeper.
+    Deep,
+}
+
+impl Lane {
+    /// The lane of a search with `settings`.
+    pub fn of(settings: &SearchSettings) -> Lane {
+        if settings.depth <= 1 {
+            Lane::Quick
+        } else {
+            Lane::Deep
+        }
+    }
+}
+
+/// How many regular workers are inside a deep search, and whether the pool is closing:
+/// the express worker's gate.
+#[derive(Debug, Default)]
+struct DeepGate {
+    state: Mutex<GateState>,
+    changed: Condvar,
+}
+
+#[derive(Debug, Default)]
+struct GateState {
+    deep_busy: usize,
+    closing: bool,
+}
+
+impl DeepGate {
+    fn update(&self, f: impl FnOnce(&mut GateState)) {
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        f(&mut st);
+        self.changed.notify_all();
+    }
+
+    /// Waits until all `threads` regular workers are in deep searches; false when closing.
+    fn wait_all_deep(&self, threads: usize) -> bool {
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        while st.deep_busy < threads && !st.closing {
+            st = self.changed.wait(st).unwrap_or_else(|e| e.into_inner());
+        }
+        !st.closing
+    }
+
+    fn all_deep(&self, threads: usize) -> bool {
+        let st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        st.deep_busy >= threads && !st.closing
+    }
+}
+
+/// Marks a regular worker as inside a deep search until dropped (a panicking search
+/// included).
+struct DeepBusy<'a>(&'a DeepGate);
+
+impl<'a> DeepBusy<'a> {
+    fn enter(gate: &'a DeepGate) -> DeepBusy<'a> {
+        gate.update(|st| st.deep_busy += 1);
+        DeepBusy(gate)
+    }
+}
+
+impl Drop for DeepBusy<'_> {
+    fn drop(&mut self) {
+        self.0
+            .update(|st| st.deep_busy = st.deep_busy.saturating_sub(1));
+    }
+}
+
 /// Pool size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PoolConfig {
     /// Search threads (at least 1).
     pub threads: usize,
-    /// Jobs waiting beyond those being searched (at least 1).
+    /// Jobs waiting beyond those being searched (at least 1), in each lane.
     pub queue: usize,
 }
 
@@ -158,6 +244,8 @@ impl Default for PoolConfig {
 /// queued jobs, and joins them.
 pub struct Pool {
     sender: Option<Sender<Job>>,
+    quick: Option<Sender<Job>>,
+    gate: Arc<DeepGate>,
     /// Tasks have a queue of their own so that a refused one never stands for a job.
     tasks: Option<Sender<Task>>,
     workers: Vec<JoinHandle<()>>,
@@ -187,28 +275,50 @@ impl Pool {
     /// Starts `config.threads` workers searching with (clones of) `searcher`.
     pub fn with_searcher(searcher: Searcher, config: PoolConfig) -> std::io::Result<Pool> {
         let (tx, rx) = bounded::<Job>(config.queue.max(1));
+        let (quick_tx, quick_rx) = bounded::<Job>(config.queue.max(1));
         let (task_tx, task_rx) = bounded::<Task>(config.queue.max(1));
-        let mut workers = Vec::new();
-        for i in 0..config.threads.max(1) {
-            let rx = rx.clone();
-            let task_rx = task_rx.clone();
-            let s = searcher.clone();
+        let gate = Arc::new(DeepGate::default());
+        let threads = config.threads.max(1);
+        let mut pool = Pool {
+            sender: Some(tx),
+            quick: Some(quick_tx),
+            gate: gate.clone(),
+            tasks: Some(task_tx),
+            workers: Vec::new(),
+            searcher: searcher.clone(),
+        };
+        // On a failed spawn, dropping `pool` closes the queues and joins those started.
+        for i in 0..threads {
+            let queues = Queues {
+                deep: rx.clone(),
+                quick: quick_rx.clone(),
+                tasks: task_rx.clone(),
+            };
+            let (s, g) = (searcher.clone(), gate.clone());
             let handle = std::thread::Builder::new()
                 .name(format!("search-{i}"))
-                .spawn(move || worker(rx, task_rx, s))?;
-            workers.push(handle);
+                .spawn(move || worker(queues, s, &g))?;
+            pool.workers.push(handle);
         }
-        Ok(Pool {
-            sender: Some(tx),
-            tasks: Some(task_tx),
-            workers,
-            searcher,
-        })
+        let (s, g) = (searcher, gate);
+        let handle = std::thread::Builder::new()
+            .name("search-express".into())
+            .spawn(move || express_worker(quick_rx, s, &g, threads))?;
+        pool.workers.push(handle);
+        Ok(pool)
     }
 
-    /// Queues `job` without waiting; fails at once when the queue is full or closed.
+    fn lane_sender(&self, job: &Job) -> &Option<Sender<Job>> {
+        match Lane::of(&job.settings) {
+            Lane::Quick => &self.quick,
+            Lane::Deep => &self.sender,
+        }
+    }
+
+    /// Queues `job` in its lane without waiting; fails at once when that lane's queue is
+    /// full or closed.
     pub fn try_submit(&self, job: Job) -> Result<(), SubmitError> {
-        match &self.sender {
+        match self.lane_sender(&job) {
             None => Err(SubmitError::Closed(Box::new(job))),
             Some(tx) => tx.try_send(job).map_err(|e| match e {
                 TrySendError::Full(j) => SubmitError::Full(Box::new(j)),
@@ -219,7 +329,7 @@ impl Pool {
 
     /// Queues `job`, waiting for a free slot when the queue is full.
     pub fn submit(&self, job: Job) -> Result<(), SubmitError> {
-        match &self.sender {
+        match self.lane_sender(&job) {
             None => Err(SubmitError::Closed(Box::new(job))),
             Some(tx) => tx
                 .send(job)
@@ -251,14 +361,16 @@ impl Pool {
         rx.recv().ok()
     }
 
-    /// Number of worker threads.
+    /// Number of regular worker threads (the express worker not counted).
     pub fn threads(&self) -> usize {
-        self.workers.len()
+        self.workers.len().saturating_sub(1)
     }
 
     /// Jobs and tasks waiting for a worker.
     pub fn queued(&self) -> usize {
-        self.sender.as_ref().map_or(0, |s| s.len()) + self.tasks.as_ref().map_or(0, |s| s.len())
+        self.sender.as_ref().map_or(0, |s| s.len())
+            + self.quick.as_ref().map_or(0, |s| s.len())
+            + self.tasks.as_ref().map_or(0, |s| s.len())
     }
 
     /// The searcher the workers share (its table included).
@@ -271,7 +383,9 @@ impl Drop for Pool {
     fn drop(&mut self) {
         // Closing the channels ends each worker's receive loop once the queues are empty.
         self.sender = None;
+        self.quick = None;
         self.tasks = None;
+        self.gate.update(|st| st.closing = true);
         for w in self.workers.drain(..) {
             // A worker that panicked outside a search has nothing left to clean up.
             let _ = w.join();
@@ -279,17 +393,40 @@ impl Drop for Pool {
     }
 }
 
-fn worker(jobs: Receiver<Job>, tasks: Receiver<Task>, searcher: Searcher) {
+/// The receiving ends a regular worker serves.
+struct Queues {
+    deep: Receiver<Job>,
+    quick: Receiver<Job>,
+    tasks: Receiver<Task>,
+}
+
+fn worker(queues: Queues, searcher: Searcher, gate: &DeepGate) {
+    let Queues { deep, quick, tasks } = queues;
     // A closed queue is always ready (with an error), so it is swapped for one that never
-    // is; the worker ends when both are closed and drained.
+    // is; the worker ends when all are closed and drained.
     let (no_jobs, no_tasks) = (never::<Job>(), never::<Task>());
-    let (mut jobs_open, mut tasks_open) = (true, true);
-    while jobs_open || tasks_open {
-        let j = if jobs_open { &jobs } else { &no_jobs };
+    let (mut jobs_open, mut quick_open, mut tasks_open) = (true, true, true);
+    while jobs_open || quick_open || tasks_open {
+        // A waiting quick job goes first.
+        if quick_open {
+            if let Ok(job) = quick.try_recv() {
+                run_job(job, &searcher);
+                continue;
+            }
+        }
+        let j = if jobs_open { &deep } else { &no_jobs };
+        let q = if quick_open { &quick } else { &no_jobs };
         let t = if tasks_open { &tasks } else { &no_tasks };
         select! {
-            recv(j) -> msg => match msg {
+            recv(q) -> msg => match msg {
                 Ok(job) => run_job(job, &searcher),
+                Err(_) => quick_open = false,
+            },
+            recv(j) -> msg => match msg {
+                Ok(job) => {
+                    let _busy = DeepBusy::enter(gate);
+                    run_job(job, &searcher);
+                }
                 Err(_) => jobs_open = false,
             },
             recv(t) -> msg => match msg {
@@ -299,6 +436,22 @@ fn worker(jobs: Receiver<Job>, tasks: Receiver<Task>, searcher: Searcher) {
                 }
                 Err(_) => tasks_open = false,
             },
+        }
+    }
+}
+
+/// Serves the quick lane while every regular worker is inside a deep search.
+fn express_worker(quick: Receiver<Job>, searcher: Searcher, gate: &DeepGate, threads: usize) {
+    // Re-checked this often while waiting for a quick job, so the express worker goes back
+    // to sleep soon after a regular worker is free again.
+    const RECHECK: Duration = Duration::from_millis(20);
+    while gate.wait_all_deep(threads) {
+        while gate.all_deep(threads) {
+            match quick.recv_timeout(RECHECK) {
+                Ok(job) => run_job(job, &searcher),
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => return,
+            }
         }
     }
 }

@@ -53,6 +53,7 @@ use crate::eval::Evaluator;
 use crate::notation::fibs_board::{Convention, FibsBoard};
 use crate::protocol::gnubg::{self, Request};
 use crate::protocol::lines::{Frame, LineCodec};
+use crate::search::pool::Lane;
 use crate::search::{Cancel, Job, Pool, PoolConfig, Query, SearchOutcome, TranspositionTable};
 
 /// Why the server could not start or run.
@@ -78,8 +79,10 @@ pub struct Shared {
     engine: Engine,
     pool: Pool,
     plan: SearchPlan,
-    /// Slots in the pool's queue (backpressure).
-    queue_slots: Arc<Semaphore>,
+    /// Slots in the pool's queues (backpressure), one set per lane so that expensive
+    /// requests can never hold the slots cheap ones need.
+    quick_slots: Arc<Semaphore>,
+    deep_slots: Arc<Semaphore>,
     server: ServerConfig,
     /// Decisions answered (for benchmarks and logs).
     decisions: AtomicU64,
@@ -127,7 +130,8 @@ impl Shared {
             engine,
             pool,
             plan,
-            queue_slots: Arc::new(Semaphore::new(config.engine.queue)),
+            quick_slots: Arc::new(Semaphore::new(config.engine.queue)),
+            deep_slots: Arc::new(Semaphore::new(config.engine.queue)),
             server: config.server.clone(),
             decisions: AtomicU64::new(0),
             next_id: AtomicU64::new(1),
@@ -641,15 +645,6 @@ impl Connection {
             } => (Query::Move { position, dice }, depth),
             Need::Probabilities { position, depth } => (Query::Position { position }, depth),
         };
-        let slot = tokio::select! {
-            _ = self.token.cancelled() => return Err(Failure::Unavailable),
-            s = self.shared.queue_slots.clone().acquire_owned() => {
-                s.map_err(|_| Failure::Unavailable)?
-            }
-        };
-        let (tx, mut rx) = oneshot::channel::<Result<Outcome, EngineError>>();
-        let cancel = Cancel::new();
-        let _guard = CancelOnDrop(cancel.clone());
         let (settings, capped) = request_settings(&self.shared.plan, query.1, &self.shared.server);
         if let Some(asked) = capped {
             info!(
@@ -658,6 +653,19 @@ impl Connection {
                 "request deeper than server.max_request_depth: answered at the cap"
             );
         }
+        let slots = match Lane::of(&settings) {
+            Lane::Quick => &self.shared.quick_slots,
+            Lane::Deep => &self.shared.deep_slots,
+        };
+        let slot = tokio::select! {
+            _ = self.token.cancelled() => return Err(Failure::Unavailable),
+            s = slots.clone().acquire_owned() => {
+                s.map_err(|_| Failure::Unavailable)?
+            }
+        };
+        let (tx, mut rx) = oneshot::channel::<Result<Outcome, EngineError>>();
+        let cancel = Cancel::new();
+        let _guard = CancelOnDrop(cancel.clone());
         let job = Job::new(query.0, settings, move |outcome| {
             drop(slot);
             let found = match outcome {
