@@ -103,6 +103,8 @@ pub struct EngineConfig {
     pub threads: usize,
     pub queue: usize,
     pub tt_megabytes: usize,
+    /// `[engine.mcts]`: playouts, playout policy and truncation when `algorithm = "mcts"`.
+    pub mcts: crate::search::mcts::MctsConfig,
 }
 
 impl Default for EngineConfig {
@@ -117,6 +119,7 @@ impl Default for EngineConfig {
             threads: 0,
             queue: 256,
             tt_megabytes: 64,
+            mcts: crate::search::mcts::MctsConfig::default(),
         }
     }
 }
@@ -235,6 +238,7 @@ impl Config {
             },
             cube: self.cube,
             tt_megabytes: e.tt_megabytes,
+            mcts: e.mcts,
         }
     }
 

@@ -98,6 +98,8 @@ pub struct SearchPlan {
     /// Per-decision time budget (None = unlimited): deeper iterations stop at the budget
     /// and the deepest completed one answers.
     pub time_budget: Option<Duration>,
+    /// Playouts and budget when the algorithm is MCTS.
+    pub mcts: crate::search::mcts::MctsConfig,
 }
 
 impl Default for SearchPlan {
@@ -105,6 +107,7 @@ impl Default for SearchPlan {
         SearchPlan {
             algorithm: Algorithm::Star2,
             time_budget: None,
+            mcts: crate::search::mcts::MctsConfig::default(),
         }
     }
 }
@@ -116,6 +119,7 @@ impl SearchPlan {
         let d = if d % 2 == 0 { d - 1 } else { d };
         SearchSettings {
             time_budget: self.time_budget,
+            mcts: self.mcts,
             ..SearchSettings::new(d, self.algorithm)
         }
     }

@@ -18,6 +18,9 @@
 //! | `time` | per-decision budget in ms (0 = none) | 0 |
 //! | `cubeful` | `on`: plays ranked by cubeful value at the score | `off` |
 //! | `tt` | transposition table, megabytes (>= 1) | 32 |
+//! | `playouts` | with `algo=mcts`: iterations per decision (0 = by `time`, else 2,000) | 0 |
+//! | `playout` | with `algo=mcts`: `random` or `net` (the evaluator's best play each ply) | `random` |
+//! | `truncate` | with `algo=mcts`: end playouts after this many plies with the evaluator | none |
 //!
 //! `pubeval`, `heuristic` and `random` pick plays by fixed rules and take no options.
 //! [`EngineSpec`]'s `Display` writes the canonical text (the kind and every option that
@@ -31,6 +34,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::cube::CubeSettings;
+use crate::search::mcts::MctsConfig;
 use crate::search::{Algorithm, MAX_DEPTH};
 
 /// What values positions (or, for the fixed-rule players, picks plays directly).
@@ -283,6 +287,8 @@ pub struct EngineSpec {
     /// Cube efficiencies and money rules for cube decisions.
     pub cube: CubeSettings,
     pub tt_megabytes: usize,
+    /// Playouts and budget of `algo=mcts`.
+    pub mcts: MctsConfig,
 }
 
 impl Default for EngineSpec {
@@ -297,6 +303,7 @@ impl Default for EngineSpec {
             cube_policy: CubePolicy::Cubeless,
             cube: CubeSettings::default(),
             tt_megabytes: DEFAULT_TT_MB,
+            mcts: MctsConfig::default(),
         }
     }
 }
@@ -378,9 +385,12 @@ pub const OPTIONS: &[&str] = &[
     "time",
     "cubeful",
     "tt",
+    "playouts",
+    "playout",
+    "truncate",
 ];
 
-const ALGO_EXPECTED: &str = "expectimax, star1, star2 or filter";
+const ALGO_EXPECTED: &str = "expectimax, star1, star2, filter or mcts";
 
 impl EngineSpec {
     /// The spec of `kind` with every other field at its default.
@@ -394,7 +404,9 @@ impl EngineSpec {
     /// Whether checker plays are chosen by a search deeper than one ply or under a budget
     /// (rather than by evaluating each play once).
     pub fn searches(&self) -> bool {
-        self.depth > Depth::ONE || self.budget != Budget::Unlimited
+        self.depth > Depth::ONE
+            || self.budget != Budget::Unlimited
+            || self.algorithm == Algorithm::Mcts
     }
 
     /// Checks combinations the field types cannot: the fixed-rule players take no search
@@ -405,6 +417,13 @@ impl EngineSpec {
                 option: "tt",
                 value: "0".into(),
                 expected: "megabytes, at least 1",
+            });
+        }
+        if self.algorithm != Algorithm::Mcts && self.mcts != MctsConfig::default() {
+            return Err(SpecError::BadValue {
+                option: "playouts",
+                value: "(playouts, playout or truncate)".into(),
+                expected: "these options only with algo=mcts",
             });
         }
         if !self.evaluator.is_evaluator() {
@@ -460,6 +479,22 @@ impl EngineSpec {
                     "off" | "false" => CubePolicy::Cubeless,
                     _ => return Err(bad("cubeful", "on or off")),
                 }
+            }
+            "playouts" => {
+                let n = value
+                    .parse::<u64>()
+                    .map_err(|_| bad("playouts", "a number of playouts (0 = by time)"))?;
+                self.mcts.playouts = (n > 0).then_some(n);
+            }
+            "playout" => {
+                self.mcts.playout = value.parse().map_err(|_| bad("playout", "random or net"))?
+            }
+            "truncate" => {
+                self.mcts.truncate = Some(
+                    value
+                        .parse::<u32>()
+                        .map_err(|_| bad("truncate", "plies, 0 or more"))?,
+                )
             }
             "tt" => {
                 self.tt_megabytes = value
@@ -560,6 +595,15 @@ impl fmt::Display for EngineSpec {
         if self.tt_megabytes != d.tt_megabytes {
             write!(f, ",tt={}", self.tt_megabytes)?;
         }
+        if let Some(n) = self.mcts.playouts {
+            write!(f, ",playouts={n}")?;
+        }
+        if self.mcts.playout != d.mcts.playout {
+            write!(f, ",playout={}", self.mcts.playout)?;
+        }
+        if let Some(t) = self.mcts.truncate {
+            write!(f, ",truncate={t}")?;
+        }
         Ok(())
     }
 }
@@ -570,6 +614,19 @@ mod tests {
     use super::*;
 
     #[test]
+    fn mcts_options_need_algo_mcts() {
+        let e = "net,playouts=100".parse::<EngineSpec>().unwrap_err();
+        assert!(e.to_string().contains("algo=mcts"), "{e}");
+        let e = "net,algo=mcts,playout=smart"
+            .parse::<EngineSpec>()
+            .unwrap_err();
+        assert!(e.to_string().contains("random or net"), "{e}");
+        let s: EngineSpec = "net,algo=mcts,playouts=0".parse().unwrap();
+        assert_eq!(s.mcts.playouts, None);
+        assert!(s.searches());
+    }
+
+    #[test]
     fn text_forms_parse_and_round_trip() {
         for text in [
             "net",
@@ -578,6 +635,9 @@ mod tests {
             "net,depth=5,algo=expectimax",
             "net,noise=0.03",
             "net,depth=3,noise=0.015",
+            "net,algo=mcts",
+            "net,algo=mcts,time=500,playout=net,truncate=10",
+            "pipsigmoid,algo=mcts,playouts=800",
             "net,cube_depth=3,time=800,cubeful=on,tt=64",
             "pipsigmoid,depth=3",
             "pubeval",

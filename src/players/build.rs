@@ -91,6 +91,7 @@ fn checker_players(e: &EngineSpec, name: String) -> Result<PlayerFactory, BuildE
     let searcher = engine_build::searcher(e, evaluator);
     let settings = SearchSettings {
         time_budget: e.budget.duration(),
+        mcts: e.mcts,
         ..SearchSettings::new(e.depth.get() as u8, e.algorithm)
     };
     let n = name.clone();

@@ -156,6 +156,9 @@ impl Searcher {
         settings: &SearchSettings,
         cancel: &Cancel,
     ) -> MoveDecision {
+        if settings.algorithm == Algorithm::Mcts {
+            return super::mcts::choose(self.evaluator.as_ref(), pos, dice, settings, cancel);
+        }
         let start = Instant::now();
         let deadline = settings.time_budget.map(|b| start + b);
         // Entries of earlier decisions become the first to be replaced.
@@ -275,6 +278,9 @@ impl Searcher {
         settings: &SearchSettings,
         cancel: &Cancel,
     ) -> PositionEvaluation {
+        if settings.algorithm == Algorithm::Mcts {
+            return super::mcts::evaluate_position(self.evaluator.as_ref(), pos, settings, cancel);
+        }
         let start = Instant::now();
         let deadline = settings.time_budget.map(|b| start + b);
         self.tt.new_generation();
@@ -805,7 +811,11 @@ impl<'a> Ctx<'a> {
         }
         let (l, u) = bounds(pos);
         let (v, bound) = match self.cfg.algorithm {
-            Algorithm::Expectimax | Algorithm::Filter => self.chance_full(pos, depth, l, u),
+            // MCTS never reaches the tree search (choose and evaluate_position hand it
+            // over first); should it, full averaging is the exact answer.
+            Algorithm::Expectimax | Algorithm::Filter | Algorithm::Mcts => {
+                self.chance_full(pos, depth, l, u)
+            }
             Algorithm::Star1 => self.chance_star(pos, depth, alpha, beta, l, u, false),
             Algorithm::Star2 => self.chance_star(pos, depth, alpha, beta, l, u, true),
         };

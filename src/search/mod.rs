@@ -28,6 +28,7 @@ use crate::eval::Probabilities;
 use crate::game::Play;
 
 mod engine;
+pub mod mcts;
 pub mod order;
 pub mod pool;
 pub mod positions;
@@ -53,15 +54,19 @@ pub enum Algorithm {
     /// gnubg-style forward pruning: a few root candidates after depth 1, one best reply
     /// per roll below. Fast, not exact.
     Filter,
+    /// Monte-Carlo tree search with chance nodes ([`mcts`]): a playout or time budget
+    /// instead of a depth.
+    Mcts,
 }
 
 impl Algorithm {
     /// All algorithms, baseline first.
-    pub const ALL: [Algorithm; 4] = [
+    pub const ALL: [Algorithm; 5] = [
         Algorithm::Expectimax,
         Algorithm::Star1,
         Algorithm::Star2,
         Algorithm::Filter,
+        Algorithm::Mcts,
     ];
 
     /// The name used on command lines and in reports.
@@ -71,6 +76,7 @@ impl Algorithm {
             Algorithm::Star1 => "star1",
             Algorithm::Star2 => "star2",
             Algorithm::Filter => "filter",
+            Algorithm::Mcts => "mcts",
         }
     }
 }
@@ -93,7 +99,7 @@ impl fmt::Display for SettingError {
         match self {
             SettingError::UnknownAlgorithm(s) => write!(
                 f,
-                "unknown search algorithm {s:?} (expected expectimax, star1, star2 or filter)"
+                "unknown search algorithm {s:?} (expected expectimax, star1, star2, filter or mcts)"
             ),
             SettingError::BadDepth(s) => {
                 write!(
@@ -128,6 +134,7 @@ impl FromStr for Algorithm {
             "star1" => Ok(Algorithm::Star1),
             "star2" => Ok(Algorithm::Star2),
             "filter" => Ok(Algorithm::Filter),
+            "mcts" => Ok(Algorithm::Mcts),
             _ => Err(SettingError::UnknownAlgorithm(s.to_string())),
         }
     }
@@ -243,6 +250,8 @@ pub struct SearchSettings {
     /// Compute the five probabilities of the ranked plays at the searched depth
     /// (averaged along the best replies); otherwise they are static (depth 1).
     pub probabilities: bool,
+    /// Budget and playouts of [`Algorithm::Mcts`] (ignored by the others).
+    pub mcts: mcts::MctsConfig,
 }
 
 impl Default for SearchSettings {
@@ -257,6 +266,7 @@ impl Default for SearchSettings {
             threads: 1,
             rank: 1,
             probabilities: false,
+            mcts: mcts::MctsConfig::default(),
         }
     }
 }

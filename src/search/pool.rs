@@ -160,7 +160,7 @@ pub enum Lane {
 impl Lane {
     /// The lane of a search with `settings`.
     pub fn of(settings: &SearchSettings) -> Lane {
-        if settings.depth <= 1 {
+        if settings.depth <= 1 && settings.algorithm != super::Algorithm::Mcts {
             Lane::Quick
         } else {
             Lane::Deep

@@ -1,0 +1,634 @@
+//! Monte-Carlo tree search with chance nodes (after van Lishout, Chaslot and Uiterwijk,
+//! "Monte-Carlo Tree Search in Backgammon", 2007, the McGammon paper).
+//!
+//! The tree alternates two kinds of node, as the game does:
+//! - a **decision node**: a position whose dice are known; its children are the legal plays.
+//!   Selection there is UCT: an unvisited play first (in generation order), otherwise the
+//!   play with the largest `mean + c * sqrt(ln N / n)`, where `mean` is the play's average
+//!   result for the side that plays it, `N` the node's visits and `n` the play's;
+//! - a **chance node**: the position after a play, the opponent to roll. Its children are the
+//!   21 rolls, reached by sampling the dice (chance nodes are never chosen by UCT: the dice
+//!   are not ours to choose), and created when first reached.
+//!
+//! Each iteration walks down from the root, adds one node, and scores it with a playout:
+//! - `random` (as in the paper): both sides pick uniformly among the legal plays until the
+//!   game ends; the paper's fast generator of doubles is not needed here, as the rules
+//!   module generates every play of a double directly (the figures are for full rules);
+//! - `net` (the paper's future work): both sides play the evaluator's best play (one
+//!   evaluation per play), much slower per playout and much better informed;
+//! - either, optionally truncated after `truncate` plies and finished by the evaluator's
+//!   equity (`truncate = 0`: the new node is scored by the evaluator alone).
+//!
+//! Results are cubeless money points (1, 2 or 3 for a finished game) and are backed up with
+//! the sign of each node's player; the five probabilities are averaged beside them. The
+//! answer ranks the root plays by visits (the most-visited play is the choice, as in the
+//! paper), then by mean. The generator is seeded from the position, the roll and the
+//! configured seed, so a playout budget gives the same answer on every run; a time budget
+//! stops after whole iterations.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::str::FromStr;
+use std::time::Instant;
+
+use crate::eval::{Evaluator, Probabilities};
+use crate::game::{generate_plays, splitmix, Dice, Play, PlayList, Position, Rng, ALL_ROLLS};
+
+use super::value::{to_equity, to_value};
+use super::{Cancel, MoveDecision, PositionEvaluation, RankedPlay, SearchSettings, SearchStats};
+
+/// How playouts choose plays.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Playout {
+    /// Uniformly random legal plays.
+    #[default]
+    Random,
+    /// The evaluator's best play at each ply.
+    Net,
+}
+
+impl Playout {
+    pub fn name(self) -> &'static str {
+        match self {
+            Playout::Random => "random",
+            Playout::Net => "net",
+        }
+    }
+}
+
+impl fmt::Display for Playout {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Playout {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Playout, String> {
+        match s.to_ascii_lowercase().as_str() {
+            "random" => Ok(Playout::Random),
+            "net" => Ok(Playout::Net),
+            _ => Err(format!(
+                "unknown playout policy {s:?} (expected random or net)"
+            )),
+        }
+    }
+}
+
+/// Playouts per decision when neither a playout count nor a time budget is given.
+pub const DEFAULT_PLAYOUTS: u64 = 2_000;
+
+/// The exploration constant `c` of UCT on the scale of cubeless points.
+pub const DEFAULT_EXPLORATION: f64 = 1.0;
+
+/// The settings of an MCTS search (used when the algorithm is `mcts`).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MctsConfig {
+    /// Iterations (one playout each); `None`: [`DEFAULT_PLAYOUTS`], or as many as the time
+    /// budget allows when there is one.
+    pub playouts: Option<u64>,
+    pub playout: Playout,
+    /// End playouts after this many plies with the evaluator's equity; `None`: play to the
+    /// end.
+    pub truncate: Option<u32>,
+    pub exploration: f64,
+    /// Mixed into every search's generator seed.
+    pub seed: u64,
+}
+
+impl Default for MctsConfig {
+    fn default() -> Self {
+        MctsConfig {
+            playouts: None,
+            playout: Playout::Random,
+            truncate: None,
+            exploration: DEFAULT_EXPLORATION,
+            seed: 0,
+        }
+    }
+}
+
+/// A position whose dice are known.
+struct DecisionNode {
+    position: Position,
+    dice: Dice,
+    /// Indices of the chance nodes of its plays (empty until expanded).
+    children: Vec<u32>,
+    visits: u64,
+}
+
+/// The position after a play, the opponent to roll; values are for the side that played.
+struct ChanceNode {
+    play: Play,
+    /// Points of a finished game (the play bore off the last checker).
+    terminal: Option<f64>,
+    visits: u64,
+    sum: f64,
+    probs: [f64; 5],
+    /// Decision nodes of the opponent by roll index in [`ALL_ROLLS`].
+    children: HashMap<u8, u32>,
+}
+
+impl ChanceNode {
+    fn new(play: Play) -> ChanceNode {
+        ChanceNode {
+            play,
+            terminal: play.position.mover_result().map(|r| r.points() as f64),
+            visits: 0,
+            sum: 0.0,
+            probs: [0.0; 5],
+            children: HashMap::new(),
+        }
+    }
+
+    fn mean(&self) -> f64 {
+        if self.visits == 0 {
+            0.0
+        } else {
+            self.sum / self.visits as f64
+        }
+    }
+
+    fn mean_probs(&self) -> Probabilities {
+        let n = self.visits.max(1) as f64;
+        Probabilities(std::array::from_fn(|k| (self.probs[k] / n) as f32))
+    }
+}
+
+/// One search's tree and tools.
+struct Tree<'a> {
+    evaluator: &'a dyn Evaluator,
+    config: MctsConfig,
+    decisions: Vec<DecisionNode>,
+    chances: Vec<ChanceNode>,
+    rng: Rng,
+    list: PlayList,
+    stats: SearchStats,
+}
+
+/// One step of a path: a chance node entered.
+type Path = Vec<u32>;
+
+impl<'a> Tree<'a> {
+    fn new(evaluator: &'a dyn Evaluator, config: MctsConfig, seed: u64) -> Tree<'a> {
+        Tree {
+            evaluator,
+            config,
+            decisions: Vec::new(),
+            chances: Vec::new(),
+            rng: Rng::seeded(seed),
+            list: PlayList::new(),
+            stats: SearchStats::default(),
+        }
+    }
+
+    fn add_decision(&mut self, position: Position, dice: Dice) -> u32 {
+        self.decisions.push(DecisionNode {
+            position,
+            dice,
+            children: Vec::new(),
+            visits: 0,
+        });
+        self.stats.move_nodes += 1;
+        (self.decisions.len() - 1) as u32
+    }
+
+    fn expand(&mut self, d: u32) {
+        let (position, dice) = {
+            let n = &self.decisions[d as usize];
+            (n.position, n.dice)
+        };
+        generate_plays(&position, dice, &mut self.list);
+        let mut children = Vec::with_capacity(self.list.len());
+        for play in self.list.iter() {
+            self.chances.push(ChanceNode::new(*play));
+            self.stats.chance_nodes += 1;
+            children.push((self.chances.len() - 1) as u32);
+        }
+        self.decisions[d as usize].children = children;
+    }
+
+    /// UCT at a decision node: an unvisited play first, else the best bound.
+    fn select(&self, d: u32) -> u32 {
+        let node = &self.decisions[d as usize];
+        let ln_n = (node.visits.max(1) as f64).ln();
+        let mut best = node.children[0];
+        let mut best_score = f64::NEG_INFINITY;
+        for &c in &node.children {
+            let ch = &self.chances[c as usize];
+            if ch.visits == 0 {
+                return c;
+            }
+            let score = ch.mean() + self.config.exploration * (ln_n / ch.visits as f64).sqrt();
+            if score > best_score {
+                best_score = score;
+                best = c;
+            }
+        }
+        best
+    }
+
+    /// The opponent's decision node below chance node `c` for a sampled roll.
+    fn sample_child(&mut self, c: u32) -> u32 {
+        let dice = self.rng.dice();
+        let k = dice.index() as u8;
+        if let Some(&d) = self.chances[c as usize].children.get(&k) {
+            return d;
+        }
+        let position = self.chances[c as usize].play.next_position();
+        let d = self.add_decision(position, ALL_ROLLS[k as usize]);
+        self.chances[c as usize].children.insert(k, d);
+        d
+    }
+
+    /// One iteration below decision node `d` (already on the path's end); returns the
+    /// result for the side to act at `d` is not needed: values are backed up along `path`.
+    fn iterate_from_decision(&mut self, mut d: u32, path: &mut Path) {
+        loop {
+            if self.decisions[d as usize].children.is_empty() {
+                self.expand(d);
+            }
+            self.decisions[d as usize].visits += 1;
+            let c = self.select(d);
+            path.push(c);
+            let ch = &self.chances[c as usize];
+            if let Some(points) = ch.terminal {
+                let probs = ch
+                    .play
+                    .position
+                    .mover_result()
+                    .map(|r| Probabilities::from_result(r, true))
+                    .unwrap_or(Probabilities([1.0, 0.0, 0.0, 0.0, 0.0]));
+                self.backup(path, points, probs);
+                return;
+            }
+            if ch.visits == 0 {
+                let start = ch.play.next_position();
+                // The playout is from the opponent's view: turn it to the player's.
+                let probs = self.playout(start).invert();
+                self.backup(path, probs.equity() as f64, probs);
+                return;
+            }
+            d = self.sample_child(c);
+        }
+    }
+
+    /// Adds a result (for the side that played the last chance node of `path`) to every
+    /// chance node of the path, each from its own player's view.
+    fn backup(&mut self, path: &Path, value: f64, probs: Probabilities) {
+        let mut v = value;
+        let mut p = probs;
+        for &c in path.iter().rev() {
+            let ch = &mut self.chances[c as usize];
+            ch.visits += 1;
+            ch.sum += v;
+            for k in 0..5 {
+                ch.probs[k] += p.0[k] as f64;
+            }
+            v = -v;
+            p = p.invert();
+        }
+    }
+
+    /// Plays `start` (side to act about to roll) out; the five probabilities for that side.
+    fn playout(&mut self, start: Position) -> Probabilities {
+        self.stats.leaves += 1;
+        let mut pos = start;
+        let mut mine = true;
+        let mut ply = 0u32;
+        loop {
+            if self.config.truncate == Some(ply) {
+                self.stats.evals += 1;
+                let p = self.evaluator.evaluate(&pos);
+                return if mine { p } else { p.invert() };
+            }
+            let dice = self.rng.dice();
+            generate_plays(&pos, dice, &mut self.list);
+            let i = match self.config.playout {
+                Playout::Random => self.rng.index(self.list.len()),
+                Playout::Net => self.greedy(),
+            };
+            let play = self.list[i];
+            if let Some(r) = play.position.mover_result() {
+                return Probabilities::from_result(r, mine);
+            }
+            pos = play.next_position();
+            mine = !mine;
+            ply += 1;
+        }
+    }
+
+    /// The index of the evaluator's best play in `self.list`.
+    fn greedy(&mut self) -> usize {
+        if self.list.len() == 1 {
+            return 0;
+        }
+        let mut best = 0;
+        let mut best_eq = f32::NEG_INFINITY;
+        for (i, p) in self.list.iter().enumerate() {
+            let eq = match p.position.mover_result() {
+                Some(r) => r.points() as f32 + 10.0,
+                None => {
+                    self.stats.evals += 1;
+                    -self.evaluator.evaluate(&p.next_position()).equity()
+                }
+            };
+            if eq > best_eq {
+                best_eq = eq;
+                best = i;
+            }
+        }
+        best
+    }
+}
+
+/// Iterations to run and when to stop.
+struct Budget {
+    playouts: u64,
+    deadline: Option<Instant>,
+}
+
+impl Budget {
+    fn of(settings: &SearchSettings, start: Instant) -> Budget {
+        let deadline = settings.time_budget.map(|b| start + b);
+        let playouts = match (settings.mcts.playouts, deadline) {
+            (Some(n), _) => n.max(1),
+            (None, Some(_)) => u64::MAX,
+            (None, None) => DEFAULT_PLAYOUTS,
+        };
+        Budget { playouts, deadline }
+    }
+
+    /// Whether iteration `i` (0-based) may run; the clock is read every 16 iterations.
+    fn allows(&self, i: u64, cancel: &Cancel) -> bool {
+        if i >= self.playouts {
+            return false;
+        }
+        if i > 0 && i % 16 == 0 {
+            if cancel.is_cancelled() {
+                return false;
+            }
+            if let Some(d) = self.deadline {
+                return Instant::now() < d;
+            }
+        }
+        true
+    }
+}
+
+/// The generator seed of one search: the position, the roll and the configured seed.
+fn search_seed(pos: &Position, dice: Option<Dice>, config: &MctsConfig) -> u64 {
+    let mut h = splitmix(config.seed ^ 0x6D63_7473);
+    for &s in pos.slots().iter() {
+        h = splitmix(h ^ (s as u8 as u64));
+    }
+    let d = dice.map_or(0, |d| (d.high() as u64) << 8 | d.low() as u64);
+    splitmix(h ^ d)
+}
+
+/// Ranks the plays of `dice` in `pos` by MCTS (see the module docs).
+pub fn choose(
+    evaluator: &dyn Evaluator,
+    pos: &Position,
+    dice: Dice,
+    settings: &SearchSettings,
+    cancel: &Cancel,
+) -> MoveDecision {
+    let start = Instant::now();
+    let budget = Budget::of(settings, start);
+    let mut tree = Tree::new(
+        evaluator,
+        settings.mcts,
+        search_seed(pos, Some(dice), &settings.mcts),
+    );
+    let root = tree.add_decision(*pos, dice);
+    tree.expand(root);
+    let n = tree.decisions[root as usize].children.len();
+    let mut path = Path::new();
+    let mut i = 0;
+    // One legal play: nothing to search.
+    while n > 1 && budget.allows(i, cancel) {
+        path.clear();
+        tree.iterate_from_decision(root, &mut path);
+        i += 1;
+    }
+    let stopped = n > 1 && i < budget.playouts && budget.playouts != u64::MAX;
+    let children = tree.decisions[root as usize].children.clone();
+    let mut ranked: Vec<(u64, f64, usize, RankedPlay)> = children
+        .iter()
+        .enumerate()
+        .map(|(index, &c)| {
+            let ch = &tree.chances[c as usize];
+            let (equity, probs) = match ch.terminal {
+                Some(points) => (
+                    points,
+                    ch.play
+                        .position
+                        .mover_result()
+                        .map(|r| Probabilities::from_result(r, true))
+                        .unwrap_or(Probabilities([1.0, 0.0, 0.0, 0.0, 0.0])),
+                ),
+                None => (ch.mean(), ch.mean_probs()),
+            };
+            let value = to_value(equity);
+            let play = RankedPlay {
+                play: ch.play,
+                index,
+                value,
+                equity: to_equity(value),
+                probs,
+                depth: 1,
+            };
+            (ch.visits, equity, index, play)
+        })
+        .collect();
+    // Most visits first (a finished game first of all), then the larger mean.
+    ranked.sort_by(|a, b| {
+        let ta = tree.chances[children[a.2] as usize].terminal.is_some();
+        let tb = tree.chances[children[b.2] as usize].terminal.is_some();
+        tb.cmp(&ta)
+            .then(b.0.cmp(&a.0))
+            .then(b.1.total_cmp(&a.1))
+            .then(a.2.cmp(&b.2))
+    });
+    MoveDecision {
+        plays: ranked.into_iter().map(|r| r.3).collect(),
+        depth: 1,
+        stats: tree.stats,
+        elapsed: start.elapsed(),
+        stopped,
+    }
+}
+
+/// Values `pos` before its side rolls by MCTS from a chance node: the mean result of the
+/// iterations, for the side to act.
+pub fn evaluate_position(
+    evaluator: &dyn Evaluator,
+    pos: &Position,
+    settings: &SearchSettings,
+    cancel: &Cancel,
+) -> PositionEvaluation {
+    let start = Instant::now();
+    if pos.is_game_over() {
+        let p = evaluator.evaluate(pos);
+        return PositionEvaluation {
+            probs: p,
+            value: to_value(p.equity() as f64),
+            equity: p.equity() as f64,
+            depth: 1,
+            stats: SearchStats::default(),
+            elapsed: start.elapsed(),
+            stopped: false,
+        };
+    }
+    let budget = Budget::of(settings, start);
+    let mut tree = Tree::new(
+        evaluator,
+        settings.mcts,
+        search_seed(pos, None, &settings.mcts),
+    );
+    // The root is the chance node "after the opponent's play": its values are the
+    // opponent's, inverted at the end.
+    tree.chances.push(ChanceNode::new(Play::none(pos.swap())));
+    let root = 0u32;
+    let mut path = Path::new();
+    let mut i = 0;
+    while budget.allows(i, cancel) {
+        path.clear();
+        path.push(root);
+        let d = tree.sample_child(root);
+        tree.iterate_from_decision(d, &mut path);
+        i += 1;
+    }
+    let stopped = i < budget.playouts && budget.playouts != u64::MAX;
+    let ch = &tree.chances[root as usize];
+    let probs = ch.mean_probs().invert();
+    let equity = -ch.mean();
+    PositionEvaluation {
+        probs,
+        value: to_value(equity),
+        equity,
+        depth: 1,
+        stats: tree.stats,
+        elapsed: start.elapsed(),
+        stopped,
+    }
+}
+
+/// Random playouts per second on one thread from `pos`: `n` full games.
+pub fn random_playout_rate(pos: &Position, n: u64, seed: u64) -> f64 {
+    let evaluator = crate::eval::simple::PipSigmoid;
+    let mut tree = Tree::new(&evaluator, MctsConfig::default(), seed);
+    let start = Instant::now();
+    let mut plies_check = 0.0;
+    for _ in 0..n {
+        plies_check += tree.playout(*pos).equity() as f64;
+    }
+    std::hint::black_box(plies_check);
+    n as f64 / start.elapsed().as_secs_f64().max(1e-9)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::eval::simple::PipSigmoid;
+    use crate::search::Algorithm;
+
+    fn settings(playouts: u64, playout: Playout, truncate: Option<u32>) -> SearchSettings {
+        let mut s = SearchSettings::new(1, Algorithm::Mcts);
+        s.mcts = MctsConfig {
+            playouts: Some(playouts),
+            playout,
+            truncate,
+            ..MctsConfig::default()
+        };
+        s
+    }
+
+    #[test]
+    fn a_winning_play_is_chosen() {
+        // Two checkers left on the 1 and 2 points against a full board: 21 bears both off.
+        let mut slots = [0i8; 26];
+        slots[1] = 1;
+        slots[2] = 1;
+        slots[19] = -15;
+        let pos = Position::from_slots(slots).unwrap();
+        let d = choose(
+            &PipSigmoid,
+            &pos,
+            Dice::new(2, 1).unwrap(),
+            &settings(50, Playout::Random, None),
+            &Cancel::new(),
+        );
+        assert!(d.plays[0].play.position.mover_result().is_some());
+    }
+
+    #[test]
+    fn playout_budgets_repeat_exactly() {
+        let dice = Dice::new(3, 1).unwrap();
+        let s = settings(300, Playout::Random, None);
+        let a = choose(&PipSigmoid, &Position::OPENING, dice, &s, &Cancel::new());
+        let b = choose(&PipSigmoid, &Position::OPENING, dice, &s, &Cancel::new());
+        let key = |d: &MoveDecision| -> Vec<(usize, i32)> {
+            d.plays.iter().map(|p| (p.index, p.value)).collect()
+        };
+        assert_eq!(key(&a), key(&b));
+        assert_eq!(a.stats.leaves, 300);
+        assert!(!a.stopped);
+    }
+
+    #[test]
+    fn the_opening_31_makes_the_five_point_with_enough_net_playouts() {
+        // With evaluator-guided, truncated playouts the search finds 8/5 6/5 quickly.
+        let dice = Dice::new(3, 1).unwrap();
+        let nets = crate::eval::neural::NeuralEvaluator::default_nets().unwrap();
+        let d = choose(
+            &nets,
+            &Position::OPENING,
+            dice,
+            &settings(400, Playout::Net, Some(0)),
+            &Cancel::new(),
+        );
+        let best = d.plays[0].play.position;
+        let mut slots = *Position::OPENING.slots();
+        slots[8] -= 1;
+        slots[6] -= 1;
+        slots[5] += 2;
+        assert_eq!(best, Position::from_slots(slots).unwrap());
+    }
+
+    #[test]
+    fn position_values_are_for_the_side_to_act() {
+        // A side far ahead in the race wins nearly always.
+        let mut slots = [0i8; 26];
+        slots[1] = 15;
+        slots[13] = -15;
+        let pos = Position::from_slots(slots).unwrap();
+        let e = evaluate_position(
+            &PipSigmoid,
+            &pos,
+            &settings(200, Playout::Random, None),
+            &Cancel::new(),
+        );
+        assert!(e.equity > 0.9, "{}", e.equity);
+        assert!(e.probs.0[0] > 0.95);
+        let swapped = evaluate_position(
+            &PipSigmoid,
+            &pos.swap(),
+            &settings(200, Playout::Random, None),
+            &Cancel::new(),
+        );
+        assert!(swapped.equity < -0.9, "{}", swapped.equity);
+    }
+
+    #[test]
+    fn random_playouts_finish_every_game() {
+        let rate = random_playout_rate(&Position::OPENING, 200, 1);
+        assert!(rate > 0.0);
+    }
+}
