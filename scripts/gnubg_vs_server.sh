@@ -60,6 +60,10 @@ if [ -z "$CONFIG" ]; then
 depth = $DEPTH
 # Cubeless games: rank plays by cubeless equity.
 cubeful_plays = false
+[cube]
+# gnubg runs with `set jacoby off` and `set beavers 0` below.
+jacoby = false
+beavers = false
 EOF
 fi
 
