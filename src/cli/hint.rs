@@ -482,7 +482,6 @@ fn cube_hint(
     let analysis = engine.cube_analysis(state, &e.probs);
     let action = cube_action(state, &analysis, &cube);
     let blocked = no_cube_reason(state);
-    let (pos_view, swapped) = if taking { (roller, true) } else { (pos, false) };
     let view = {
         let v = crate::cube::CubeView {
             cube: state.cube,
@@ -493,14 +492,14 @@ fn cube_hint(
             crawford: state.crawford,
             post_crawford: state.post_crawford,
         };
-        if swapped {
+        // At a take question the roller is the doubler: its view of the cube.
+        if taking {
             v.swap()
         } else {
             v
         }
     };
     let x = analysis.efficiency;
-    let _ = pos_view;
     let take_point = if blocked.is_none() {
         crate::cube::take_point(&e.probs, &view, &cube, x)
     } else {
