@@ -27,6 +27,10 @@
 //! - **Shutdown**: "tell, remember, wait": a `CancellationToken` tells every connection to
 //!   stop (their running decisions are cancelled), a `TaskTracker` remembers them, and the
 //!   server waits at most `server.shutdown_grace_ms` for them.
+//! - **Logs** (for the operator, at INFO): one line per connection when it closes (reason,
+//!   protocol, decisions with their mean and longest time), one per game of gnubg's external
+//!   player (inferred from its boards, see [`games`]), a warning per connection turned away,
+//!   and [`ServerSummary`], which [`run`] returns for the stop line.
 
 pub mod games;
 
