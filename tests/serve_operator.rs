@@ -121,8 +121,8 @@ fn the_operator_sees_rules_games_connections_and_a_stop_summary() {
     );
     s.wait_for("listening", |v| message(v) == "listening");
 
-    // gnubg's external player: the same opening board twice (a money session: the second
-    // starting position after a decision is a new game).
+    // gnubg's external player: the same opening board twice, score unchanged (the second
+    // starting position after a decision is a new game, its predecessor's result unknown).
     let mut conn = TcpStream::connect(("127.0.0.1", port)).unwrap();
     conn.set_read_timeout(Some(Duration::from_secs(30)))
         .unwrap();

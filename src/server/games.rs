@@ -4,11 +4,11 @@
 //! gnubg's external-player protocol has no game boundaries: it only sends boards. A game is
 //! inferred from them. A board starts a new game when
 //! - the match changes (other names or match length), or the score changes: the points
-//!   gained name the winner of the game that ended and what it was worth;
+//!   gained name the winner of the game that ended and what it was worth (gnubg's boards
+//!   carry a money session's running score as well as a match's);
 //! - or it shows the starting position with the dice to play (the bot won the opening
 //!   roll) after the current game already had decisions: the game before ended without a
-//!   change of score (a money session, whose boards keep the score at 0), so its result is
-//!   not known.
+//!   change of score on the boards, so its result is not known.
 //!
 //! The game in progress when the connection closes is reported then, its result unknown
 //! (the last board of a game is the last decision, not the end).
