@@ -6,6 +6,7 @@
 #
 # Usage: scripts/gnubg_vs_server.sh [--games N] [--parallel P] [--depth D] [--seed S]
 #                                   [--port PORT] [--config FILE] [--keep DIR]
+#                                   [--cube [--server-rules gnubg|off]]
 #   --games     games in total (default 100)
 #   --parallel  gnubg processes (default: number of cores)
 #   --depth     server search depth for checker plays (default 1)
@@ -13,6 +14,10 @@
 #   --port      loopback port for the server (default 4930)
 #   --config    server config file (default: built-in defaults with cubeful_plays = false)
 #   --keep      keep gnubg's saved sessions (SGF) and logs in DIR
+#   --cube      money games with the cube under gnubg's default rules (Jacoby on, beavers
+#               allowed) instead of cubeless games with both off; the server ranks plays
+#               cubefully, with gnubg's rules or, with --server-rules off, with both rules
+#               off (a server whose rules do not match gnubg's)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,6 +28,8 @@ SEED=1
 PORT=4930
 CONFIG=""
 KEEP=""
+CUBE=""
+SERVER_RULES=gnubg
 GNUBG=${GNUBG:-/usr/games/gnubg}
 
 while [ $# -gt 0 ]; do
@@ -34,7 +41,9 @@ while [ $# -gt 0 ]; do
     --port) PORT=$2; shift 2 ;;
     --config) CONFIG=$2; shift 2 ;;
     --keep) KEEP=$2; shift 2 ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    --cube) CUBE=1; shift ;;
+    --server-rules) SERVER_RULES=$2; shift 2 ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
     *) echo "gnubg_vs_server.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -48,19 +57,38 @@ if [ "$PARALLEL" -lt 1 ] || [ "$GAMES" -lt 1 ]; then
   exit 2
 fi
 
-cargo build --release --quiet
-BIN=target/release/stargammon
+# BIN=PATH runs that binary instead of building the release one.
+if [ -z "${BIN:-}" ]; then
+  cargo build --release --quiet
+  BIN=target/release/stargammon
+fi
 
 WORK=$(mktemp -d)
 if [ -n "$KEEP" ]; then mkdir -p "$KEEP"; WORK=$(cd "$KEEP" && pwd); fi
 if [ -z "$CONFIG" ]; then
   CONFIG="$WORK/server.toml"
-  cat > "$CONFIG" <<EOF
+  if [ -n "$CUBE" ]; then
+    if [ "$SERVER_RULES" = off ]; then RULES=false; else RULES=true; fi
+    cat > "$CONFIG" <<EOF
+[engine]
+depth = $DEPTH
+[cube]
+# gnubg keeps its default rules (Jacoby on, beavers allowed).
+jacoby = $RULES
+beavers = $RULES
+EOF
+  else
+    cat > "$CONFIG" <<EOF
 [engine]
 depth = $DEPTH
 # Cubeless games: rank plays by cubeless equity.
 cubeful_plays = false
+[cube]
+# gnubg runs with `set jacoby off` and `set beavers 0` below.
+jacoby = false
+beavers = false
 EOF
+  fi
 fi
 
 SERVER_PID=""
@@ -88,9 +116,11 @@ for i in $(seq 0 $((PARALLEL - 1))); do
     echo "set display off"
     echo "set rng mersenne"
     echo "set seed $((SEED + i))"
-    echo "set beavers 0"
-    echo "set jacoby off"
-    echo "set cube use off"
+    if [ -z "$CUBE" ]; then
+      echo "set beavers 0"
+      echo "set jacoby off"
+      echo "set cube use off"
+    fi
     echo "set automatic game off"
     echo "set defaultnames stargammon gnubg"
     echo "set player 1 gnubg"
@@ -107,9 +137,14 @@ done
 for p in "${PIDS[@]}"; do wait "$p" || true; done
 END=$(date +%s.%N)
 
+if [ -n "$CUBE" ]; then
+  KIND="money with the cube, gnubg's rules, server rules $SERVER_RULES"
+else
+  KIND="cubeless money"
+fi
 # W is gnubg's player 0 (the server), B player 1 (gnubg). RE[W+2] = the server won 2 points.
 cat "$WORK"/session_*.sgf 2>/dev/null | grep -o 'RE\[[WB]+[0-9]*' | awk -v games="$GAMES" \
-  -v start="$START" -v end="$END" -v depth="$DEPTH" -v par="$PARALLEL" '
+  -v start="$START" -v end="$END" -v depth="$DEPTH" -v par="$PARALLEL" -v kind="$KIND" '
   { side = substr($0, 4, 1); pts = substr($0, 6) + 0; v = (side == "W") ? pts : -pts;
     n++; s += v; ss += v * v; if (v > 0) w++; if (v >= 2) g++; if (v <= -2) gl++ }
   END {
@@ -117,7 +152,7 @@ cat "$WORK"/session_*.sgf 2>/dev/null | grep -o 'RE\[[WB]+[0-9]*' | awk -v games
     secs = end - start; mean = s / n; var = (n > 1) ? (ss - n * mean * mean) / (n - 1) : 0;
     h = 1.96 * sqrt(var / n);
     printf "games: %d requested, %d finished (%d gnubg processes, %.1f s)\n", games, n, par, secs;
-    printf "server (depth %d) vs gnubg 0-ply, cubeless money: %+.3f ppg +- %.3f (95%%)\n", depth, mean, h;
+    printf "server (depth %d) vs gnubg 0-ply, %s: %+.3f ppg +- %.3f (95%%)\n", depth, kind, mean, h;
     printf "server wins %d (%.1f%%), gammons or better won %d, lost %d\n", w, 100 * w / n, g, gl;
     if (n < games) exit 3
   }'

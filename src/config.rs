@@ -138,9 +138,20 @@ impl EngineConfig {
 /// A configuration that cannot be used.
 #[derive(Debug)]
 pub enum ConfigError {
-    Read { path: String, error: std::io::Error },
-    Parse { path: String, message: String },
+    Read {
+        path: String,
+        error: std::io::Error,
+    },
+    Parse {
+        path: String,
+        message: String,
+    },
     Invalid(String),
+    /// An environment variable that overrides a key could not be used.
+    Env {
+        var: String,
+        message: String,
+    },
 }
 
 impl fmt::Display for ConfigError {
@@ -151,6 +162,7 @@ impl fmt::Display for ConfigError {
                 write!(f, "config {path}: {}", message.trim().replace('\n', " "))
             }
             ConfigError::Invalid(m) => write!(f, "invalid config: {m}"),
+            ConfigError::Env { var, message } => write!(f, "{var}: {message}"),
         }
     }
 }
@@ -166,6 +178,51 @@ impl Config {
         })?;
         c.validate()?;
         Ok(c)
+    }
+
+    /// Reads a file (or, with `None`, the default file or the built-in defaults, as
+    /// [`Config::load_default`]), applies the overrides among `vars` (see [`EnvOverrides`])
+    /// and checks the result. A bad override is an error naming its variable.
+    pub fn load_with_env(
+        path: Option<&Path>,
+        vars: impl IntoIterator<Item = (String, String)>,
+    ) -> Result<Config, ConfigError> {
+        let default = Path::new("config/default.toml");
+        let path = path.or(default.exists().then_some(default));
+        let (text, origin) = match path {
+            Some(p) => (
+                std::fs::read_to_string(p).map_err(|error| ConfigError::Read {
+                    path: p.display().to_string(),
+                    error,
+                })?,
+                p.display().to_string(),
+            ),
+            None => (String::new(), "built-in defaults".to_string()),
+        };
+        let mut table: toml::Table = toml::from_str(&text).map_err(|e| ConfigError::Parse {
+            path: origin.clone(),
+            message: e.to_string(),
+        })?;
+        let whole = |t: &toml::Table| t.clone().try_into::<Config>().map_err(|e| e.to_string());
+        whole(&table).map_err(|message| ConfigError::Parse {
+            path: origin.clone(),
+            message,
+        })?;
+        let overrides = EnvOverrides::new(vars, &Config::sections(), &[]);
+        overrides.apply(&mut table, |t| whole(t).map(drop))?;
+        let c = whole(&table).map_err(|message| ConfigError::Parse {
+            path: origin,
+            message,
+        })?;
+        c.validate().map_err(|e| overrides.blame(e))?;
+        Ok(c)
+    }
+
+    /// The sections of the file (`server`, `engine`, `cube`, ...), from the defaults.
+    pub fn sections() -> Vec<String> {
+        toml::Table::try_from(Config::default())
+            .map(|t| t.keys().cloned().collect())
+            .unwrap_or_default()
     }
 
     /// Reads and checks a file.
@@ -254,6 +311,200 @@ impl Config {
     }
 }
 
+/// One configuration key set by an environment variable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EnvOverride {
+    /// The variable's name, as set.
+    pub var: String,
+    /// The section (`server`), or `None` for a key outside any section.
+    pub section: Option<String>,
+    pub key: String,
+    pub value: String,
+}
+
+/// Keys of a configuration file overridden by environment variables:
+/// `STARGAMMON_<SECTION>__<KEY>=VALUE` (`STARGAMMON_SERVER__LISTEN=0.0.0.0:4321`), and
+/// `STARGAMMON_<KEY>` for a key outside any section. Names are case-insensitive; a value is
+/// read as a TOML value (`true`, `5`, `0.7`, `["a", "b"]`) and otherwise, or where the key
+/// wants text, as a string. Overrides apply after the file is read, so they win over it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EnvOverrides {
+    items: Vec<EnvOverride>,
+}
+
+/// The prefix of every override variable.
+pub const ENV_PREFIX: &str = "STARGAMMON_";
+
+/// `(section, key)` of an override variable, `None` for any other variable. Only names
+/// with `__` after the prefix name a section; others are top-level keys or belong to
+/// something else (`STARGAMMON_GNUBG` of the test harness).
+fn split_var(var: &str) -> Option<(Option<String>, String)> {
+    let upper = var.to_ascii_uppercase();
+    let rest = upper.strip_prefix(ENV_PREFIX)?;
+    match rest.split_once("__") {
+        Some((section, key)) => {
+            Some((Some(section.to_ascii_lowercase()), key.to_ascii_lowercase()))
+        }
+        None => Some((None, rest.to_ascii_lowercase())),
+    }
+}
+
+impl EnvOverrides {
+    /// The overrides among `vars` for a file with these sections and top-level keys.
+    /// Variables of other sections are left to the other configuration files (see
+    /// [`unknown_env_sections`]); other variables without `__` are ignored.
+    pub fn new(
+        vars: impl IntoIterator<Item = (String, String)>,
+        sections: &[String],
+        top_keys: &[&str],
+    ) -> EnvOverrides {
+        let mut items: Vec<EnvOverride> = vars
+            .into_iter()
+            .filter_map(|(var, value)| {
+                let (section, key) = split_var(&var)?;
+                let ours = match &section {
+                    Some(s) => sections.iter().any(|x| x == s),
+                    None => top_keys.contains(&key.as_str()),
+                };
+                ours.then_some(EnvOverride {
+                    var,
+                    section,
+                    key,
+                    value,
+                })
+            })
+            .collect();
+        // The process's variables come in no particular order: apply them in one.
+        items.sort_by(|a, b| a.var.cmp(&b.var));
+        EnvOverrides { items }
+    }
+
+    /// The process's own variables (those that are valid Unicode).
+    pub fn process_vars() -> Vec<(String, String)> {
+        std::env::vars_os()
+            .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+            .collect()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    pub fn items(&self) -> &[EnvOverride] {
+        &self.items
+    }
+
+    /// The variables applied, `NAME=VALUE` separated by spaces (for the start-up log).
+    pub fn describe(&self) -> String {
+        self.items
+            .iter()
+            .map(|o| format!("{}={}", o.var, o.value))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// Applies the overrides to `table` one at a time, each checked by `check` (reading
+    /// the whole configuration): an override that does not read is an error naming its
+    /// variable, never a silent default.
+    pub fn apply(
+        &self,
+        table: &mut toml::Table,
+        check: impl Fn(&toml::Table) -> Result<(), String>,
+    ) -> Result<(), ConfigError> {
+        for o in &self.items {
+            let typed = toml::from_str::<toml::Table>(&format!("v = {}", o.value))
+                .ok()
+                .and_then(|mut t| t.remove("v"));
+            let text = toml::Value::String(o.value.clone());
+            let mut last = String::new();
+            let mut done = false;
+            for value in typed.into_iter().chain(std::iter::once(text)) {
+                let mut trial = table.clone();
+                let target = match &o.section {
+                    Some(section) => {
+                        let entry = trial
+                            .entry(section.clone())
+                            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+                        match entry {
+                            toml::Value::Table(t) => t,
+                            _ => {
+                                return Err(ConfigError::Env {
+                                    var: o.var.clone(),
+                                    message: format!("[{section}] is not a section"),
+                                })
+                            }
+                        }
+                    }
+                    None => &mut trial,
+                };
+                target.insert(o.key.clone(), value);
+                match check(&trial) {
+                    Ok(()) => {
+                        *table = trial;
+                        done = true;
+                        break;
+                    }
+                    Err(e) => last = e,
+                }
+            }
+            if !done {
+                return Err(ConfigError::Env {
+                    var: o.var.clone(),
+                    message: format!("{:?}: {}", o.value, one_line(&last)),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// A validation error with the overrides that took part named in it.
+    pub fn blame(&self, e: ConfigError) -> ConfigError {
+        if self.items.is_empty() {
+            return e;
+        }
+        ConfigError::Invalid(format!(
+            "{} (with {})",
+            e.to_string()
+                .strip_prefix("invalid config: ")
+                .unwrap_or(&e.to_string()),
+            self.describe()
+        ))
+    }
+}
+
+/// The first variable `STARGAMMON_<SECTION>__<KEY>` whose section no configuration file
+/// has (`sections` of all of them): a typo that would otherwise be ignored.
+pub fn unknown_env_sections(
+    vars: impl IntoIterator<Item = (String, String)>,
+    sections: &[String],
+) -> Option<ConfigError> {
+    let mut names: Vec<String> = vars
+        .into_iter()
+        .filter(|(var, _)| match split_var(var) {
+            Some((Some(section), _)) => !sections.contains(&section),
+            _ => false,
+        })
+        .map(|(var, _)| var)
+        .collect();
+    names.sort();
+    names.into_iter().next().map(|var| ConfigError::Env {
+        message: format!(
+            "no configuration has a section of that name (sections: {})",
+            sections.join(", ")
+        ),
+        var,
+    })
+}
+
+/// `text` on one line (a TOML error spans several).
+fn one_line(text: &str) -> String {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -297,5 +548,109 @@ mod tests {
         assert!(Config::from_toml("[server]\nboard_convention = \"x\"\n", "t").is_err());
         let c = Config::from_toml("[server]\nboard_convention = \"gnubg\"\n", "t").unwrap();
         assert_eq!(c.server.board_convention, BoardConvention::Gnubg);
+    }
+
+    fn vars(list: &[(&str, &str)]) -> Vec<(String, String)> {
+        list.iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    fn write_config(name: &str, text: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("stargammon-config-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    #[test]
+    fn environment_variables_override_the_file_key_by_key() {
+        let path = write_config("env.toml", "[engine]\ndepth = 3\n[cube]\njacoby = false\n");
+        let c = Config::load_with_env(
+            Some(&path),
+            vars(&[
+                ("STARGAMMON_SERVER__LISTEN", "0.0.0.0:5000"),
+                ("stargammon_engine__cube_depth", "3"),
+                ("STARGAMMON_CUBE__EFFICIENCY_CONTACT", "0.7"),
+                ("STARGAMMON_ENGINE__EVALUATOR", "pipsigmoid"),
+                ("STARGAMMON_SERVER__BOARD_CONVENTION", "gnubg"),
+                // Not ours: other sections (the FIBS bot's) and variables without `__`.
+                ("STARGAMMON_PLAY__ENGINE", "net"),
+                ("STARGAMMON_SKIP_GNUBG", "1"),
+                ("PATH", "/bin"),
+            ]),
+        )
+        .unwrap();
+        assert_eq!(c.server.listen, "0.0.0.0:5000");
+        assert_eq!(c.engine.depth.get(), 3, "the file's value stays");
+        assert_eq!(c.engine.cube_depth.get(), 3);
+        assert_eq!(c.cube.efficiency_contact, 0.7);
+        assert!(!c.cube.jacoby);
+        assert_eq!(c.engine.evaluator, EvaluatorKind::PipSigmoid);
+        assert_eq!(c.server.board_convention, BoardConvention::Gnubg);
+        // The environment wins over the file.
+        let c = Config::load_with_env(Some(&path), vars(&[("STARGAMMON_ENGINE__DEPTH", "5")]));
+        assert_eq!(c.unwrap().engine.depth.get(), 5);
+        let c = Config::load_with_env(
+            Some(&path),
+            vars(&[
+                ("STARGAMMON_ENGINE__DEPTH", "1"),
+                ("STARGAMMON_CUBE__JACOBY", "true"),
+            ]),
+        )
+        .unwrap();
+        assert_eq!((c.engine.depth.get(), c.cube.jacoby), (1, true));
+    }
+
+    #[test]
+    fn bad_overrides_are_errors_naming_the_variable() {
+        let path = write_config("bad.toml", "");
+        for (var, value, says) in [
+            ("STARGAMMON_SERVER__LISTEN_ADDR", "x", "listen_addr"),
+            ("STARGAMMON_SERVER__MAX_CONNECTIONS", "many", "many"),
+            ("STARGAMMON_ENGINE__DEPTH", "4", "depth"),
+            ("STARGAMMON_CUBE__JACOBY", "yes", "yes"),
+            ("STARGAMMON_ENGINE__ALGORITHM", "alpha", "alpha"),
+        ] {
+            let e = Config::load_with_env(Some(&path), vars(&[(var, value)])).unwrap_err();
+            assert!(matches!(e, ConfigError::Env { .. }), "{var}: {e}");
+            let text = e.to_string();
+            assert!(text.starts_with(var) && text.contains(says), "{text}");
+            assert_eq!(text.lines().count(), 1, "{text}");
+        }
+        // A value each key accepts alone but not together: the validation names them.
+        let e = Config::load_with_env(
+            Some(&path),
+            vars(&[("STARGAMMON_SERVER__MAX_CONNECTIONS", "0")]),
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("STARGAMMON_SERVER__MAX_CONNECTIONS=0"),
+            "{e}"
+        );
+        // A section no configuration has.
+        let mut sections = Config::sections();
+        sections.push("play".into());
+        let e =
+            unknown_env_sections(vars(&[("STARGAMMON_SERVR__LISTEN", "x")]), &sections).unwrap();
+        assert!(
+            e.to_string().starts_with("STARGAMMON_SERVR__LISTEN: "),
+            "{e}"
+        );
+        assert!(unknown_env_sections(
+            vars(&[("STARGAMMON_PLAY__ENGINE", "x"), ("STARGAMMON_GNUBG", "y")]),
+            &sections
+        )
+        .is_none());
+    }
+
+    #[test]
+    fn the_sections_come_from_the_defaults() {
+        let s = Config::sections();
+        for name in ["server", "engine", "cube"] {
+            assert!(s.iter().any(|x| x == name), "{s:?}");
+        }
     }
 }

@@ -12,11 +12,11 @@
 //! | [`engine`] | the facade ("what do I do here?"), [`engine::EngineSpec`] and its builder |
 //! | [`rollout`] | rollouts: games played out from a position or from each play of a roll |
 //! | [`protocol`] | gnubg and UBGI lines: parse requests, format replies (no I/O) |
-//! | [`config`] | the server's TOML configuration |
+//! | [`config`] | the server's TOML configuration, environment overrides of any config file |
 //! | [`players`] | the one decision trait, [`players::Decide`], and every player |
 //! | [`arena`] | playing games: duels, the referee, engines over sockets |
 //! | [`train`] | TD(lambda) self-play |
-//! | [`server`] | the tokio server |
+//! | [`server`] | the tokio server and its operator's log (games, latencies) |
 //! | [`fibs`] | the FIBS bot |
 //! | [`bench`] | benchmark kernels |
 //! | [`cli`] | one module per subcommand |

@@ -149,7 +149,8 @@ fn hint_honours_the_rules_of_the_xgid() {
         let v = json_of(&out);
         v["cube"].clone()
     };
-    // The shipped configuration has both rules off; the XGID turns them on.
+    // The shipped configuration has both rules on (gnubg's defaults); the XGID's rules
+    // field states them for the position, off or on.
     let off = cube("0");
     assert_eq!(
         (&off["jacoby"], &off["beavers"]),
@@ -162,4 +163,160 @@ fn hint_honours_the_rules_of_the_xgid() {
         (&true.into(), &true.into())
     );
     assert!(on["equities"].get("double_beaver").is_some(), "{on}");
+}
+
+/// A money position with the side to act on the bar against a closed board: no roll plays.
+const CLOSED_OUT: &str = "0,0,0,0,0,0,14,0,0,0,0,0,-3,0,0,0,0,0,0,-2,-2,-2,-2,-2,-2,1";
+
+#[test]
+fn hint_reads_like_gnubgs_hint() {
+    let run = |extra: &[&str]| {
+        let mut args = vec!["hint", "4HPwATDgc/ABMA", "--dice", "3", "1"];
+        args.extend_from_slice(extra);
+        stargammon(&args)
+    };
+    // --plies counts as gnubg does: 0-ply is depth 1.
+    let zero = json_of(&run(&["--plies", "0", "--json"]));
+    let depth1 = json_of(&run(&["--depth", "1", "--json"]));
+    assert_eq!(zero["plays"], depth1["plays"]);
+    assert_eq!((&zero["plies"], &zero["depth"]), (&0.into(), &1.into()));
+    assert_eq!(zero["evaluation"], "cubeful", "{zero}");
+    assert_eq!(zero["value_kind"], "equity", "{zero}");
+    assert_eq!(zero["position_id"], "4HPwATDgc/ABMA", "{zero}");
+    assert_eq!(zero["no_legal_play"], false, "{zero}");
+    assert_eq!(
+        (&zero["jacoby"], &zero["beavers"]),
+        (&true.into(), &true.into())
+    );
+    let plays = zero["plays"].as_array().unwrap();
+    assert_eq!(plays[0]["move"], "8/5 6/5");
+    assert_eq!(plays[0]["diff"], 0.0);
+    let best = plays[0]["value"].as_f64().unwrap();
+    let mut last = 0.0;
+    for p in plays {
+        let diff = p["diff"].as_f64().unwrap();
+        assert!(
+            (diff - (p["value"].as_f64().unwrap() - best)).abs() < 1e-5,
+            "{p}"
+        );
+        assert!(diff <= last + 1e-9, "best first: {zero}");
+        last = diff;
+    }
+    let one = json_of(&run(&["--plies", "1", "--json"]));
+    assert_eq!((&one["plies"], &one["depth"]), (&1.into(), &3.into()));
+
+    let text = String::from_utf8(run(&["--plies", "0"]).stdout).unwrap();
+    assert!(text.contains("Position ID: 4HPwATDgc/ABMA"), "{text}");
+    assert!(text.contains("Match ID   : "), "{text}");
+    assert!(text.contains("+13-14-15-16-17-18"), "the board: {text}");
+    assert!(text.contains("Cubeful money equities at 0-ply"), "{text}");
+    let lines: Vec<&str> = text.lines().collect();
+    let first = lines
+        .iter()
+        .position(|l| l.contains("1. Cubeful 0-ply"))
+        .unwrap();
+    assert!(lines[first].contains("8/5 6/5") && lines[first].contains("Eq.: +"));
+    assert!(
+        !lines[first].contains('('),
+        "no difference on the best play"
+    );
+    assert!(lines[first + 2].contains("2. Cubeful 0-ply") && lines[first + 2].contains("(-0."));
+    // Both depth forms at once are refused.
+    one_line_error(&["hint", "4HPwATDgc/ABMA", "--plies", "1", "--depth", "3"]);
+    one_line_error(&["hint", "4HPwATDgc/ABMA", "--plies", "5"]);
+}
+
+#[test]
+fn hint_says_when_no_play_is_legal() {
+    let args = [
+        "hint", "--slots", CLOSED_OUT, "--dice", "6", "6", "--plies", "0",
+    ];
+    let text = String::from_utf8(stargammon(&args).stdout).unwrap();
+    assert!(
+        text.contains("No legal play: X cannot move with 6-6"),
+        "{text}"
+    );
+    let mut json = args.to_vec();
+    json.push("--json");
+    let v = json_of(&stargammon(&json));
+    assert_eq!(v["no_legal_play"], true, "{v}");
+    assert_eq!(v["plays"][0]["move"], "", "{v}");
+}
+
+#[test]
+fn cube_hints_give_take_points_and_say_why_no_double_is_possible() {
+    let cube = |pos: &str, env: &[(&str, &str)]| {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_stargammon"));
+        cmd.args(["hint", pos, "--plies", "0", "--json"]);
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        json_of(&cmd.output().unwrap())
+    };
+    // Money, opening position: no double; the taker's take point against its chances.
+    let v = cube("4HPwATDgc/ABMA", &[]);
+    let c = &v["cube"];
+    assert_eq!(c["action"], "no double", "{v}");
+    assert_eq!(c["cube_available"], true, "{v}");
+    assert_eq!(c["evaluation"], "cubeful", "{v}");
+    let tp = c["take_point"].as_f64().unwrap();
+    assert!((0.15..0.35).contains(&tp), "{v}");
+    assert!(c["taker_wins"].as_f64().unwrap() > 0.4, "{v}");
+    assert_eq!(v["evaluation"]["plies"], 0, "{v}");
+    // Crawford game: no double, and no double/take values listed.
+    let v = cube("XGID=-b----E-C---eE---c-e----B-:0:0:1:00:4:6:1:7:10", &[]);
+    let c = &v["cube"];
+    assert_eq!(
+        (&c["action"], &c["reason"]),
+        (&"no double".into(), &"crawford".into())
+    );
+    assert_eq!(c["cube_available"], false, "{v}");
+    assert!(c["equities"].get("double_take").is_none(), "{v}");
+    assert!(c.get("take_point").is_none(), "{v}");
+    // A cube of 4 with 3 points to go: dead.
+    let v = cube("XGID=-b----E-C---eE---c-e----B-:2:1:1:00:4:4:0:7:10", &[]);
+    assert_eq!(v["cube"]["reason"], "dead_cube", "{v}");
+    // All the opponent's checkers on the bar: with Jacoby a cash, without it too good.
+    let crushing = "-15,5,5,5,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0";
+    let run = |env: &[(&str, &str)]| {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_stargammon"));
+        cmd.args(["hint", "--slots", crushing, "--plies", "0", "--json"]);
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        json_of(&cmd.output().unwrap())
+    };
+    let cash = run(&[]);
+    assert_eq!(cash["cube"]["action"], "double", "{cash}");
+    assert_eq!(cash["cube"]["too_good"], false, "{cash}");
+    let too_good = run(&[("STARGAMMON_CUBE__JACOBY", "false")]);
+    assert_eq!(too_good["cube"]["action"], "no double", "{too_good}");
+    assert_eq!(too_good["cube"]["too_good"], true, "{too_good}");
+    assert_eq!(too_good["cube"]["proper_text"], "Too good to double, pass");
+    let text = std::process::Command::new(env!("CARGO_BIN_EXE_stargammon"))
+        .args(["hint", "--slots", crushing, "--plies", "0"])
+        .env("STARGAMMON_CUBE__JACOBY", "false")
+        .output()
+        .unwrap();
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(
+        text.contains("Proper cube action: Too good to double, pass"),
+        "{text}"
+    );
+    assert!(text.contains("Take point: the taker needs"), "{text}");
+    let crawford = String::from_utf8(
+        stargammon(&[
+            "hint",
+            "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:4:6:1:7:10",
+            "--plies",
+            "0",
+        ])
+        .stdout,
+    )
+    .unwrap();
+    assert!(
+        crawford.contains("Crawford game: no doubling"),
+        "{crawford}"
+    );
+    assert!(!crawford.contains("Double, take"), "{crawford}");
 }

@@ -23,6 +23,10 @@ fn start_server() -> ServerThread {
     config.engine.threads = 2;
     config.engine.tt_megabytes = 8;
     config.engine.depth = stargammon::engine::Depth::ONE;
+    // gnubg runs with `set jacoby off` and `set beavers 0` here (its SGF replay below
+    // knows no beavers): the server's rules must match.
+    config.cube.jacoby = false;
+    config.cube.beavers = false;
     ServerThread::from_config(&config)
 }
 

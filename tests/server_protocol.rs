@@ -147,7 +147,10 @@ async fn interface_requests_are_answered_in_gnubg_formats() {
     // Cube questions.
     let r = c.ask(GNUBG_DOUBLE_Q).await;
     assert!(r == "roll" || r == "double", "{r}");
+    // Beavers are allowed by default (gnubg's money rules); `beavers off` rules them out.
     let r = c.ask(GNUBG_TAKE_Q).await;
+    assert!(r == "take" || r == "drop" || r == "beaver", "{r}");
+    let r = c.ask(&format!("{GNUBG_TAKE_Q} beavers off")).await;
     assert!(r == "take" || r == "drop", "{r}");
     let r = c
         .ask(&format!(
@@ -286,7 +289,8 @@ async fn gnubg_external_player_mode_is_detected_from_the_nul() {
     assert!(r == "roll" || r == "double", "{r}");
     g.send(format!("{GNUBG_TAKE_Q}\n\0").as_bytes()).await;
     let r = g.line().await;
-    assert!(r == "take" || r == "drop", "{r}");
+    // The server's money rules are gnubg's defaults: beavers allowed.
+    assert!(r == "take" || r == "drop" || r == "beaver", "{r}");
     // In player mode nothing is ever an `Error:` line, even for nonsense.
     g.send(b"nonsense\n\0").await;
     let r = g.line().await;

@@ -168,10 +168,25 @@ pub type ParseMoveFn = fn(&str, &MatchState) -> Result<Play, MoveReplyError>;
 /// The request for a decision: the board in gnubg's external-interface convention
 /// (protocols.md, section 1.1), as gnubg's own `external` server and `stargammon serve`
 /// expect it.
+/// Money rules the state states are appended as the interface's options
+/// (`jacobyrule on|off`, `beavers on|off`), which gnubg's `external` and `stargammon serve`
+/// both honour, so the engine behind the socket values the cube under the referee's rules.
 pub fn gnubg_board_request(state: &MatchState) -> Result<String, String> {
-    FibsBoard::from_match_state(state, Convention::Gnubg, FibsSeat::default())
+    let mut line = FibsBoard::from_match_state(state, Convention::Gnubg, FibsSeat::default())
         .map(|b| b.to_line())
-        .map_err(|e| e.to_string())
+        .map_err(|e| e.to_string())?;
+    if state.is_money() {
+        let on_off = |b: bool| if b { "on" } else { "off" };
+        if let Some(j) = state.rules.jacoby {
+            line.push_str(" jacobyrule ");
+            line.push_str(on_off(j));
+        }
+        if let Some(b) = state.rules.beavers {
+            line.push_str(" beavers ");
+            line.push_str(on_off(b));
+        }
+    }
+    Ok(line)
 }
 
 /// Reads an engine's move reply (gnubg's notation, mover's numbers) as the one legal play
@@ -445,6 +460,10 @@ mod tests {
             gnubg_board_request(&state).unwrap(),
             "board:probe:gnubg0ply:0:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:-1:2:1:2:1:1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:1"
         );
+        state.rules.jacoby = Some(false);
+        state.rules.beavers = Some(true);
+        let line = gnubg_board_request(&state).unwrap();
+        assert!(line.ends_with(":0:1 jacobyrule off beavers on"), "{line}");
     }
 
     #[test]

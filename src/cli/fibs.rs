@@ -10,6 +10,7 @@ use clap::Args;
 use tokio_util::sync::CancellationToken;
 
 use super::CliError;
+use crate::config::EnvOverrides;
 use crate::engine::Engine;
 use crate::fibs::{Brain, Client, FibsConfig, Password};
 use crate::players::{build, BuildOptions, Decide, PlayerSpec};
@@ -31,6 +32,9 @@ pub struct FibsArgs {
     /// Account settings (default: config/fibs.toml when present, else built-in defaults).
     #[arg(long)]
     pub config: Option<PathBuf>,
+    /// Log lines as text or as one JSON object each.
+    #[arg(long, value_enum, default_value = "text")]
+    pub log_format: super::serve::LogFormat,
 }
 
 /// Reads the password as the arguments say; errors never contain it.
@@ -55,17 +59,10 @@ pub fn read_password(args: &FibsArgs) -> Result<Password, CliError> {
 }
 
 fn load_config(args: &FibsArgs) -> Result<FibsConfig, CliError> {
-    match &args.config {
-        Some(p) => Ok(FibsConfig::load(p)?),
-        None => {
-            let default = PathBuf::from("config/fibs.toml");
-            if default.exists() {
-                Ok(FibsConfig::load(&default)?)
-            } else {
-                Ok(FibsConfig::default())
-            }
-        }
-    }
+    Ok(FibsConfig::load_with_env(
+        args.config.as_deref(),
+        EnvOverrides::process_vars(),
+    )?)
 }
 
 /// The decider that makes the bot's decisions, and the engine that judges resignations:
@@ -91,8 +88,17 @@ pub fn run(args: FibsArgs) -> Result<(), CliError> {
         return Err("--user must be one word".into());
     }
     let password = read_password(&args)?;
+    super::serve::check_env_sections()?;
     let config = load_config(&args)?;
-    super::serve::init_logging();
+    super::serve::init_logging(args.log_format);
+    let overrides = EnvOverrides::new(
+        EnvOverrides::process_vars(),
+        &FibsConfig::sections(),
+        &FibsConfig::TOP_KEYS,
+    );
+    if !overrides.is_empty() {
+        tracing::info!(variables = %overrides.describe(), "configuration overridden by the environment");
+    }
     let (decider, judge) = decision_maker(&config.play.engine)?;
     let brain = Brain::new(decider, judge)?.with_resign_below(config.play.resign_below);
     let mut client = Client::new(
@@ -115,7 +121,7 @@ pub fn run(args: FibsArgs) -> Result<(), CliError> {
         });
         client.run(token).await
     })?;
-    eprintln!("fibs: stopped; {stats:?}");
+    tracing::info!("fibs: stopped: {stats}");
     Ok(())
 }
 

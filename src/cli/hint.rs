@@ -14,7 +14,7 @@ use super::pos_arg::parse_pos_arg;
 use super::CliError;
 use crate::cube::{CubeDecision, CubeSettings, DoubleAction, TakeAction};
 use crate::engine::build as engine_build;
-use crate::engine::{Budget, Depth, EngineSpec, EvaluatorKind};
+use crate::engine::{Budget, CubePolicy, Depth, EngineSpec, EvaluatorKind, RankedPlay};
 use crate::eval::{Evaluator, Probabilities};
 use crate::game::{Decision, MatchState, Position};
 use crate::notation::{format_play, MoveStyle};
@@ -30,9 +30,13 @@ pub struct HintArgs {
     /// The roll (overrides dice in POS); without dice the cube decision is given.
     #[arg(long, num_args = 2, value_names = ["D1", "D2"])]
     pub dice: Option<Vec<u8>>,
-    /// Search depth (odd): 1 = static evaluation, 3, 5, ...
-    #[arg(long, default_value = "3", value_parser = parse_depth_arg)]
-    pub depth: Depth,
+    /// Search depth (odd): 1 = static evaluation (gnubg's 0-ply), 3 (1-ply), 5 (2-ply), ...
+    /// Default 3.
+    #[arg(long, value_parser = parse_depth_arg, conflicts_with = "plies")]
+    pub depth: Option<Depth>,
+    /// Search depth in gnubg's plies: 0-ply = depth 1, 1-ply = depth 3, 2-ply = depth 5.
+    #[arg(long)]
+    pub plies: Option<u32>,
     /// Search algorithm: star2, star1, expectimax or filter.
     #[arg(long, default_value = "star2")]
     pub algo: Algorithm,
@@ -144,25 +148,98 @@ fn round6(x: f64) -> f64 {
     (x * 1e6).round() / 1e6
 }
 
+/// gnubg's plies for one of our depths (depth 1 = 0-ply, 3 = 1-ply, 5 = 2-ply).
+pub fn plies_of(depth: u32) -> u32 {
+    depth.saturating_sub(1) / 2
+}
+
+/// The depth `--plies P` or `--depth N` ask for (default depth 3, gnubg's 1-ply).
+fn depth_of(a: &HintArgs) -> Result<Depth, CliError> {
+    match (a.plies, a.depth) {
+        (Some(p), _) => {
+            Depth::new(2 * p + 1).map_err(|_| format!("--plies {p}: expected 0 to 4").into())
+        }
+        (None, Some(d)) => Ok(d),
+        (None, None) => Ok(Depth::new(3)?),
+    }
+}
+
+/// Why the roller cannot (usefully) double, in words, or `None` when it may.
+fn no_cube_reason(state: &MatchState) -> Option<(&'static str, String)> {
+    if matches!(
+        state.decision,
+        Decision::TakeOrDrop | Decision::BeaverAnswer
+    ) {
+        return None;
+    }
+    if state.crawford {
+        return Some((
+            "crawford",
+            "Crawford game: no doubling in this game".to_string(),
+        ));
+    }
+    if state.cube_owner == crate::game::CubeOwner::Opponent || !state.may_double {
+        return Some((
+            "no_access",
+            "the opponent owns the cube: no double possible".to_string(),
+        ));
+    }
+    if !state.is_money() && state.cube >= state.away() {
+        return Some((
+            "dead_cube",
+            format!(
+                "Dead cube: a win at cube {} already wins the match ({} away)",
+                state.cube,
+                state.away()
+            ),
+        ));
+    }
+    None
+}
+
 /// The answer cli.md names for the acting side: "double" or "no double" for the roller,
 /// "take", "drop" or "beaver" at a take question.
-fn cube_action(state: &MatchState, d: &CubeDecision) -> &'static str {
+fn cube_action(state: &MatchState, d: &CubeDecision, rules: &CubeSettings) -> &'static str {
     if matches!(state.decision, Decision::TakeOrDrop) {
         return match d.response {
             TakeAction::Take => "take",
             TakeAction::Drop => "drop",
-            TakeAction::Beaver if state.is_money() => "beaver",
+            TakeAction::Beaver if state.is_money() && rules.beavers => "beaver",
             TakeAction::Beaver => "take",
         };
     }
-    let can_double = state.may_double && !state.crawford;
+    if no_cube_reason(state).is_some() {
+        return "no double";
+    }
     match d.action {
-        DoubleAction::DoubleTake | DoubleAction::DoublePass | DoubleAction::DoubleBeaver
-            if can_double =>
-        {
+        DoubleAction::DoubleTake | DoubleAction::DoublePass | DoubleAction::DoubleBeaver => {
             "double"
         }
         _ => "no double",
+    }
+}
+
+/// gnubg's words for the proper cube action: "No double, take", "Double, pass",
+/// "Too good to redouble, pass", ...
+fn proper_action_text(state: &MatchState, d: &CubeDecision) -> String {
+    let re = if state.cube_owner == crate::game::CubeOwner::Me || state.cube > 1 {
+        "redouble"
+    } else {
+        "double"
+    };
+    let answer = match d.response {
+        TakeAction::Take => "take",
+        TakeAction::Drop => "pass",
+        TakeAction::Beaver => "beaver",
+    };
+    match d.action {
+        DoubleAction::NoDouble => format!("No {re}, {answer}"),
+        DoubleAction::TooGood => format!("Too good to {re}, {answer}"),
+        _ => {
+            let mut t = format!("{re}, {answer}");
+            t[..1].make_ascii_uppercase();
+            t
+        }
     }
 }
 
@@ -188,163 +265,383 @@ fn probs_json(p: &Probabilities) -> serde_json::Value {
         .collect::<Vec<_>>())
 }
 
+/// A value as the text shows it: money equity `+0.123`, match-winning chance `53.21%`.
+fn value_text(money: bool, v: f64) -> String {
+    if money {
+        format!("{v:+.3}")
+    } else {
+        format!("{:.2}%", v * 100.0)
+    }
+}
+
+/// A difference to the best value, in the same units.
+fn diff_text(money: bool, d: f64) -> String {
+    if money {
+        format!("({d:+.3})")
+    } else {
+        format!("({:+.2}%)", d * 100.0)
+    }
+}
+
+/// The header: the board, its ids, whose turn and what is asked.
+fn header(state: &MatchState) -> String {
+    let mut out = String::new();
+    if let Ok((pid, mid)) = crate::notation::encode_match_state(state) {
+        out.push_str(&format!(" Position ID: {pid}\n Match ID   : {mid}\n"));
+    }
+    out.push_str(&super::show::draw_board(&state.position));
+    out.push_str(&super::show::describe(state));
+    out
+}
+
 pub fn run(a: HintArgs) -> Result<(), CliError> {
     let state = match (&a.slots, &a.pos) {
         (Some(s), _) => MatchState::money(parse_slots(s)?, Decision::DoubleOrRoll),
         (None, Some(text)) => parse_pos_arg(text)?,
         (None, None) => return Err(PosArgError::Missing.into()),
     };
+    let depth = depth_of(&a)?;
+    let plies = plies_of(depth.get());
     let pos = state.position;
     let dice = super::pos_arg::roll_arg(a.dice.as_deref(), &state)?;
     if a.threads == 0 || a.threads > 64 {
         return Err("--threads must be 1..=64".into());
     }
     let config = super::serve::load_config(a.config.as_ref())?;
-    // The position's own rules (an XGID's Jacoby and beaver flags, a Match ID's Jacoby
-    // bit) hold for it whatever the configuration says.
-    let cube = CubeSettings {
-        jacoby: state.rules.jacoby.unwrap_or(config.cube.jacoby),
-        beavers: state.rules.beavers.unwrap_or(config.cube.beavers),
-        ..config.cube
-    };
     let spec = EngineSpec {
         evaluator: a.eval.clone(),
         algorithm: a.algo,
-        depth: a.depth,
-        cube_depth: a.depth,
+        depth,
+        cube_depth: depth,
         budget: Budget::from_millis(a.time_ms.unwrap_or(0)),
-        cube,
         tt_megabytes: a.tt_mb.max(1),
         ..config.engine_spec()
     };
     let engine = engine_build::engine(&spec)?;
+    // The position's own rules (an XGID's Jacoby and beaver flags, a Match ID's Jacoby
+    // bit) hold for it whatever the configuration says.
+    let cube = engine.rules_for(&state);
+    let cubeful = matches!(spec.cube_policy, CubePolicy::Cubeful);
     let searcher = engine.searcher();
-    let mut settings = SearchSettings::new(a.depth.get() as u8, a.algo);
+    let mut settings = SearchSettings::new(depth.get() as u8, a.algo);
     settings.rank = a.rank.max(1);
     settings.threads = a.threads;
     settings.probabilities = true;
     settings.time_budget = a.time_ms.map(Duration::from_millis);
     let cancel = Cancel::new();
+    let money = state.is_money();
+    let kind = if cubeful { "cubeful" } else { "cubeless" };
+    let value_kind = if money { "equity" } else { "mwc" };
+    let ids = |s: &MatchState| crate::notation::encode_match_state(s).ok();
     match dice {
         Some(dice) => {
+            let moving = MatchState {
+                decision: Decision::Move(dice),
+                ..state.clone()
+            };
             let d = searcher.choose(&pos, dice, &settings, &cancel);
+            let no_play = d.plays.len() == 1 && d.plays[0].play.steps().is_empty();
+            let ranked: Vec<RankedPlay> = d
+                .plays
+                .iter()
+                .map(|p| RankedPlay {
+                    play: p.play,
+                    probs: p.probs,
+                })
+                .collect();
+            // The engine's value at the score: cubeful (money equity with the cube where
+            // it is, or match-winning chance) or cubeless.
+            let mut valued: Vec<(f64, &crate::search::RankedPlay)> = engine
+                .value_plays(&moving, ranked)
+                .iter()
+                .filter_map(|(rp, v)| {
+                    d.plays
+                        .iter()
+                        .find(|p| p.play.position == rp.play.position)
+                        .map(|p| (*v, p))
+                })
+                .collect();
+            // Best first by the value shown, plays searched deeper above shallower ones
+            // (the search values only its best few at the full depth).
+            valued.sort_by(|a, b| b.1.depth.cmp(&a.1.depth).then(b.0.total_cmp(&a.0)));
+            let best = valued.first().map_or(0.0, |(v, _)| *v);
+            let (pid, mid) = ids(&moving).unwrap_or_default();
             if a.json {
-                let plays: Vec<_> = d
-                    .plays
+                let plays: Vec<_> = valued
                     .iter()
-                    .map(|p| {
+                    .map(|(v, p)| {
                         serde_json::json!({
                             "move": format_play(&pos, &p.play, MoveStyle::Gnubg),
-                            "equity": (p.equity * 1e6).round() / 1e6,
+                            "equity": round6(p.equity),
+                            "value": round6(*v),
+                            "diff": round6(*v - best),
                             "probs": probs_json(&p.probs),
                             "depth": p.depth,
+                            "plies": plies_of(p.depth as u32),
                         })
                     })
                     .collect();
                 println!(
                     "{}",
                     serde_json::json!({
+                        "position_id": pid,
+                        "match_id": mid,
+                        "dice": [dice.high(), dice.low()],
                         "plays": plays,
+                        "no_legal_play": no_play,
+                        "evaluation": kind,
+                        "value_kind": value_kind,
                         "depth": d.depth,
+                        "plies": plies_of(d.depth as u32),
                         "algo": a.algo.name(),
+                        "jacoby": cube.jacoby,
+                        "beavers": cube.beavers,
                         "ms": d.elapsed.as_secs_f64() * 1000.0,
                         "nodes": d.stats.nodes(),
+                        "evaluations": d.stats.evals,
                         "evals": d.stats.evals,
                     })
                 );
             } else {
+                print!("{}", header(&moving));
+                println!();
+                if no_play {
+                    println!(
+                        " No legal play: X cannot move with {}-{}; the turn passes.",
+                        dice.high(),
+                        dice.low()
+                    );
+                    return Ok(());
+                }
+                let label = if cubeful { "Cubeful" } else { "Cubeless" };
+                let unit = if money { "Eq.:" } else { "MWC:" };
                 println!(
-                    "{} to play {dice}, {} at depth {} ({} ms, {} evaluations)",
-                    pos.debug_string(),
-                    a.algo,
+                    " {label} {} at {plies}-ply (depth {}), {}{}; {} ms, {} evaluations",
+                    if money {
+                        "money equities"
+                    } else {
+                        "match-winning chances"
+                    },
                     d.depth,
+                    a.algo,
+                    if money {
+                        format!(
+                            "; Jacoby {}, beavers {}",
+                            on_off(cube.jacoby),
+                            on_off(cube.beavers)
+                        )
+                    } else {
+                        String::new()
+                    },
                     d.elapsed.as_millis(),
                     d.stats.evals
                 );
-                for (k, p) in d.plays.iter().enumerate() {
+                for (k, (v, p)) in valued.iter().enumerate() {
+                    let diff = if k == 0 {
+                        String::new()
+                    } else {
+                        format!(" {}", diff_text(money, v - best))
+                    };
                     println!(
-                        "{:>3}. {:<24} {:+.4}  (depth {})  {}",
+                        " {:>4}. {label} {}-ply  {:<28} {unit} {}{diff}",
                         k + 1,
+                        plies_of(p.depth as u32),
                         format_play(&pos, &p.play, MoveStyle::Gnubg),
-                        p.equity,
-                        p.depth,
-                        probs_text(&p.probs)
+                        value_text(money, *v),
                     );
+                    println!("        {}", probs_text(&p.probs));
                 }
             }
         }
-        None => {
-            // At a take question the doubler is the one about to roll.
-            let taking = matches!(state.decision, Decision::TakeOrDrop);
-            let roller = if taking { pos.swap() } else { pos };
-            let e = searcher.evaluate_position(&roller, &settings, &cancel);
-            let analysis = engine.cube_analysis(&state, &e.probs);
-            let action = cube_action(&state, &analysis);
-            if a.json {
-                let mut equities = serde_json::json!({
-                    "no_double": round6(analysis.no_double),
-                    "double_take": round6(analysis.double_take),
-                    "double_pass": round6(analysis.double_pass),
-                });
-                if let Some(b) = analysis.double_beaver {
-                    equities["double_beaver"] = serde_json::json!(round6(b));
-                }
-                println!(
-                    "{}",
-                    serde_json::json!({
-                        "cube": {
-                            "action": action,
-                            "equities": equities,
-                            "proper": analysis.action.to_string(),
-                            "response": analysis.response.to_string(),
-                            "efficiency": analysis.efficiency,
-                            "jacoby": cube.jacoby,
-                            "beavers": cube.beavers,
-                        },
-                        "evaluation": {
-                            "equity": (e.equity * 1e6).round() / 1e6,
-                            "probs": probs_json(&e.probs),
-                            "depth": e.depth,
-                            "roller": if taking { "opponent" } else { "self" },
-                        },
-                        "ms": e.elapsed.as_secs_f64() * 1000.0,
-                    })
-                );
-            } else {
-                println!(
-                    "{} cubeless equity {:+.4} at depth {}:  {}",
-                    if taking { "doubler's" } else { "roller's" },
-                    e.equity,
-                    e.depth,
-                    probs_text(&e.probs)
-                );
-                let unit = if state.is_money() {
-                    "equity"
-                } else {
-                    "match winning chance"
-                };
-                if state.is_money() {
-                    println!(
-                        "rules: Jacoby {}, beavers {}",
-                        on_off(cube.jacoby),
-                        on_off(cube.beavers)
-                    );
-                }
-                println!("cubeful {unit} for the roller:");
-                println!("  no double     {:+.4}", analysis.no_double);
-                println!("  double, take  {:+.4}", analysis.double_take);
-                println!("  double, pass  {:+.4}", analysis.double_pass);
-                if let Some(b) = analysis.double_beaver {
-                    println!("  double, beaver {:+.4}", b);
-                }
-                println!(
-                    "proper cube action: {}; answer: {}",
-                    analysis.action, analysis.response
-                );
-                println!("decision: {action}");
-            }
-        }
+        None => cube_hint(&a, &engine, &state, &settings, &cancel, cube, plies)?,
     }
+    Ok(())
+}
+
+/// The cube decision (no dice): double or not, take or pass.
+fn cube_hint(
+    a: &HintArgs,
+    engine: &crate::engine::Engine,
+    state: &MatchState,
+    settings: &SearchSettings,
+    cancel: &Cancel,
+    cube: CubeSettings,
+    plies: u32,
+) -> Result<(), CliError> {
+    if state.decision == Decision::GameOver {
+        return Err("the game is over: nothing to decide".into());
+    }
+    let pos = state.position;
+    let money = state.is_money();
+    // At a take question the doubler is the one about to roll.
+    let taking = matches!(state.decision, Decision::TakeOrDrop);
+    let roller = if taking { pos.swap() } else { pos };
+    let e = engine
+        .searcher()
+        .evaluate_position(&roller, settings, cancel);
+    let analysis = engine.cube_analysis(state, &e.probs);
+    let action = cube_action(state, &analysis, &cube);
+    let blocked = no_cube_reason(state);
+    let view = {
+        let v = crate::cube::CubeView {
+            cube: state.cube,
+            owner: state.cube_owner,
+            match_length: state.match_length,
+            away: state.away(),
+            opp_away: state.opp_away(),
+            crawford: state.crawford,
+            post_crawford: state.post_crawford,
+        };
+        // At a take question the roller is the doubler: its view of the cube.
+        if taking {
+            v.swap()
+        } else {
+            v
+        }
+    };
+    let x = analysis.efficiency;
+    let take_point = if blocked.is_none() {
+        crate::cube::take_point(&e.probs, &view, &cube, x)
+    } else {
+        None
+    };
+    // The taker's winning chance now.
+    let taker_wins = 1.0 - e.probs.0[0] as f64;
+    let proper = proper_action_text(state, &analysis);
+    let too_good = analysis.action == DoubleAction::TooGood;
+    let (pid, mid) = crate::notation::encode_match_state(state).unwrap_or_default();
+    if a.json {
+        let mut equities = serde_json::json!({ "no_double": round6(analysis.no_double) });
+        if blocked.is_none() {
+            equities["double_take"] = serde_json::json!(round6(analysis.double_take));
+            equities["double_pass"] = serde_json::json!(round6(analysis.double_pass));
+            if let Some(b) = analysis.double_beaver {
+                equities["double_beaver"] = serde_json::json!(round6(b));
+            }
+        }
+        let mut cube_json = serde_json::json!({
+            "action": action,
+            "equities": equities,
+            "evaluation": "cubeful",
+            "value_kind": if money { "equity" } else { "mwc" },
+            "proper": if blocked.is_some() { "no double".to_string() } else { analysis.action.to_string() },
+            "proper_text": if blocked.is_some() { "No double".to_string() } else { proper.clone() },
+            "response": analysis.response.to_string(),
+            "too_good": too_good && blocked.is_none(),
+            "efficiency": analysis.efficiency,
+            "jacoby": cube.jacoby,
+            "beavers": cube.beavers,
+            "crawford": state.crawford,
+            "cube_available": blocked.is_none(),
+        });
+        if let Some((code, why)) = &blocked {
+            cube_json["reason"] = serde_json::json!(code);
+            cube_json["reason_text"] = serde_json::json!(why);
+        }
+        if let Some(tp) = take_point {
+            cube_json["take_point"] = serde_json::json!(round6(tp));
+            cube_json["taker_wins"] = serde_json::json!(round6(taker_wins));
+        }
+        println!(
+            "{}",
+            serde_json::json!({
+                "position_id": pid,
+                "match_id": mid,
+                "cube": cube_json,
+                "evaluation": {
+                    "equity": round6(e.equity),
+                    "probs": probs_json(&e.probs),
+                    "depth": e.depth,
+                    "plies": plies_of(e.depth as u32),
+                    "cubeless": true,
+                    "roller": if taking { "opponent" } else { "self" },
+                },
+                "ms": e.elapsed.as_secs_f64() * 1000.0,
+            })
+        );
+        return Ok(());
+    }
+    print!("{}", header(state));
+    println!();
+    println!(
+        " Cube analysis at {plies}-ply (depth {}){}",
+        e.depth,
+        if money {
+            format!(
+                "; money, Jacoby {}, beavers {}",
+                on_off(cube.jacoby),
+                on_off(cube.beavers)
+            )
+        } else {
+            format!("; {}-point match", state.match_length)
+        }
+    );
+    println!(
+        " Cubeless equity of the {} {:+.3}:  {}",
+        if taking { "doubler (O)" } else { "roller (X)" },
+        e.equity,
+        probs_text(&e.probs)
+    );
+    if let Some((_, why)) = &blocked {
+        println!(" {why}.");
+        println!(
+            " Cubeful {}: {}",
+            if money {
+                "equity"
+            } else {
+                "match-winning chance"
+            },
+            value_text(money, analysis.no_double)
+        );
+        println!(" Proper cube action: No double");
+        println!(" Decision: {action}");
+        return Ok(());
+    }
+    println!(
+        " Cubeful {} of the {}:",
+        if money {
+            "equities"
+        } else {
+            "match-winning chances"
+        },
+        if taking { "doubler" } else { "roller" }
+    );
+    let nd = analysis.no_double;
+    let mut rows = vec![
+        ("No double", nd),
+        ("Double, take", analysis.double_take),
+        ("Double, pass", analysis.double_pass),
+    ];
+    if let Some(b) = analysis.double_beaver {
+        rows.push(("Double, beaver", b));
+    }
+    // The roller's best choice first, as gnubg lists them.
+    let after_double = match analysis.response {
+        TakeAction::Take => analysis.double_take,
+        TakeAction::Drop => analysis.double_pass,
+        TakeAction::Beaver => analysis.double_beaver.unwrap_or(analysis.double_take),
+    };
+    let best = nd.max(after_double);
+    for (k, (name, v)) in rows.iter().enumerate() {
+        let diff = if (v - best).abs() < 1e-12 {
+            String::new()
+        } else {
+            format!("  {}", diff_text(money, v - best))
+        };
+        println!(" {}. {:<16} {}{diff}", k + 1, name, value_text(money, *v));
+    }
+    println!(" Proper cube action: {proper}");
+    if too_good {
+        println!(" Too good: playing on for a gammon is worth more than cashing the game.");
+    }
+    if let Some(tp) = take_point {
+        println!(
+            " Take point: the taker needs {:.1}% and has {:.1}%",
+            tp * 100.0,
+            taker_wins * 100.0
+        );
+    }
+    println!(" Decision: {action}");
     Ok(())
 }
 

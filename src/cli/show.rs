@@ -104,7 +104,7 @@ pub fn draw_board(pos: &Position) -> String {
     out
 }
 
-fn describe(ms: &MatchState) -> String {
+pub fn describe(ms: &MatchState) -> String {
     let p = &ms.position;
     let task = match ms.decision {
         Decision::Move(d) => format!("X to play {}{}", d.high(), d.low()),

@@ -54,8 +54,9 @@ impl Default for CubeSettings {
             race_per_pip: 0.00125,
             race_min: 0.6,
             race_max: 0.7,
-            jacoby: false,
-            beavers: false,
+            // gnubg's money defaults, so that a bot set up with no rules plays gnubg's.
+            jacoby: true,
+            beavers: true,
         }
     }
 }
@@ -505,6 +506,54 @@ pub fn analyse(
     }
 }
 
+/// The taker's take point: the least winning chance with which the side being doubled
+/// should take, for a position with the gammon and backgammon rates of `p` (the roller's
+/// probabilities) and the cube of `view`. Found by bisection on the roller's winning
+/// chance, the rates held, where taking and passing are worth the same to the roller.
+/// `None` when taking is right (or wrong) whatever the winning chances.
+pub fn take_point(
+    p: &Probabilities,
+    view: &CubeView,
+    settings: &CubeSettings,
+    x: f64,
+) -> Option<f64> {
+    let w = (p.0[0] as f64).clamp(0.0, 1.0);
+    let rate = |num: f32, den: f64| {
+        if den > 1e-7 {
+            (num as f64 / den).clamp(0.0, 1.0)
+        } else {
+            0.0
+        }
+    };
+    let (wg, wbg) = (rate(p.0[1], w), rate(p.0[2], w));
+    let (lg, lbg) = (rate(p.0[3], 1.0 - w), rate(p.0[4], 1.0 - w));
+    let at = |q: f64| {
+        let probs = Probabilities([
+            q as f32,
+            (q * wg) as f32,
+            (q * wbg.min(wg)) as f32,
+            ((1.0 - q) * lg) as f32,
+            ((1.0 - q) * lbg.min(lg)) as f32,
+        ]);
+        let d = analyse(&probs, view, settings, x);
+        d.double_take - d.double_pass
+    };
+    // Taking is better for the taker (worse for the roller) below the point.
+    let (mut lo, mut hi) = (0.0f64, 1.0f64);
+    if at(lo) > 0.0 || at(hi) <= 0.0 {
+        return None;
+    }
+    for _ in 0..40 {
+        let mid = 0.5 * (lo + hi);
+        if at(mid) > 0.0 {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    Some(1.0 - 0.5 * (lo + hi))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -517,8 +566,19 @@ mod tests {
         CubeView::money(1, owner)
     }
 
+    /// Both money rules off: the tests turn them on where they are about them.
     fn settings() -> CubeSettings {
-        CubeSettings::default()
+        CubeSettings {
+            jacoby: false,
+            beavers: false,
+            ..CubeSettings::default()
+        }
+    }
+
+    #[test]
+    fn the_default_money_rules_are_gnubgs() {
+        let d = CubeSettings::default();
+        assert!(d.jacoby && d.beavers);
     }
 
     #[test]
@@ -557,6 +617,28 @@ mod tests {
             1.0,
         );
         assert_eq!(d.response, TakeAction::Drop);
+    }
+
+    #[test]
+    #[allow(clippy::unwrap_used)]
+    fn take_points_found_by_bisection_match_the_closed_forms() {
+        let dead = take_point(
+            &gammonless(0.6),
+            &money(CubeOwner::Centered),
+            &settings(),
+            0.0,
+        )
+        .unwrap();
+        assert!((dead - 0.25).abs() < 1e-4, "{dead}");
+        let x = 0.68;
+        let tp = take_point(
+            &gammonless(0.6),
+            &money(CubeOwner::Centered),
+            &settings(),
+            x,
+        )
+        .unwrap();
+        assert!((tp - 0.5 / (2.0 + 0.5 * x)).abs() < 1e-4, "{tp}");
     }
 
     #[test]

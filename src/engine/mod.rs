@@ -347,6 +347,21 @@ impl Engine {
         Ok(e.probs)
     }
 
+    /// The cube settings for `state`: the engine's, with the money rules the state itself
+    /// states (an XGID's flags, a Match ID's Jacoby bit, a referee's own rules) in force
+    /// over the engine's defaults.
+    /// With the cube out of use (a centred cube neither side may turn) gammons count
+    /// whatever the Jacoby rule says, as in gnubg.
+    pub fn rules_for(&self, state: &MatchState) -> CubeSettings {
+        let cube_unused =
+            state.cube_owner == CubeOwner::Centered && !state.may_double && !state.opp_may_double;
+        CubeSettings {
+            jacoby: state.rules.jacoby.unwrap_or(self.settings.cube.jacoby) && !cube_unused,
+            beavers: state.rules.beavers.unwrap_or(self.settings.cube.beavers),
+            ..self.settings.cube
+        }
+    }
+
     fn efficiency(&self, pos: &Position) -> f64 {
         self.settings.cube.efficiency(pos.phase(), pos.pips())
     }
@@ -447,7 +462,7 @@ impl Engine {
             cube::cubeful_value(
                 &opp_probs,
                 &opp_view,
-                &self.settings.cube,
+                &self.rules_for(state),
                 self.efficiency(&next),
             )
         } else {
@@ -502,7 +517,7 @@ impl Engine {
         cube::analyse(
             roller_probs,
             &view,
-            &self.settings.cube,
+            &self.rules_for(state),
             self.efficiency(&pos),
         )
     }
@@ -522,7 +537,7 @@ impl Engine {
             }
             Decision::TakeOrDrop => {
                 let d = self.cube_analysis(state, p);
-                let beavers = self.settings.cube.beavers && state.is_money();
+                let beavers = self.rules_for(state).beavers && state.is_money();
                 Ok(match d.response {
                     TakeAction::Beaver if beavers => Action::Beaver,
                     TakeAction::Beaver | TakeAction::Take => Action::Take,
@@ -565,7 +580,7 @@ impl Engine {
             cube::cubeful_value(
                 roller_probs,
                 &view,
-                &self.settings.cube,
+                &self.rules_for(state),
                 self.efficiency(&pos),
             )
         } else {
@@ -742,7 +757,9 @@ mod tests {
     #[test]
     fn resignations_are_accepted_when_worth_more_than_playing_on() {
         let e = engine(1);
-        let state = MatchState::money(Position::OPENING, Decision::DoubleOrRoll);
+        let mut state = MatchState::money(Position::OPENING, Decision::DoubleOrRoll);
+        // Without the Jacoby rule, where the gammons below count with the cube centred.
+        state.rules.jacoby = Some(false);
         // Offered a single game at the opening: worth more than playing on (equity ~0).
         assert_eq!(
             e.run(&Work::Resignation(state.clone(), 1), &Cancel::new()),

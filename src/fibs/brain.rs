@@ -217,9 +217,11 @@ pub fn answer_board(decider: &mut dyn Decide, line: &str) -> Result<Option<Strin
 /// A board line and the match state it describes, in real-FIBS convention.
 fn read_board(line: &str) -> Result<(FibsBoard, MatchState), BrainError> {
     let board = FibsBoard::parse(line).map_err(|e| BrainError(e.to_string()))?;
-    let state = board
+    let mut state = board
         .to_match_state(Convention::Fibs)
         .map_err(|e| BrainError(e.to_string()))?;
+    // FIBS has no beavers, whatever the engine's money defaults say.
+    state.rules.beavers = Some(false);
     Ok((board, state))
 }
 

@@ -105,6 +105,31 @@ pub struct ClientStats {
     pub brain_errors: u32,
 }
 
+impl std::fmt::Display for ClientStats {
+    /// The stop summary an operator reads: one line, words not field names.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} login(s), {} disconnect(s); {} board(s) answered ({} repeated, {} without a \
+             decision); invitations {} joined, {} declined; games {} won, {} lost; matches {} \
+             won, {} lost; resignations {} accepted, {} rejected",
+            self.logins,
+            self.disconnects,
+            self.boards_answered,
+            self.repeated_boards,
+            self.brain_errors,
+            self.invitations_joined,
+            self.invitations_declined,
+            self.games_won,
+            self.games_lost,
+            self.matches_won,
+            self.matches_lost,
+            self.resignations_accepted,
+            self.resignations_rejected
+        )
+    }
+}
+
 /// Token-bucket pacing of outgoing lines.
 #[derive(Debug)]
 struct Pacer {

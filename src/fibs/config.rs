@@ -12,6 +12,7 @@ use std::time::Duration;
 use serde::Deserialize;
 
 use super::clip::InviteKind;
+use crate::config::EnvOverrides;
 
 /// Which invitations to accept.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -179,6 +180,11 @@ pub enum ConfigError {
     Read(String, std::io::Error),
     Parse(String, toml::de::Error),
     Invalid(String),
+    /// An environment variable that overrides a key could not be used.
+    Env {
+        var: String,
+        message: String,
+    },
 }
 
 impl fmt::Display for ConfigError {
@@ -187,6 +193,7 @@ impl fmt::Display for ConfigError {
             ConfigError::Read(p, e) => write!(f, "cannot read {p}: {e}"),
             ConfigError::Parse(p, e) => write!(f, "{p}: {e}"),
             ConfigError::Invalid(m) => write!(f, "invalid FIBS configuration: {m}"),
+            ConfigError::Env { var, message } => write!(f, "{var}: {message}"),
         }
     }
 }
@@ -198,6 +205,55 @@ impl FibsConfig {
     pub fn from_toml(text: &str, origin: &str) -> Result<FibsConfig, ConfigError> {
         let cfg: FibsConfig =
             toml::from_str(text).map_err(|e| ConfigError::Parse(origin.to_string(), e))?;
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    /// The sections of the file.
+    pub const SECTIONS: [&'static str; 3] = ["invitations", "connection", "play"];
+    /// Its keys outside any section.
+    pub const TOP_KEYS: [&'static str; 1] = ["client_name"];
+
+    /// The sections of the file, as [`crate::config::EnvOverrides`] takes them.
+    pub fn sections() -> Vec<String> {
+        Self::SECTIONS.iter().map(|s| s.to_string()).collect()
+    }
+
+    /// Reads a file (or, with `None`, `config/fibs.toml` when present, else the built-in
+    /// defaults), applies the overrides among `vars` (`STARGAMMON_PLAY__ENGINE=...`,
+    /// `STARGAMMON_CLIENT_NAME=...`; see [`crate::config::EnvOverrides`]) and checks the
+    /// result. A bad override is an error naming its variable.
+    pub fn load_with_env(
+        path: Option<&Path>,
+        vars: impl IntoIterator<Item = (String, String)>,
+    ) -> Result<FibsConfig, ConfigError> {
+        let default = Path::new("config/fibs.toml");
+        let path = path.or(default.exists().then_some(default));
+        let (text, origin) = match path {
+            Some(p) => {
+                let shown = p.display().to_string();
+                let text =
+                    std::fs::read_to_string(p).map_err(|e| ConfigError::Read(shown.clone(), e))?;
+                (text, shown)
+            }
+            None => (String::new(), "built-in defaults".to_string()),
+        };
+        let parse = |t: &toml::Table| t.clone().try_into::<FibsConfig>();
+        let mut table: toml::Table =
+            toml::from_str(&text).map_err(|e| ConfigError::Parse(origin.clone(), e))?;
+        parse(&table).map_err(|e| ConfigError::Parse(origin.clone(), e))?;
+        let overrides = EnvOverrides::new(vars, &Self::sections(), &Self::TOP_KEYS);
+        overrides
+            .apply(&mut table, |t| {
+                parse(t).map(drop).map_err(|e| e.to_string())
+            })
+            .map_err(|e| match e {
+                crate::config::ConfigError::Env { var, message } => {
+                    ConfigError::Env { var, message }
+                }
+                other => ConfigError::Invalid(other.to_string()),
+            })?;
+        let cfg = parse(&table).map_err(|e| ConfigError::Parse(origin, e))?;
         cfg.validate()?;
         Ok(cfg)
     }
@@ -332,5 +388,62 @@ mod tests {
         let waits: Vec<u64> = (0..6).map(|k| c.backoff(k).as_millis() as u64).collect();
         assert_eq!(waits, vec![100, 200, 400, 800, 1000, 1000]);
         assert_eq!(c.backoff(200).as_millis(), 1000);
+    }
+
+    #[test]
+    fn environment_variables_override_the_fibs_file() {
+        let path = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/config/fibs.toml"));
+        let vars = |list: &[(&str, &str)]| -> Vec<(String, String)> {
+            list.iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        };
+        let c = FibsConfig::load_with_env(
+            Some(path),
+            vars(&[
+                ("STARGAMMON_CLIENT_NAME", "mybot"),
+                ("STARGAMMON_INVITATIONS__ALLOW", r#"["alice", "bob"]"#),
+                ("STARGAMMON_INVITATIONS__MAX_LENGTH", "5"),
+                ("STARGAMMON_PLAY__ENGINE", "net,depth=3"),
+                ("STARGAMMON_CONNECTION__KEEPALIVE_COMMAND", "who"),
+                // The server's sections are the server's.
+                ("STARGAMMON_SERVER__LISTEN", "0.0.0.0:1"),
+            ]),
+        )
+        .unwrap();
+        assert_eq!(c.client_name, "mybot");
+        assert_eq!(c.invitations.allow, vec!["alice", "bob"]);
+        assert_eq!(c.invitations.max_length, 5);
+        assert_eq!(c.play.engine, "net,depth=3");
+        assert_eq!(c.connection.keepalive_command, "who");
+        // A number where text is wanted is taken as text.
+        let c = FibsConfig::load_with_env(Some(path), vars(&[("STARGAMMON_CLIENT_NAME", "42")]))
+            .unwrap();
+        assert_eq!(c.client_name, "42");
+        for (var, value) in [
+            ("STARGAMMON_INVITATIONS__MAX_LENGHT", "5"),
+            ("STARGAMMON_INVITATIONS__MAX_LENGTH", "five"),
+        ] {
+            let e = FibsConfig::load_with_env(Some(path), vars(&[(var, value)])).unwrap_err();
+            assert!(matches!(e, ConfigError::Env { .. }), "{e}");
+            assert!(e.to_string().starts_with(var), "{e}");
+        }
+    }
+
+    #[test]
+    fn the_section_list_is_the_files() {
+        let text = include_str!("../../config/fibs.toml");
+        let table: toml::Table = toml::from_str(text).unwrap();
+        for (k, v) in &table {
+            if v.is_table() {
+                assert!(FibsConfig::SECTIONS.contains(&k.as_str()), "{k}");
+            } else {
+                assert!(FibsConfig::TOP_KEYS.contains(&k.as_str()), "{k}");
+            }
+        }
+        assert_eq!(
+            table.len(),
+            FibsConfig::SECTIONS.len() + FibsConfig::TOP_KEYS.len()
+        );
     }
 }

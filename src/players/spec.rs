@@ -6,7 +6,7 @@
 use std::fmt;
 use std::path::Path;
 
-use crate::config::Config;
+use crate::config::{Config, EnvOverrides};
 use crate::engine::{EngineSpec, SpecError};
 
 /// Why a player specification was refused.
@@ -49,12 +49,15 @@ impl PlayerSpec {
         let mut parts = text.split(',');
         let head = parts.next().unwrap_or_default();
         let engine = if head == "engine" || head.starts_with("engine:") {
-            let config = match head.strip_prefix("engine:") {
+            // The server's configuration as `stargammon serve` reads it, environment
+            // overrides (`STARGAMMON_ENGINE__DEPTH=3`) included.
+            let path = match head.strip_prefix("engine:") {
                 Some("") => return Err(SpecError::EmptyPath.into()),
-                Some(path) => Config::load(Path::new(path)),
-                None => Config::load_default(),
-            }
-            .map_err(|e| PlayerSpecError::Config(e.to_string()))?;
+                Some(path) => Some(Path::new(path)),
+                None => None,
+            };
+            let config = Config::load_with_env(path, EnvOverrides::process_vars())
+                .map_err(|e| PlayerSpecError::Config(e.to_string()))?;
             let mut spec = config.engine_spec();
             spec.apply_options(parts)?;
             spec

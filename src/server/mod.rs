@@ -27,12 +27,18 @@
 //! - **Shutdown**: "tell, remember, wait": a `CancellationToken` tells every connection to
 //!   stop (their running decisions are cancelled), a `TaskTracker` remembers them, and the
 //!   server waits at most `server.shutdown_grace_ms` for them.
+//! - **Logs** (for the operator, at INFO): one line per connection when it closes (reason,
+//!   protocol, decisions with their mean and longest time), one per game of gnubg's external
+//!   player (inferred from its boards, see [`games`]), a warning per connection turned away,
+//!   and [`ServerSummary`], which [`run`] returns for the stop line.
+
+pub mod games;
 
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use bytes::BytesMut;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -55,6 +61,7 @@ use crate::protocol::gnubg::{self, Request};
 use crate::protocol::lines::{Frame, LineCodec};
 use crate::search::pool::Lane;
 use crate::search::{Cancel, Job, Pool, PoolConfig, Query, SearchOutcome, TranspositionTable};
+use games::{GameSummary, GameTracker, Latencies};
 
 /// Why the server could not start or run.
 #[derive(Debug)]
@@ -87,6 +94,11 @@ pub struct Shared {
     /// Decisions answered (for benchmarks and logs).
     decisions: AtomicU64,
     next_id: AtomicU64,
+    /// Connections turned away at `server.max_connections`.
+    refused: AtomicU64,
+    /// Every decision's time, over all connections (for the stop summary).
+    latencies: std::sync::Mutex<Latencies>,
+    started: Instant,
 }
 
 impl std::fmt::Debug for Shared {
@@ -135,6 +147,9 @@ impl Shared {
             server: config.server.clone(),
             decisions: AtomicU64::new(0),
             next_id: AtomicU64::new(1),
+            refused: AtomicU64::new(0),
+            latencies: std::sync::Mutex::new(Latencies::default()),
+            started: Instant::now(),
         }))
     }
 
@@ -146,6 +161,50 @@ impl Shared {
     pub fn engine(&self) -> &Engine {
         &self.engine
     }
+
+    /// What the server did since it started, for the stop line.
+    pub fn summary(&self) -> ServerSummary {
+        ServerSummary {
+            uptime: self.started.elapsed(),
+            connections: self.next_id.load(Ordering::Relaxed).saturating_sub(1),
+            refused: self.refused.load(Ordering::Relaxed),
+            decisions: self.latencies.lock().map(|l| *l).unwrap_or_default(),
+        }
+    }
+
+    fn note_decision(&self, took: Duration) {
+        self.decisions.fetch_add(1, Ordering::Relaxed);
+        if let Ok(mut l) = self.latencies.lock() {
+            l.record(took);
+        }
+    }
+}
+
+/// What a server did over its life (the line `serve` logs when it stops).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ServerSummary {
+    pub uptime: Duration,
+    /// Connections served (those turned away not counted).
+    pub connections: u64,
+    /// Connections turned away at the limit.
+    pub refused: u64,
+    pub decisions: Latencies,
+}
+
+impl std::fmt::Display for ServerSummary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let secs = self.uptime.as_secs();
+        write!(
+            f,
+            "up {}h{:02}m{:02}s, {} connection(s) served, {} turned away at the limit, {}",
+            secs / 3600,
+            secs / 60 % 60,
+            secs % 60,
+            self.connections,
+            self.refused,
+            self.decisions
+        )
+    }
 }
 
 /// Runs the server described by `config` on `listener` until `shutdown` completes.
@@ -153,12 +212,13 @@ pub async fn run(
     listener: TcpListener,
     config: Config,
     shutdown: impl Future<Output = ()>,
-) -> Result<(), ServerError> {
+) -> Result<ServerSummary, ServerError> {
     let shared = Shared::from_config(&config)?;
     run_with(listener, shared.clone(), shutdown).await;
+    let summary = shared.summary();
     // Dropping the pool joins its threads: do it off the runtime.
     let _ = tokio::task::spawn_blocking(move || drop(shared)).await;
-    Ok(())
+    Ok(summary)
 }
 
 /// Runs a server over prepared shared state until `shutdown` completes, then stops every
@@ -190,7 +250,8 @@ pub async fn run_with(
             }
         };
         let Ok(permit) = connections.clone().try_acquire_owned() else {
-            warn!(%peer, "too many connections");
+            shared.refused.fetch_add(1, Ordering::Relaxed);
+            warn!(%peer, limit = shared.server.max_connections, "connection refused: server.max_connections reached");
             tracker.spawn(async move {
                 let _ = stream.write_all(b"Error: too many connections\n").await;
                 let _ = stream.shutdown().await;
@@ -205,8 +266,7 @@ pub async fn run_with(
         tracker.spawn(
             async move {
                 debug!("connected");
-                let reason = Connection::new(stream, shared, token).serve().await;
-                debug!(%reason, "closed");
+                Connection::new(stream, shared, token).serve().await;
                 drop(permit);
             }
             .instrument(span),
@@ -345,6 +405,10 @@ struct Connection {
     debug: bool,
     /// End of input seen while frames were still buffered.
     eof: bool,
+    /// This connection's decisions and their times.
+    latencies: Latencies,
+    /// Games inferred from gnubg's boards (external player only).
+    games: GameTracker,
 }
 
 impl Connection {
@@ -361,6 +425,8 @@ impl Connection {
             mode: None,
             debug: false,
             eof: false,
+            latencies: Latencies::default(),
+            games: GameTracker::default(),
         }
     }
 
@@ -436,7 +502,43 @@ impl Connection {
             .map_err(|_| Closed::WriteError)
     }
 
+    /// Serves the connection to its end, then logs its summary (and the game in progress).
     async fn serve(mut self) -> Closed {
+        let reason = self.serve_frames().await;
+        if let Some(g) = self.games.finish() {
+            log_game(&g);
+        }
+        let l = self.latencies;
+        let games = self.games.games();
+        let mode = match self.mode {
+            Some(Mode::Player) => "gnubg external player",
+            Some(Mode::Interface) => "external interface",
+            None => "no request",
+        };
+        if reason == Closed::Idle {
+            info!(
+                reason = %reason,
+                idle_timeout_secs = self.shared.server.idle_timeout_secs,
+                protocol = mode,
+                decisions = l.count,
+                games,
+                "connection closed"
+            );
+        } else {
+            info!(
+                reason = %reason,
+                protocol = mode,
+                decisions = l.count,
+                mean_ms = round1(l.mean_ms()),
+                max_ms = round1(l.max_ms()),
+                games,
+                "connection closed"
+            );
+        }
+        reason
+    }
+
+    async fn serve_frames(&mut self) -> Closed {
         loop {
             let frame = match self.next_frame().await {
                 Ok(f) => f,
@@ -449,8 +551,12 @@ impl Connection {
                     }
                     _ => Mode::Interface,
                 };
-                tracing::Span::current().record("mode", tracing::field::debug(mode));
-                info!(?mode, "protocol detected");
+                let name = match mode {
+                    Mode::Player => "player",
+                    Mode::Interface => "interface",
+                };
+                tracing::Span::current().record("mode", name);
+                debug!(mode = name, "protocol detected");
                 self.mode = Some(mode);
             }
             let r = match self.mode {
@@ -483,6 +589,9 @@ impl Connection {
                 return self.write_line("").await;
             }
         };
+        if let Some(g) = self.games.board(&state) {
+            log_game(&g);
+        }
         let work = Work::Decide(state.clone());
         let reply = match self.answer(work, self.shared.engine.clone()).await {
             Ok(Outcome::Action(a)) => gnubg::player_reply(&a).unwrap_or_else(|| {
@@ -526,7 +635,7 @@ impl Connection {
             }
         };
         if self.debug {
-            info!(?request, "request");
+            info!(request = %String::from_utf8_lossy(&bytes).trim_end(), "request");
         }
         match request {
             Request::Version => {
@@ -628,15 +737,25 @@ impl Connection {
     /// Runs `work` on the worker pool, reading on meanwhile so that a client leaving cancels
     /// the search.
     async fn answer(&mut self, work: Work, engine: Engine) -> Result<Outcome, Failure> {
+        let started = Instant::now();
+        let r = self.answer_inner(work, engine).await;
+        if r.is_ok() {
+            let took = started.elapsed();
+            self.latencies.record(took);
+            self.games.decided(took);
+            self.shared.note_decision(took);
+            debug!(ms = took.as_secs_f64() * 1000.0, "decided");
+        }
+        r
+    }
+
+    async fn answer_inner(&mut self, work: Work, engine: Engine) -> Result<Outcome, Failure> {
         let need = engine.need(&work);
         let query = match need {
             Need::Nothing => {
                 return engine
                     .complete(&work, Found::Nothing)
-                    .map_err(Failure::Engine)
-                    .inspect(|_| {
-                        self.shared.decisions.fetch_add(1, Ordering::Relaxed);
-                    });
+                    .map_err(Failure::Engine);
             }
             Need::Plays {
                 position,
@@ -696,10 +815,7 @@ impl Connection {
             tokio::select! {
                 r = &mut rx => {
                     return match r {
-                        Ok(Ok(o)) => {
-                            self.shared.decisions.fetch_add(1, Ordering::Relaxed);
-                            Ok(o)
-                        }
+                        Ok(Ok(o)) => Ok(o),
                         Ok(Err(e)) => Err(Failure::Engine(e)),
                         // The callback was dropped unanswered: the search panicked.
                         Err(_) => Err(Failure::Internal),
@@ -722,6 +838,24 @@ impl Connection {
             }
         }
     }
+}
+
+/// One INFO line for a game of gnubg's external player.
+fn log_game(g: &GameSummary) {
+    info!(
+        game = g.number,
+        players = %format!("{} vs {}", g.players.0, g.players.1),
+        kind = %g.kind_text(),
+        result = %g.result_text(),
+        decisions = g.decisions.count,
+        mean_ms = round1(g.decisions.mean_ms()),
+        max_ms = round1(g.decisions.max_ms()),
+        "game over"
+    );
+}
+
+fn round1(x: f64) -> f64 {
+    (x * 10.0).round() / 10.0
 }
 
 /// The search settings of one request at `depth` under the server's per-request caps, and

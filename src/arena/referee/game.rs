@@ -187,7 +187,13 @@ impl Table {
                 self.setup.names[seat].clone(),
                 self.setup.names[other].clone(),
             ),
-            rules: Rules::default(),
+            // The referee's own money rules: no Jacoby rule, no beavers (a beaver is played
+            // as a take). Stated in every state, so deciders value the cube under them
+            // whatever their own defaults are.
+            rules: Rules {
+                jacoby: Some(false),
+                beavers: Some(false),
+            },
             dice_low_first: false,
         }
     }
