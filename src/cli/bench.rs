@@ -22,6 +22,20 @@ pub enum BenchCommand {
     Eval(EvalArgs),
     /// Decisions per second and latency of the bot server under loopback load.
     Server(ServerArgs),
+    /// Random playouts (full games) per second on one thread, as MCTS plays them.
+    Mcts(MctsArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct MctsArgs {
+    /// Games to play out from the opening position.
+    #[arg(long, default_value_t = 100_000)]
+    pub playouts: u64,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Print one JSON object on stdout.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -84,6 +98,7 @@ pub fn run(args: BenchArgs) -> Result<(), CliError> {
         BenchCommand::Search(a) => super::search_bench::run(*a),
         BenchCommand::Eval(a) => eval(a),
         BenchCommand::Server(a) => server(a),
+        BenchCommand::Mcts(a) => mcts(a),
     }
 }
 
@@ -176,6 +191,42 @@ fn server(a: ServerArgs) -> Result<(), CliError> {
         println!("latency p99:   {:.3} ms", r.p99_ms);
         println!("latency max:   {:.3} ms", r.max_ms);
         println!("command:       {command}");
+    }
+    Ok(())
+}
+
+fn mcts(a: MctsArgs) -> Result<(), CliError> {
+    if a.playouts == 0 {
+        return Err("--playouts must be at least 1".into());
+    }
+    let r =
+        crate::search::mcts::random_playouts(&crate::game::Position::OPENING, a.playouts, a.seed);
+    let command = format!(
+        "stargammon bench mcts --playouts {} --seed {}",
+        a.playouts, a.seed
+    );
+    if a.json {
+        println!(
+            "{}",
+            serde_json::json!({
+                "playouts": r.games,
+                "seconds": r.seconds,
+                "playouts_per_sec": r.games_per_sec,
+                "mean_plies": r.mean_plies,
+                "mean_points": r.mean_points,
+                "threads": 1,
+                "command": command,
+            })
+        );
+    } else {
+        println!(
+            "mcts: {} random playouts from the opening, one thread",
+            r.games
+        );
+        println!("playouts/s:   {:.0}", r.games_per_sec);
+        println!("plies/game:   {:.1}", r.mean_plies);
+        println!("seconds:      {:.2}", r.seconds);
+        println!("command:      {command}");
     }
     Ok(())
 }

@@ -49,6 +49,15 @@ pub struct HintArgs {
     /// Time budget in milliseconds (the deepest completed iteration answers).
     #[arg(long)]
     pub time_ms: Option<u64>,
+    /// With `--algo mcts`: playouts per decision (default: by --time-ms, else 2,000).
+    #[arg(long)]
+    pub playouts: Option<u64>,
+    /// With `--algo mcts`: `random` or `net` (the evaluator's best play at each ply).
+    #[arg(long)]
+    pub playout: Option<crate::search::mcts::Playout>,
+    /// With `--algo mcts`: end playouts after this many plies with the evaluator.
+    #[arg(long)]
+    pub truncate: Option<u32>,
     /// Transposition table size in MB.
     #[arg(long, default_value_t = 64)]
     pub tt_mb: usize,
@@ -308,7 +317,22 @@ pub fn run(a: HintArgs) -> Result<(), CliError> {
         return Err("--threads must be 1..=64".into());
     }
     let config = super::serve::load_config(a.config.as_ref())?;
+    let mcts_flags = a.playouts.is_some() || a.playout.is_some() || a.truncate.is_some();
+    if mcts_flags && a.algo != Algorithm::Mcts {
+        return Err("--playouts, --playout and --truncate need --algo mcts".into());
+    }
+    let mut mcts = config.engine.mcts;
+    if let Some(n) = a.playouts {
+        mcts.playouts = (n > 0).then_some(n);
+    }
+    if let Some(p) = a.playout {
+        mcts.playout = p;
+    }
+    if a.truncate.is_some() {
+        mcts.truncate = a.truncate;
+    }
     let spec = EngineSpec {
+        mcts,
         evaluator: a.eval.clone(),
         algorithm: a.algo,
         depth,
@@ -328,6 +352,7 @@ pub fn run(a: HintArgs) -> Result<(), CliError> {
     settings.threads = a.threads;
     settings.probabilities = true;
     settings.time_budget = a.time_ms.map(Duration::from_millis);
+    settings.mcts = spec.mcts;
     let cancel = Cancel::new();
     let money = state.is_money();
     let kind = if cubeful { "cubeful" } else { "cubeless" };
@@ -363,7 +388,19 @@ pub fn run(a: HintArgs) -> Result<(), CliError> {
                 .collect();
             // Best first by the value shown, plays searched deeper above shallower ones
             // (the search values only its best few at the full depth).
-            valued.sort_by(|a, b| b.1.depth.cmp(&a.1.depth).then(b.0.total_cmp(&a.0)));
+            let search_rank = |p: &crate::search::RankedPlay| {
+                d.plays
+                    .iter()
+                    .position(|q| q.play.position == p.play.position)
+                    .unwrap_or(usize::MAX)
+            };
+            if a.algo == Algorithm::Mcts {
+                // MCTS chooses the most-visited play, which is what the engine plays: list
+                // the plays in the search's order, each with its value.
+                valued.sort_by_key(|(_, p)| search_rank(p));
+            } else {
+                valued.sort_by(|a, b| b.1.depth.cmp(&a.1.depth).then(b.0.total_cmp(&a.0)));
+            }
             let best = valued.first().map_or(0.0, |(v, _)| *v);
             let (pid, mid) = ids(&moving).unwrap_or_default();
             if a.json {
@@ -378,6 +415,7 @@ pub fn run(a: HintArgs) -> Result<(), CliError> {
                             "probs": probs_json(&p.probs),
                             "depth": p.depth,
                             "plies": plies_of(p.depth as u32),
+                            "search_rank": search_rank(p),
                         })
                     })
                     .collect();

@@ -168,6 +168,8 @@ struct Tree<'a> {
     rng: Rng,
     list: PlayList,
     stats: SearchStats,
+    /// Plies played in playouts.
+    plies: u64,
 }
 
 /// One step of a path: a chance node entered.
@@ -183,6 +185,7 @@ impl<'a> Tree<'a> {
             rng: Rng::seeded(seed),
             list: PlayList::new(),
             stats: SearchStats::default(),
+            plies: 0,
         }
     }
 
@@ -319,6 +322,7 @@ impl<'a> Tree<'a> {
             pos = play.next_position();
             mine = !mine;
             ply += 1;
+            self.plies += 1;
         }
     }
 
@@ -519,17 +523,36 @@ pub fn evaluate_position(
     }
 }
 
-/// Random playouts per second on one thread from `pos`: `n` full games.
-pub fn random_playout_rate(pos: &Position, n: u64, seed: u64) -> f64 {
+/// What [`random_playouts`] measured.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PlayoutRate {
+    pub games: u64,
+    pub seconds: f64,
+    pub games_per_sec: f64,
+    /// Plies per game, the last (winning) play not counted.
+    pub mean_plies: f64,
+    /// Cubeless points per game for the side to act at `pos`.
+    pub mean_points: f64,
+}
+
+/// `n` random playouts (full games, full rules) from `pos` on the calling thread.
+pub fn random_playouts(pos: &Position, n: u64, seed: u64) -> PlayoutRate {
     let evaluator = crate::eval::simple::PipSigmoid;
     let mut tree = Tree::new(&evaluator, MctsConfig::default(), seed);
     let start = Instant::now();
-    let mut plies_check = 0.0;
+    let mut points = 0.0;
     for _ in 0..n {
-        plies_check += tree.playout(*pos).equity() as f64;
+        points += tree.playout(*pos).equity() as f64;
     }
-    std::hint::black_box(plies_check);
-    n as f64 / start.elapsed().as_secs_f64().max(1e-9)
+    let seconds = start.elapsed().as_secs_f64().max(1e-9);
+    let games = n.max(1);
+    PlayoutRate {
+        games: n,
+        seconds,
+        games_per_sec: n as f64 / seconds,
+        mean_plies: tree.plies as f64 / games as f64,
+        mean_points: points / games as f64,
+    }
 }
 
 #[cfg(test)]
@@ -628,7 +651,10 @@ mod tests {
 
     #[test]
     fn random_playouts_finish_every_game() {
-        let rate = random_playout_rate(&Position::OPENING, 200, 1);
-        assert!(rate > 0.0);
+        let r = random_playouts(&Position::OPENING, 200, 1);
+        assert_eq!(r.games, 200);
+        // Random games last long but end: dozens of plies, never the cap of a stuck loop.
+        assert!(r.mean_plies > 20.0 && r.mean_plies < 1000.0, "{r:?}");
+        assert!(r.mean_points.abs() < 1.0, "{r:?}");
     }
 }
