@@ -12,7 +12,7 @@ use clap::Args;
 
 use super::pos_arg::parse_pos_arg;
 use super::CliError;
-use crate::cube::{CubeDecision, CubeSettings, DoubleAction, TakeAction};
+use crate::cube::CubeSettings;
 use crate::engine::build as engine_build;
 use crate::engine::{Budget, Depth, EngineSpec, EvaluatorKind};
 use crate::eval::{Evaluator, Probabilities};
@@ -144,28 +144,6 @@ fn round6(x: f64) -> f64 {
     (x * 1e6).round() / 1e6
 }
 
-/// The answer cli.md names for the acting side: "double" or "no double" for the roller,
-/// "take", "drop" or "beaver" at a take question.
-fn cube_action(state: &MatchState, d: &CubeDecision) -> &'static str {
-    if matches!(state.decision, Decision::TakeOrDrop) {
-        return match d.response {
-            TakeAction::Take => "take",
-            TakeAction::Drop => "drop",
-            TakeAction::Beaver if state.is_money() => "beaver",
-            TakeAction::Beaver => "take",
-        };
-    }
-    let can_double = state.may_double && !state.crawford;
-    match d.action {
-        DoubleAction::DoubleTake | DoubleAction::DoublePass | DoubleAction::DoubleBeaver
-            if can_double =>
-        {
-            "double"
-        }
-        _ => "no double",
-    }
-}
-
 /// "win w wg wbg - lose l lg lbg" for text output.
 fn probs_text(p: &Probabilities) -> String {
     let pr = &p.0;
@@ -279,7 +257,7 @@ pub fn run(a: HintArgs) -> Result<(), CliError> {
             let roller = if taking { pos.swap() } else { pos };
             let e = searcher.evaluate_position(&roller, &settings, &cancel);
             let analysis = engine.cube_analysis(&state, &e.probs);
-            let action = cube_action(&state, &analysis);
+            let action = crate::engine::cube_answer(&state, &analysis);
             if a.json {
                 let mut equities = serde_json::json!({
                     "no_double": round6(analysis.no_double),

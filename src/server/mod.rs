@@ -32,7 +32,7 @@ use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
@@ -52,6 +52,12 @@ use crate::notation::fibs_board::{Convention, FibsBoard};
 use crate::protocol::gnubg::{self, Request};
 use crate::protocol::lines::{Frame, LineSplitter};
 use crate::search::{Cancel, Job, Pool, PoolConfig, Query, SearchOutcome, TranspositionTable};
+
+pub mod metrics;
+mod work;
+
+use metrics::{Metrics, Protocol};
+pub use work::{PoolError, Searched};
 
 /// Why the server could not start or run.
 #[derive(Debug)]
@@ -82,6 +88,8 @@ pub struct Shared {
     /// Decisions answered (for benchmarks and logs).
     decisions: AtomicU64,
     next_id: AtomicU64,
+    /// Counters for `/metrics`, for every protocol.
+    metrics: Metrics,
 }
 
 impl std::fmt::Debug for Shared {
@@ -129,6 +137,7 @@ impl Shared {
             server: config.server.clone(),
             decisions: AtomicU64::new(0),
             next_id: AtomicU64::new(1),
+            metrics: Metrics::default(),
         }))
     }
 
@@ -185,6 +194,7 @@ pub async fn run_with(
         };
         let Ok(permit) = connections.clone().try_acquire_owned() else {
             warn!(%peer, "too many connections");
+            shared.metrics.tcp_refused();
             tracker.spawn(async move {
                 let _ = stream.write_all(b"Error: too many connections\n").await;
                 let _ = stream.shutdown().await;
@@ -199,7 +209,8 @@ pub async fn run_with(
         tracker.spawn(
             async move {
                 debug!("connected");
-                let reason = Connection::new(stream, shared, token).serve().await;
+                let _open = shared.metrics.tcp_accepted();
+                let reason = Connection::new(stream, shared.clone(), token).serve().await;
                 debug!(%reason, "closed");
                 drop(permit);
             }
@@ -337,6 +348,23 @@ struct Connection {
     eof: bool,
 }
 
+impl Drop for Connection {
+    fn drop(&mut self) {
+        if let Some(mode) = self.mode {
+            self.shared.metrics.connection_closed(mode.protocol());
+        }
+    }
+}
+
+impl Mode {
+    fn protocol(self) -> Protocol {
+        match self {
+            Mode::Player => Protocol::GnubgPlayer,
+            Mode::Interface => Protocol::GnubgInterface,
+        }
+    }
+}
+
 impl Connection {
     fn new(stream: TcpStream, shared: Arc<Shared>, token: CancellationToken) -> Connection {
         let (reader, writer) = stream.into_split();
@@ -414,6 +442,9 @@ impl Connection {
     }
 
     async fn write_line(&mut self, line: &str) -> Result<(), Closed> {
+        if line.starts_with("Error") {
+            self.count_error();
+        }
         let mut out = Vec::with_capacity(line.len() + 1);
         out.extend_from_slice(line.as_bytes());
         out.push(b'\n');
@@ -421,6 +452,21 @@ impl Connection {
             .write_all(&out)
             .await
             .map_err(|_| Closed::WriteError)
+    }
+
+    /// An error reply or a failed decision, for `/metrics`.
+    fn count_error(&self) {
+        let mode = self.mode.unwrap_or(Mode::Interface);
+        self.shared.metrics.error(mode.protocol());
+    }
+
+    /// A decision answered, for `/metrics`.
+    fn count_decision(&self, started: Instant) {
+        self.shared.decisions.fetch_add(1, Ordering::Relaxed);
+        let mode = self.mode.unwrap_or(Mode::Interface);
+        self.shared
+            .metrics
+            .decision(mode.protocol(), started.elapsed());
     }
 
     async fn serve(mut self) -> Closed {
@@ -438,6 +484,7 @@ impl Connection {
                 };
                 tracing::Span::current().record("mode", tracing::field::debug(mode));
                 info!(?mode, "protocol detected");
+                self.shared.metrics.connection_opened(mode.protocol());
                 self.mode = Some(mode);
             }
             let r = match self.mode {
@@ -454,6 +501,7 @@ impl Connection {
     async fn player_frame(&mut self, frame: Frame) -> Result<(), Closed> {
         let Frame::Line { bytes, .. } = frame else {
             error!("over-long line from gnubg; answering with an empty line");
+            self.count_error();
             return self.write_line("").await;
         };
         let text = String::from_utf8_lossy(&bytes).into_owned();
@@ -467,6 +515,7 @@ impl Connection {
                 // Nothing gnubg sends should fail here; an empty line is the only reply that
                 // neither stops gnubg nor resigns.
                 error!(error = %e, board = %text, "unreadable board from gnubg");
+                self.count_error();
                 return self.write_line("").await;
             }
         };
@@ -480,10 +529,12 @@ impl Connection {
             Err(Failure::ClientGone(c)) => return Err(c),
             Err(Failure::Engine(e)) => {
                 error!(error = %e, "decision failed; answering without a search");
+                self.count_error();
                 fallback_player_reply(&state)
             }
             Err(Failure::Internal) => {
                 error!("search failed; answering without a search");
+                self.count_error();
                 fallback_player_reply(&state)
             }
             Err(Failure::Unavailable) => return Err(Closed::Shutdown),
@@ -615,15 +666,14 @@ impl Connection {
     /// Runs `work` on the worker pool, reading on meanwhile so that a client leaving cancels
     /// the search.
     async fn answer(&mut self, work: Work, engine: Engine) -> Result<Outcome, Failure> {
+        let started = Instant::now();
         let need = engine.need(&work);
         let query = match need {
             Need::Nothing => {
                 return engine
                     .complete(&work, Found::Nothing)
                     .map_err(Failure::Engine)
-                    .inspect(|_| {
-                        self.shared.decisions.fetch_add(1, Ordering::Relaxed);
-                    });
+                    .inspect(|_| self.count_decision(started));
             }
             Need::Plays {
                 position,
@@ -678,7 +728,7 @@ impl Connection {
                 r = &mut rx => {
                     return match r {
                         Ok(Ok(o)) => {
-                            self.shared.decisions.fetch_add(1, Ordering::Relaxed);
+                            self.count_decision(started);
                             Ok(o)
                         }
                         Ok(Err(e)) => Err(Failure::Engine(e)),
