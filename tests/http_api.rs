@@ -248,7 +248,8 @@ fn bad_input_is_a_json_error_with_a_4xx_status() {
                 seed ^= seed >> 7;
                 seed ^= seed << 17;
                 // Mostly JSON-ish bytes, so the parser gets past the first character.
-                b"{}[]\",:0123456789-. abcdefghijklmnopqrstuvwxyz\\\xff\x00"[(seed % 52) as usize]
+                let alphabet = b"{}[]\",:0123456789-. abcdefghijklmnopqrstuvwxyz\\\xff\x00";
+                alphabet[(seed % alphabet.len() as u64) as usize]
             })
             .collect();
         let path = ["/v1/move", "/v1/cube", "/v1/eval", "/v1/rollout"][n % 4];

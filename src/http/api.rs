@@ -47,6 +47,8 @@ const DEFAULT_TRIALS: u64 = 324;
 const DEFAULT_TOP: usize = 3;
 /// Most plays one rollout may compare.
 const MAX_TOP: usize = 10;
+/// Longest truncation a rollout may ask for, in plies.
+const MAX_TRUNCATE: u32 = 1000;
 /// Transposition table of each rollout trial's players (as `stargammon rollout`).
 const TRIAL_TT_MB: usize = 4;
 
@@ -259,10 +261,6 @@ fn read_params<'a>(
             return Err(ApiError::bad_request(format!("{name} is given twice")));
         }
         seen.push(name);
-        // A JSON null stands for a parameter left out.
-        if matches!(raw, Raw::Json(Value::Null)) && name != "position" {
-            continue;
-        }
         match name {
             "position" => state = Some(position_param(raw)?),
             "dice" => p.dice = Some(dice_param(raw)?),
@@ -717,13 +715,19 @@ async fn rollout(app: &App, p: Params) -> Result<Value, ApiError> {
             "trials: {trials} is not from 1 to {cap} (http.max_rollout_trials)"
         )));
     }
-    if p.truncate == Some(0) {
-        return Err(ApiError::bad_request(
-            "truncate: at least 1 ply (0 would play no roll)",
-        ));
+    if let Some(t) = p.truncate.filter(|t| !(1..=MAX_TRUNCATE).contains(t)) {
+        return Err(ApiError::bad_request(format!(
+            "truncate: {t} is not from 1 to {MAX_TRUNCATE} plies (0 would play no roll)"
+        )));
+    }
+    if let Some(seed) = p.seed.filter(|s| *s > u64::from(u32::MAX)) {
+        return Err(ApiError::bad_request(format!(
+            "seed: {seed} is over {}",
+            u32::MAX
+        )));
     }
     let top = p.top.unwrap_or(DEFAULT_TOP);
-    if dice.is_some() && !(1..=MAX_TOP).contains(&top) {
+    if !(1..=MAX_TOP).contains(&top) {
         return Err(ApiError::bad_request(format!(
             "top: {top} is not from 1 to {MAX_TOP}"
         )));
