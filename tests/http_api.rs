@@ -187,7 +187,10 @@ fn every_position_format_and_get_give_the_same_answer() {
 fn bad_input_is_a_json_error_with_a_4xx_status() {
     let s = server();
     let addr = s.http.unwrap();
-    let cases: [(&str, &str, Option<&str>, u16, &str); 10] = [
+    let finished =
+        r#"{"position":[0,-15,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0],"dice":[1,2]}"#;
+    let cases: [(&str, &str, Option<&str>, u16, &str); 11] = [
+        ("POST", "/v1/move", Some(finished), 400, "game is over"),
         ("POST", "/v1/move", Some("not json"), 400, "not JSON"),
         (
             "POST",

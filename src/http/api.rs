@@ -154,7 +154,12 @@ fn board_state(counts: &[i64]) -> Result<MatchState, ApiError> {
     }
     let position = Position::from_slots(slots)
         .map_err(|e| ApiError::bad_request(format!("position: not a legal board: {e}")))?;
-    Ok(MatchState::money(position, Decision::DoubleOrRoll))
+    let decision = if position.is_game_over() {
+        Decision::GameOver
+    } else {
+        Decision::DoubleOrRoll
+    };
+    Ok(MatchState::money(position, decision))
 }
 
 fn die(v: i64) -> Result<u8, ApiError> {
@@ -928,6 +933,11 @@ mod tests {
         board[2] = "1";
         let e = query(Route::Move, &format!("position={}", board.join(","))).unwrap_err();
         assert!(e.message.contains("not a legal board"), "{}", e.message);
+        // A board with every checker of one side off is a finished game.
+        let mut done = vec!["0"; 26];
+        done[1] = "-15";
+        let p = query(Route::Move, &format!("position={}", done.join(","))).unwrap();
+        assert_eq!(p.state.decision, Decision::GameOver);
         let e = query(Route::Move, "position=4HPwATDgc%2FABMA&position=x").unwrap_err();
         assert!(e.message.contains("twice"), "{}", e.message);
         let e = query(Route::Move, "position=4HPwATDgc%2FABMA&dice=6,4,1").unwrap_err();
