@@ -364,7 +364,7 @@ async fn answer(app: &App, route: Route, p: Params) -> Response {
         Route::Rollout => rollout(app, p).await,
     };
     match result {
-        Ok(v) => json_response(StatusCode::OK, v.to_string()),
+        Ok(body) => json_response(StatusCode::OK, body),
         Err(e) => e.into_response(),
     }
 }
@@ -473,8 +473,9 @@ fn playable(state: &MatchState) -> Result<(), ApiError> {
     }
 }
 
-/// `/v1/move`: every legal play, best first, with equities and probabilities.
-async fn plays(app: &App, p: Params) -> Result<Value, ApiError> {
+/// `/v1/move`: every legal play, best first, with equities and probabilities. The plays
+/// are valued and the reply is written on the worker that searched them.
+async fn plays(app: &App, p: Params) -> Result<String, ApiError> {
     let mut state = p.state;
     playable(&state)?;
     let own = match state.decision {
@@ -495,29 +496,42 @@ async fn plays(app: &App, p: Params) -> Result<Value, ApiError> {
     let depth = p
         .depth
         .map_or(app.shared.engine().settings().depth, Depth::get);
-    let searched = app
-        .shared
-        .search(
-            Query::Move {
-                position: state.position,
-                dice,
-            },
-            depth,
-            |s| {
-                s.rank = RANK;
-                s.probabilities = true;
-            },
-        )
+    let engine = request_engine(app, &state, depth);
+    let query = Query::Move {
+        position: state.position,
+        dice,
+    };
+    let adjust = |s: &mut crate::search::SearchSettings| {
+        s.rank = RANK;
+        s.probabilities = true;
+    };
+    app.shared
+        .search_then(query, depth, adjust, move |searched| {
+            ranked_plays(&engine, &state, dice, searched).map(|v| v.to_string())
+        })
         .await
-        .map_err(pool_error)?;
+        .map_err(pool_error)?
+}
+
+/// The answer of `/v1/move` from the search's ranked plays.
+fn ranked_plays(
+    engine: &crate::engine::Engine,
+    state: &MatchState,
+    dice: Dice,
+    searched: crate::server::Searched,
+) -> Result<Value, ApiError> {
     let SearchOutcome::Move(d) = searched.outcome else {
         return Err(internal("a move search answered something else"));
     };
-    let engine = request_engine(app, &state, u32::from(d.depth));
+    // Valued at the depth reached (plays are re-ranked by their cubeful value at depth 1).
+    let engine = engine.with_settings(EngineSettings {
+        depth: u32::from(d.depth),
+        ..*engine.settings()
+    });
     let by_play: HashMap<crate::game::Play, &crate::search::RankedPlay> =
         d.plays.iter().map(|r| (r.play, r)).collect();
     let valued = engine.value_plays(
-        &state,
+        state,
         d.plays
             .iter()
             .map(|r| RankedPlay {
@@ -542,10 +556,10 @@ async fn plays(app: &App, p: Params) -> Result<Value, ApiError> {
         }));
     }
     Ok(json!({
-        "position": describe(&state),
+        "position": describe(state),
         "dice": [dice.high(), dice.low()],
         "plays": plays,
-        "cubeful_unit": value_unit(&state),
+        "cubeful_unit": value_unit(state),
         "depth": d.depth,
         "capped_from": searched.capped_from,
         "algo": engine.plan().algorithm.name(),
@@ -595,7 +609,7 @@ async fn roller_probabilities(
 }
 
 /// `/v1/cube`: the cube decision with cubeful equities.
-async fn cube(app: &App, p: Params) -> Result<Value, ApiError> {
+async fn cube(app: &App, p: Params) -> Result<String, ApiError> {
     let state = before_roll(p.state)?;
     let depth = p
         .depth
@@ -635,11 +649,12 @@ async fn cube(app: &App, p: Params) -> Result<Value, ApiError> {
         "depth": reached,
         "capped_from": capped_from,
         "ms": ms,
-    }))
+    })
+    .to_string())
 }
 
 /// `/v1/eval`: probabilities and equities of the side to act, before it rolls.
-async fn eval(app: &App, p: Params) -> Result<Value, ApiError> {
+async fn eval(app: &App, p: Params) -> Result<String, ApiError> {
     let state = before_roll(p.state)?;
     let depth = p
         .depth
@@ -675,7 +690,8 @@ async fn eval(app: &App, p: Params) -> Result<Value, ApiError> {
         "depth": reached,
         "capped_from": capped_from,
         "ms": ms,
-    }))
+    })
+    .to_string())
 }
 
 /// The rollout engine, built once on a worker at the first rollout.
@@ -706,7 +722,7 @@ fn estimate_json(e: &Estimate, trials: u64, out: &mut Value) {
 
 /// `/v1/rollout`: cubeless rollout of the position (before its roll) or of the best plays
 /// of a roll, on one worker, stopped at `server.max_request_ms` with what completed.
-async fn rollout(app: &App, p: Params) -> Result<Value, ApiError> {
+async fn rollout(app: &App, p: Params) -> Result<String, ApiError> {
     let state = p.state;
     playable(&state)?;
     let dice = p.dice.or(match state.decision {
@@ -835,7 +851,7 @@ async fn rollout(app: &App, p: Params) -> Result<Value, ApiError> {
             .collect();
         out["plays"] = json!(plays);
     }
-    Ok(out)
+    Ok(out.to_string())
 }
 
 #[cfg(test)]

@@ -74,6 +74,19 @@ impl Shared {
         depth: u32,
         adjust: impl FnOnce(&mut SearchSettings),
     ) -> Result<Searched, PoolError> {
+        self.search_then(query, depth, adjust, |s| s).await
+    }
+
+    /// As [`Shared::search`], then `finish` turns the outcome into the caller's answer on
+    /// the worker thread too (valuing plays, formatting a reply), as the line protocols
+    /// complete their decisions in the job's reply.
+    pub async fn search_then<T: Send + 'static>(
+        &self,
+        query: Query,
+        depth: u32,
+        adjust: impl FnOnce(&mut SearchSettings),
+        finish: impl FnOnce(Searched) -> T + Send + 'static,
+    ) -> Result<T, PoolError> {
         let slot = self
             .queue_slots
             .clone()
@@ -82,27 +95,27 @@ impl Shared {
             .map_err(|_| PoolError::ShuttingDown)?;
         let (mut settings, capped_from) = request_settings(&self.plan, depth, &self.server);
         adjust(&mut settings);
-        let (tx, rx) = oneshot::channel::<SearchOutcome>();
+        let (tx, rx) = oneshot::channel::<Result<T, PoolError>>();
         let cancel = Cancel::new();
         let _guard = CancelOnDrop(cancel.clone());
         let job = Job::new(query, settings, move |outcome| {
             drop(slot);
+            let answer = match outcome {
+                SearchOutcome::Cancelled => Err(PoolError::Cancelled),
+                outcome => Ok(finish(Searched {
+                    outcome,
+                    capped_from,
+                })),
+            };
             // The receiver is gone only if the caller stopped waiting.
-            let _ = tx.send(outcome);
+            let _ = tx.send(answer);
         })
         .with_cancel(cancel);
         self.pool
             .try_submit(job)
             .map_err(|_| PoolError::ShuttingDown)?;
-        match rx.await {
-            Ok(SearchOutcome::Cancelled) => Err(PoolError::Cancelled),
-            Ok(outcome) => Ok(Searched {
-                outcome,
-                capped_from,
-            }),
-            // The reply was dropped unanswered: the search panicked.
-            Err(_) => Err(PoolError::Failed),
-        }
+        // The reply dropped unanswered: the search (or `finish`) panicked.
+        rx.await.unwrap_or(Err(PoolError::Failed))
     }
 
     /// Runs `task` on a pool worker and awaits its result. The task holds a queue slot
