@@ -23,6 +23,7 @@ use axum::extract::rejection::BytesRejection;
 use axum::extract::{Query as QueryString, State};
 use axum::http::{StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
+use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use super::{json_response, ApiError, App};
@@ -393,48 +394,63 @@ fn r6(x: f64) -> f64 {
     (x * 1e6).round() / 1e6
 }
 
+fn probs4(p: &Probabilities) -> [f64; 5] {
+    p.0.map(|x| (x as f64 * 1e4).round() / 1e4)
+}
+
 fn probs_json(p: &Probabilities) -> Value {
-    json!(p
-        .0
-        .iter()
-        .map(|&x| (x as f64 * 1e4).round() / 1e4)
-        .collect::<Vec<_>>())
+    json!(probs4(p))
 }
 
 /// The position a request was about, in every notation, with the board to draw.
-fn describe(state: &MatchState) -> Value {
-    let (pid, mid) = match encode_match_state(state) {
-        Ok((p, m)) => (json!(p), json!(m)),
-        Err(_) => (json!(position_id(&state.position)), Value::Null),
+#[derive(Debug, Serialize)]
+struct Summary {
+    position_id: String,
+    match_id: Option<String>,
+    xgid: String,
+    board: [i8; 26],
+    pips: [u32; 2],
+    cube: u32,
+    cube_owner: &'static str,
+    match_length: u32,
+    score: [u32; 2],
+    crawford: bool,
+    decision: &'static str,
+    dice: Option<[u8; 2]>,
+}
+
+fn describe(state: &MatchState) -> Summary {
+    let (position_id, match_id) = match encode_match_state(state) {
+        Ok((p, m)) => (p, Some(m)),
+        Err(_) => (position_id(&state.position), None),
     };
-    let dice = match state.decision {
-        Decision::Move(d) => json!([d.high(), d.low()]),
-        _ => Value::Null,
-    };
-    json!({
-        "position_id": pid,
-        "match_id": mid,
-        "xgid": Xgid::from_match_state(state).to_string(),
-        "board": state.position.slots().to_vec(),
-        "pips": [state.position.pips(), state.position.opp_pips()],
-        "cube": state.cube,
-        "cube_owner": match state.cube_owner {
+    Summary {
+        position_id,
+        match_id,
+        xgid: Xgid::from_match_state(state).to_string(),
+        board: *state.position.slots(),
+        pips: [state.position.pips(), state.position.opp_pips()],
+        cube: state.cube,
+        cube_owner: match state.cube_owner {
             CubeOwner::Centered => "centered",
             CubeOwner::Me => "self",
             CubeOwner::Opponent => "opponent",
         },
-        "match_length": state.match_length,
-        "score": [state.score, state.opp_score],
-        "crawford": state.crawford,
-        "decision": match state.decision {
+        match_length: state.match_length,
+        score: [state.score, state.opp_score],
+        crawford: state.crawford,
+        decision: match state.decision {
             Decision::Move(_) => "move",
             Decision::DoubleOrRoll => "double or roll",
             Decision::TakeOrDrop => "take or drop",
             Decision::BeaverAnswer => "beaver answer",
             Decision::GameOver => "game over",
         },
-        "dice": dice,
-    })
+        dice: match state.decision {
+            Decision::Move(d) => Some([d.high(), d.low()]),
+            _ => None,
+        },
+    }
 }
 
 /// The server's engine with the position's own cube rules (an XGID's Jacoby and beaver
@@ -507,19 +523,48 @@ async fn plays(app: &App, p: Params) -> Result<String, ApiError> {
     };
     app.shared
         .search_then(query, depth, adjust, move |searched| {
-            ranked_plays(&engine, &state, dice, searched).map(|v| v.to_string())
+            ranked_plays(&engine, &state, dice, searched)
         })
         .await
         .map_err(pool_error)?
 }
 
-/// The answer of `/v1/move` from the search's ranked plays.
+/// One play of a `/v1/move` answer.
+#[derive(Debug, Serialize)]
+struct PlayOut {
+    #[serde(rename = "move")]
+    play: String,
+    equity: f64,
+    cubeful: f64,
+    probs: [f64; 5],
+    depth: u8,
+    position_id: String,
+    board: [i8; 26],
+}
+
+/// A `/v1/move` answer (serialized straight from these types: the reply is built on a
+/// worker for every request, so it goes without an intermediate JSON tree).
+#[derive(Debug, Serialize)]
+struct MoveOut {
+    position: Summary,
+    dice: [u8; 2],
+    plays: Vec<PlayOut>,
+    cubeful_unit: &'static str,
+    depth: u8,
+    capped_from: Option<u32>,
+    algo: &'static str,
+    ms: f64,
+    nodes: u64,
+    evals: u64,
+}
+
+/// The answer of `/v1/move` from the search's ranked plays, as JSON text.
 fn ranked_plays(
     engine: &crate::engine::Engine,
     state: &MatchState,
     dice: Dice,
     searched: crate::server::Searched,
-) -> Result<Value, ApiError> {
+) -> Result<String, ApiError> {
     let SearchOutcome::Move(d) = searched.outcome else {
         return Err(internal("a move search answered something else"));
     };
@@ -545,28 +590,29 @@ fn ranked_plays(
         let Some(found) = by_play.get(&rp.play) else {
             return Err(internal("a ranked play was lost"));
         };
-        plays.push(json!({
-            "move": format_play(&state.position, &rp.play, MoveStyle::Gnubg),
-            "equity": r6(found.equity),
-            "cubeful": r6(*value),
-            "probs": probs_json(&rp.probs),
-            "depth": found.depth,
-            "position_id": position_id(&rp.play.next_position()),
-            "board": rp.play.position.slots().to_vec(),
-        }));
+        plays.push(PlayOut {
+            play: format_play(&state.position, &rp.play, MoveStyle::Gnubg),
+            equity: r6(found.equity),
+            cubeful: r6(*value),
+            probs: probs4(&rp.probs),
+            depth: found.depth,
+            position_id: position_id(&rp.play.next_position()),
+            board: *rp.play.position.slots(),
+        });
     }
-    Ok(json!({
-        "position": describe(state),
-        "dice": [dice.high(), dice.low()],
-        "plays": plays,
-        "cubeful_unit": value_unit(state),
-        "depth": d.depth,
-        "capped_from": searched.capped_from,
-        "algo": engine.plan().algorithm.name(),
-        "ms": d.elapsed.as_secs_f64() * 1000.0,
-        "nodes": d.stats.nodes(),
-        "evals": d.stats.evals,
-    }))
+    let out = MoveOut {
+        position: describe(state),
+        dice: [dice.high(), dice.low()],
+        plays,
+        cubeful_unit: value_unit(state),
+        depth: d.depth,
+        capped_from: searched.capped_from,
+        algo: engine.plan().algorithm.name(),
+        ms: d.elapsed.as_secs_f64() * 1000.0,
+        nodes: d.stats.nodes(),
+        evals: d.stats.evals,
+    };
+    serde_json::to_string(&out).map_err(|e| internal(&format!("the answer did not serialize: {e}")))
 }
 
 /// The state of a question before the roll: a position with dice asks about the cube
