@@ -3,10 +3,10 @@
 //! interface, HTTP), rendered in Prometheus' text exposition format.
 //!
 //! A small registry of its own: a fixed set of series, each an atomic counter or a
-//! histogram with fixed buckets, so recording is a few relaxed atomic additions and never
-//! takes a lock on the request path. HTTP responses by route and status are the one
-//! labelled family that grows with use; its routes are the fixed set the HTTP layer names,
-//! so it stays small.
+//! histogram with fixed buckets, so recording a connection, decision or error is a few
+//! relaxed atomic additions, without a lock. HTTP responses by route and status are the one
+//! labelled family that grows with use (a short mutex per response); its routes are the
+//! fixed set the HTTP layer names, so it stays small.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
