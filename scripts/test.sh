@@ -2,7 +2,8 @@
 # Installs what the tests need, then runs the checks CI runs: fmt, clippy, tests.
 #
 # The tests that need gnubg fail when it is missing. STARGAMMON_SKIP_GNUBG=1 skips them
-# instead (and this script then does not install gnubg); the test harness still counts a
+# instead (and this script then does not install gnubg); likewise STARGAMMON_SKIP_BROWSER
+# (Chromium, Node.js) and STARGAMMON_SKIP_SCHEMATHESIS. The test harness still counts a
 # skipped test as passed, so each one appends a line to the file named by
 # STARGAMMON_SKIP_LOG, which this script creates, and the closing summary counts those
 # lines as skipped rather than passed and names the tests. A file is used rather than the
@@ -19,6 +20,31 @@ if [ "${STARGAMMON_SKIP_GNUBG:-}" != 1 ] && [ -z "${STARGAMMON_GNUBG:-}" ] \
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends gnubg >/dev/null
 fi
 
+# The HTTP tests: Chromium and Node.js for the board page in a real browser
+# (STARGAMMON_SKIP_BROWSER=1 skips them), schemathesis for the OpenAPI document
+# (STARGAMMON_SKIP_SCHEMATHESIS=1).
+apt_packages=()
+if [ "${STARGAMMON_SKIP_BROWSER:-}" != 1 ] && [ -z "${STARGAMMON_CHROMIUM:-}" ]; then
+  if [ ! -x /usr/bin/chromium ] && ! command -v chromium >/dev/null 2>&1; then
+    apt_packages+=(chromium fonts-dejavu-core)
+  fi
+  if ! command -v node >/dev/null 2>&1; then apt_packages+=(nodejs); fi
+fi
+if [ "${#apt_packages[@]}" -gt 0 ]; then
+  echo "test.sh: installing ${apt_packages[*]} (apt)" >&2
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${apt_packages[@]}" >/dev/null
+fi
+if [ "${STARGAMMON_SKIP_SCHEMATHESIS:-}" != 1 ] && [ -z "${STARGAMMON_SCHEMATHESIS:-}" ] \
+  && ! command -v schemathesis >/dev/null 2>&1; then
+  echo "test.sh: installing schemathesis (pip)" >&2
+  python3 -m pip install -q 'schemathesis>=4,<5'
+  # pyenv and user installs put the command where a fresh shell looks for it.
+  if command -v pyenv >/dev/null 2>&1; then pyenv rehash; fi
+fi
+
 cargo fmt --all -- --check
 cargo clippy --all-targets --locked -- -D warnings
 # Run every test target, going on past failures so the summary covers all of them, then
@@ -32,7 +58,7 @@ awk -v skipped="$(wc -l <"$skips")" \
   '/^test result:/ { p += $4; f += $6; i += $8 }
    END {
      printf "%d passed, %d failed, %d ignored", p - skipped, f, i
-     if (skipped > 0) printf ", %d skipped without gnubg (STARGAMMON_SKIP_GNUBG=1)", skipped
+     if (skipped > 0) printf ", %d skipped for a missing peer (STARGAMMON_SKIP_*=1)", skipped
      printf "\n"
    }' "$log"
 sed 's/^/  /' "$skips"

@@ -18,6 +18,7 @@ use crate::search::Algorithm;
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
     pub server: ServerConfig,
+    pub http: HttpConfig,
     pub engine: EngineConfig,
     pub cube: CubeSettings,
 }
@@ -86,6 +87,36 @@ impl Default for ServerConfig {
 impl ServerConfig {
     pub fn idle_timeout(&self) -> Option<Duration> {
         (self.idle_timeout_secs > 0).then(|| Duration::from_secs(self.idle_timeout_secs))
+    }
+}
+
+/// The HTTP/JSON API and board page, a second listener of `serve` (off by default).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct HttpConfig {
+    /// Address of the HTTP listener; empty: no HTTP listener.
+    pub listen: String,
+    /// Largest accepted request body in bytes.
+    pub max_body_bytes: usize,
+    /// Most trials one `/v1/rollout` request may ask for (per play with dice).
+    pub max_rollout_trials: u64,
+}
+
+impl Default for HttpConfig {
+    fn default() -> Self {
+        HttpConfig {
+            listen: String::new(),
+            max_body_bytes: 16 * 1024,
+            max_rollout_trials: 1296,
+        }
+    }
+}
+
+impl HttpConfig {
+    /// The address to listen on, when the listener is on.
+    pub fn address(&self) -> Option<&str> {
+        let a = self.listen.trim();
+        (!a.is_empty()).then_some(a)
     }
 }
 
@@ -258,6 +289,12 @@ impl Config {
         }
         if self.server.max_line_bytes < 256 {
             return bad("server.max_line_bytes must be at least 256 (gnubg lines)".to_string());
+        }
+        if self.http.max_body_bytes < 256 {
+            return bad("http.max_body_bytes must be at least 256".to_string());
+        }
+        if self.http.max_rollout_trials == 0 {
+            return bad("http.max_rollout_trials must be at least 1".to_string());
         }
         if self.engine.queue == 0 {
             return bad("engine.queue must be at least 1".to_string());
@@ -546,6 +583,11 @@ mod tests {
         assert!(Config::from_toml("[engine]\ndepth = 2\n", "t").is_err());
         assert!(Config::from_toml("[engine]\nalgorithm = \"alpha\"\n", "t").is_err());
         assert!(Config::from_toml("[server]\nboard_convention = \"x\"\n", "t").is_err());
+        let c = Config::from_toml("[http]\nlisten = \"127.0.0.1:8080\"\n", "t").unwrap();
+        assert_eq!(c.http.address(), Some("127.0.0.1:8080"));
+        assert_eq!(Config::default().http.address(), None);
+        assert!(Config::from_toml("[http]\nport = 8080\n", "t").is_err());
+        assert!(Config::from_toml("[http]\nmax_rollout_trials = 0\n", "t").is_err());
         let c = Config::from_toml("[server]\nboard_convention = \"gnubg\"\n", "t").unwrap();
         assert_eq!(c.server.board_convention, BoardConvention::Gnubg);
     }

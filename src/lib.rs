@@ -17,6 +17,7 @@
 //! | [`arena`] | playing games: duels, the referee, engines over sockets |
 //! | [`train`] | TD(lambda) self-play |
 //! | [`server`] | the tokio server and its operator's log (games, latencies) |
+//! | [`http`] | the HTTP/JSON API, `/metrics` and the board page (axum) |
 //! | [`fibs`] | the FIBS bot |
 //! | [`bench`] | benchmark kernels |
 //! | [`cli`] | one module per subcommand |
@@ -30,6 +31,7 @@ pub mod engine;
 pub mod eval;
 pub mod fibs;
 pub mod game;
+pub mod http;
 pub mod notation;
 pub mod players;
 pub mod protocol;

@@ -24,6 +24,7 @@ fn depth_one_requests_do_not_wait_behind_maximal_ones() {
         rate: None,
         heavy: 2,
         config,
+        http: false,
     };
     let r = run(&b).expect("the benchmark runs");
     assert_eq!(r.decisions, 300);

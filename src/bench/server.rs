@@ -18,17 +18,23 @@
 //! may send (`evaluation fibsboard ... plies 7`, answered at the server's depth and time
 //! caps) one after another for the whole run, starting before the measured load: the
 //! latencies then show whether cheap requests wait behind expensive ones.
+//!
+//! With `http`, the same decisions go to the HTTP API instead (`POST /v1/move` with a gnubg
+//! Position ID, the dice and the depth, on keep-alive HTTP/1.1 connections; each reply is
+//! read whole, the ranked plays with their probabilities), served by the same pool.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::net::tcp::OwnedReadHalf;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
 
 use crate::config::Config;
 use crate::game::{Decision, MatchState};
 use crate::notation::fibs_board::{Convention, FibsBoard, FibsSeat};
+use crate::notation::position_id;
 
 use crate::server::{run_with, Shared};
 
@@ -43,6 +49,8 @@ pub struct ServerBench {
     /// Connections sending maximal requests throughout (see the module docs).
     pub heavy: usize,
     pub config: Config,
+    /// Load the HTTP API (`POST /v1/move`) instead of the line protocol.
+    pub http: bool,
 }
 
 /// What was measured.
@@ -54,7 +62,7 @@ pub struct ServerBenchResult {
     pub p50_ms: f64,
     pub p99_ms: f64,
     pub max_ms: f64,
-    /// Replies that were `Error:` lines (should be 0).
+    /// Replies that were `Error:` lines or HTTP errors (should be 0).
     pub errors: usize,
     /// Maximal requests answered on the heavy connections.
     pub heavy_answered: usize,
@@ -74,6 +82,74 @@ pub fn request_set(limit: usize) -> Result<Vec<String>, String> {
     Ok(out)
 }
 
+/// The same decisions as HTTP requests: `POST /v1/move` with the position's gnubg id, the
+/// dice and `depth`, on a keep-alive connection.
+pub fn http_request_set(limit: usize, depth: u32) -> Result<Vec<String>, String> {
+    let set = crate::bench::movegen_set()?;
+    Ok(set
+        .into_iter()
+        .take(limit)
+        .map(|(pos, dice)| {
+            let body = format!(
+                r#"{{"position":"{}","dice":[{},{}],"depth":{depth}}}"#,
+                position_id(&pos),
+                dice.high(),
+                dice.low()
+            );
+            format!(
+                "POST /v1/move HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\n\
+                 Content-Length: {}\r\n\r\n{body}",
+                body.len()
+            )
+        })
+        .collect())
+}
+
+/// Reads one reply: a line, or with `http` a whole HTTP response (status line, headers,
+/// `Content-Length` body). `Ok(true)` for an error reply; `Err` when the server closed.
+async fn read_reply(
+    r: &mut BufReader<OwnedReadHalf>,
+    http: bool,
+    line: &mut String,
+    body: &mut Vec<u8>,
+) -> std::io::Result<bool> {
+    let closed = || {
+        std::io::Error::new(
+            std::io::ErrorKind::UnexpectedEof,
+            "server closed the connection",
+        )
+    };
+    line.clear();
+    if r.read_line(line).await? == 0 {
+        return Err(closed());
+    }
+    if !http {
+        return Ok(line.starts_with("Error"));
+    }
+    let failed = !line.starts_with("HTTP/1.1 200");
+    let mut length = 0usize;
+    loop {
+        line.clear();
+        if r.read_line(line).await? == 0 {
+            return Err(closed());
+        }
+        let header = line.trim_end();
+        if header.is_empty() {
+            break;
+        }
+        if let Some((k, v)) = header.split_once(':') {
+            if k.eq_ignore_ascii_case("content-length") {
+                length = v.trim().parse().map_err(|_| {
+                    std::io::Error::new(std::io::ErrorKind::InvalidData, "bad Content-Length")
+                })?;
+            }
+        }
+    }
+    body.resize(length, 0);
+    r.read_exact(body).await?;
+    Ok(failed)
+}
+
 fn percentile(sorted: &[f64], q: f64) -> f64 {
     if sorted.is_empty() {
         return 0.0;
@@ -85,6 +161,7 @@ fn percentile(sorted: &[f64], q: f64) -> f64 {
 async fn client(
     addr: std::net::SocketAddr,
     requests: Vec<String>,
+    http: bool,
 ) -> std::io::Result<(Vec<f64>, usize)> {
     let stream = TcpStream::connect(addr).await?;
     stream.set_nodelay(true)?;
@@ -93,18 +170,13 @@ async fn client(
     let mut latencies = Vec::with_capacity(requests.len());
     let mut errors = 0;
     let mut line = String::new();
+    let mut body = Vec::new();
     for req in requests {
         let t = Instant::now();
         w.write_all(req.as_bytes()).await?;
-        line.clear();
-        if r.read_line(&mut line).await? == 0 {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::UnexpectedEof,
-                "server closed the connection",
-            ));
-        }
+        let failed = read_reply(&mut r, http, &mut line, &mut body).await?;
         latencies.push(t.elapsed().as_secs_f64() * 1e3);
-        if line.starts_with("Error") {
+        if failed {
             errors += 1;
         }
     }
@@ -120,6 +192,7 @@ async fn paced_client(
     start: tokio::time::Instant,
     offset: Duration,
     interval: Duration,
+    http: bool,
 ) -> std::io::Result<(Vec<f64>, usize)> {
     let stream = TcpStream::connect(addr).await?;
     stream.set_nodelay(true)?;
@@ -140,19 +213,14 @@ async fn paced_client(
     let mut latencies = Vec::with_capacity(n);
     let mut errors = 0;
     let mut line = String::new();
+    let mut body = Vec::new();
     for _ in 0..n {
-        line.clear();
-        if r.read_line(&mut line).await? == 0 {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::UnexpectedEof,
-                "server closed the connection",
-            ));
-        }
+        let failed = read_reply(&mut r, http, &mut line, &mut body).await?;
         let Some(sent) = sent_rx.recv().await else {
             return Err(std::io::Error::other("a reply came before its request"));
         };
         latencies.push(sent.elapsed().as_secs_f64() * 1e3);
-        if line.starts_with("Error") {
+        if failed {
             errors += 1;
         }
     }
@@ -176,11 +244,19 @@ fn drive_clients(
         .map(|i| {
             let n = b.requests / c + usize::from(i < b.requests % c);
             (0..n)
-                .map(|k| format!("{}\n", set[(i * 7919 + k) % set.len()]))
+                .map(|k| {
+                    let req = &set[(i * 7919 + k) % set.len()];
+                    if b.http {
+                        req.clone()
+                    } else {
+                        format!("{req}\n")
+                    }
+                })
                 .collect()
         })
         .collect();
     let rate = b.rate;
+    let http = b.http;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
@@ -195,9 +271,9 @@ fn drive_clients(
                     // i / rate seconds in, so the streams interleave evenly.
                     let interval = Duration::from_secs_f64(c as f64 / rate);
                     let offset = Duration::from_secs_f64(i as f64 / rate);
-                    tokio::spawn(paced_client(addr, reqs, t0, offset, interval))
+                    tokio::spawn(paced_client(addr, reqs, t0, offset, interval, http))
                 }
-                None => tokio::spawn(client(addr, reqs)),
+                None => tokio::spawn(client(addr, reqs, http)),
             });
         }
         let mut lat = Vec::with_capacity(b.requests);
@@ -261,28 +337,64 @@ pub fn run(b: &ServerBench) -> Result<ServerBenchResult, Box<dyn std::error::Err
         .max(b.connections + b.heavy + 1);
     config.validate()?;
     let shared = Shared::from_config(&config)?;
-    let set = request_set(2000)?;
+    let set = if b.http {
+        http_request_set(2000, b.depth)?
+    } else {
+        request_set(2000)?
+    };
+    // The heavy connections always speak the line protocol (its `evaluation` request is
+    // the most expensive a peer can send), whatever protocol the measured load uses.
+    let heavy_set = if b.heavy > 0 {
+        request_set(2000)?
+    } else {
+        Vec::new()
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()?;
     let result = runtime.block_on(async {
         let listener = TcpListener::bind("127.0.0.1:0").await?;
-        let addr = listener.local_addr()?;
+        let mut addr = listener.local_addr()?;
+        let line_addr = addr;
         let (stop_tx, stop_rx) = oneshot::channel::<()>();
-        let server = tokio::spawn(run_with(listener, shared.clone(), async {
+        let stop = tokio_util::sync::CancellationToken::new();
+        let trigger = stop.clone();
+        tokio::spawn(async move {
             let _ = stop_rx.await;
-        }));
+            trigger.cancel();
+        });
+        let mut http_server = None;
+        if b.http {
+            let l = TcpListener::bind("127.0.0.1:0").await?;
+            addr = l.local_addr()?;
+            http_server = Some(tokio::spawn(crate::http::serve(
+                l,
+                shared.clone(),
+                config.clone(),
+                stop.clone().cancelled_owned(),
+            )));
+        }
+        let server = tokio::spawn(run_with(listener, shared.clone(), stop.cancelled_owned()));
         // Warm-up: one pass of a few requests per connection-sized batch.
-        let warm: Vec<String> = set.iter().take(64).map(|s| format!("{s}\n")).collect();
-        client(addr, warm).await?;
+        let warm: Vec<String> = set
+            .iter()
+            .take(64)
+            .map(|s| if b.http { s.clone() } else { format!("{s}\n") })
+            .collect();
+        client(addr, warm, b.http).await?;
 
         let (stop_heavy, heavy_stop) = tokio::sync::watch::channel(false);
         let heavy: Vec<_> = (0..b.heavy)
             .map(|i| {
                 // Every 7th board of the set from a different start: no two alike.
-                let boards = set.iter().skip(1000 + i).step_by(7).cloned().collect();
-                tokio::spawn(heavy_client(addr, boards, heavy_stop.clone()))
+                let boards = heavy_set
+                    .iter()
+                    .skip(1000 + i)
+                    .step_by(7)
+                    .cloned()
+                    .collect();
+                tokio::spawn(heavy_client(line_addr, boards, heavy_stop.clone()))
             })
             .collect();
         if b.heavy > 0 {
@@ -308,6 +420,9 @@ pub fn run(b: &ServerBench) -> Result<ServerBenchResult, Box<dyn std::error::Err
         }
         let _ = stop_tx.send(());
         let _ = tokio::time::timeout(Duration::from_secs(5), server).await;
+        if let Some(h) = http_server {
+            let _ = tokio::time::timeout(Duration::from_secs(5), h).await;
+        }
         let decisions_per_sec = lat.len() as f64 / seconds;
         Ok::<_, Box<dyn std::error::Error + Send + Sync>>(ServerBenchResult {
             decisions: lat.len(),
@@ -338,6 +453,7 @@ mod tests {
             rate,
             heavy: 0,
             config: Config::default(),
+            http: false,
         };
         run(&b).expect("the benchmark runs")
     }
@@ -359,10 +475,28 @@ mod tests {
             rate: None,
             heavy: 0,
             config: Config::default(),
+            http: false,
         };
         let r = run(&b).expect("the benchmark runs");
         assert_eq!(r.decisions, 203);
         assert_eq!(r.errors, 0);
+    }
+
+    #[test]
+    fn the_http_api_answers_every_request_in_both_load_models() {
+        for rate in [None, Some(1000.0)] {
+            let b = ServerBench {
+                connections: 4,
+                depth: 1,
+                requests: 200,
+                rate,
+                heavy: 0,
+                config: Config::default(),
+                http: true,
+            };
+            let r = run(&b).expect("the benchmark runs");
+            assert_eq!((r.decisions, r.errors), (200, 0), "{rate:?}");
+        }
     }
 
     #[test]

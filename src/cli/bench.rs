@@ -60,6 +60,10 @@ pub struct ServerArgs {
     /// Server configuration file (default: the built-in defaults).
     #[arg(long)]
     pub config: Option<std::path::PathBuf>,
+    /// Load the HTTP API (`POST /v1/move`, keep-alive connections) instead of the
+    /// line protocol.
+    #[arg(long)]
+    pub http: bool,
     /// Print one JSON object on stdout.
     #[arg(long)]
     pub json: bool,
@@ -129,6 +133,7 @@ fn server(a: ServerArgs) -> Result<(), CliError> {
         rate: a.rate,
         heavy: a.heavy,
         config,
+        http: a.http,
     };
     let r = crate::bench::server::run(&b)?;
     let mut command = format!(
@@ -144,12 +149,16 @@ fn server(a: ServerArgs) -> Result<(), CliError> {
     if let Some(p) = &a.config {
         command.push_str(&format!(" --config {}", p.display()));
     }
+    if a.http {
+        command.push_str(" --http");
+    }
     if a.json {
         command.push_str(" --json");
         println!(
             "{}",
             serde_json::json!({
                 "connections": a.connections,
+                "protocol": if a.http { "http" } else { "gnubg" },
                 "depth": a.depth,
                 "load": if a.rate.is_some() { "open" } else { "closed" },
                 "rate": a.rate,
@@ -166,13 +175,14 @@ fn server(a: ServerArgs) -> Result<(), CliError> {
             })
         );
     } else {
+        let over = if a.http { "HTTP API" } else { "line protocol" };
         match a.rate {
             Some(rate) => println!(
-                "server: {} connections, depth {}, open loop at {rate} requests/s",
+                "server ({over}): {} connections, depth {}, open loop at {rate} requests/s",
                 a.connections, a.depth
             ),
             None => println!(
-                "server: {} connections, depth {}, closed loop",
+                "server ({over}): {} connections, depth {}, closed loop",
                 a.connections, a.depth
             ),
         }

@@ -209,23 +209,10 @@ fn no_cube_reason(state: &MatchState) -> Option<(&'static str, String)> {
 /// The answer cli.md names for the acting side: "double" or "no double" for the roller,
 /// "take", "drop" or "beaver" at a take question.
 fn cube_action(state: &MatchState, d: &CubeDecision, rules: &CubeSettings) -> &'static str {
-    if matches!(state.decision, Decision::TakeOrDrop) {
-        return match d.response {
-            TakeAction::Take => "take",
-            TakeAction::Drop => "drop",
-            TakeAction::Beaver if state.is_money() && rules.beavers => "beaver",
-            TakeAction::Beaver => "take",
-        };
-    }
-    if no_cube_reason(state).is_some() {
+    if !matches!(state.decision, Decision::TakeOrDrop) && no_cube_reason(state).is_some() {
         return "no double";
     }
-    match d.action {
-        DoubleAction::DoubleTake | DoubleAction::DoublePass | DoubleAction::DoubleBeaver => {
-            "double"
-        }
-        _ => "no double",
-    }
+    crate::engine::cube_answer(state, d, rules)
 }
 
 /// gnubg's words for the proper cube action: "No double, take", "Double, pass",

@@ -1,86 +1,9 @@
-//! The `POS` argument of the commands that take a position: one function reads every
-//! format a user may paste, so all commands accept the same inputs.
-//!
-//! Accepted: a gnubg Position ID (`4HPwATDgc/ABMA`), a gnubg id with Match ID
-//! (`4HPwATDgc/ABMA:MAELAAAAAAAA`), an XGID (`XGID=...`, prefix optional), and FIBS board
-//! strings (`board:...`), read in the convention their fields show (gnubg's fixed
-//! orientation when they cannot tell, as gnubg reads them).
+//! The `POS` argument of the commands that take a position: every format a user may paste,
+//! read by [`crate::notation::text`] (the HTTP API reads positions with the same function).
 
-use std::fmt;
-
-use crate::game::MatchState;
-use crate::notation::fibs_board::{
-    detect_line_convention, parse_match_state, Convention, FibsBoardError,
+pub use crate::notation::text::{
+    parse_position_text as parse_pos_arg, PositionTextError as PosArgError,
 };
-use crate::notation::{parse_gnubg_ids, IdError, Xgid, XgidError};
-
-/// Why a `POS` argument was not understood.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PosArgError {
-    /// Nothing was given.
-    Empty,
-    /// It looked like a gnubg id and was not a valid one.
-    Gnubg(IdError),
-    /// It looked like an XGID and was not a valid one.
-    Xgid(XgidError),
-    /// It looked like a FIBS board string and was not a valid one.
-    FibsBoard(FibsBoardError),
-}
-
-impl fmt::Display for PosArgError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            PosArgError::Empty => write!(f, "no position given"),
-            PosArgError::Gnubg(e) => write!(f, "bad gnubg id: {e}"),
-            PosArgError::Xgid(e) => write!(f, "bad XGID: {e}"),
-            PosArgError::FibsBoard(e) => write!(f, "bad FIBS board: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for PosArgError {}
-
-/// The kinds of text a `POS` argument can be.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum PosFormat {
-    Xgid,
-    FibsBoard,
-    Gnubg,
-}
-
-fn detect(text: &str) -> PosFormat {
-    let head = text.get(..6).unwrap_or(text).to_ascii_lowercase();
-    if head.starts_with("xgid=") {
-        return PosFormat::Xgid;
-    }
-    if head.starts_with("board:") {
-        return PosFormat::FibsBoard;
-    }
-    // An XGID without its prefix: 26 position characters and at least 8 more fields.
-    let first = text.split(':').next().unwrap_or("");
-    if first.chars().count() == 26 && text.split(':').count() >= 9 {
-        return PosFormat::Xgid;
-    }
-    PosFormat::Gnubg
-}
-
-/// Reads a `POS` argument into the typed match state (relative to the side to act).
-pub fn parse_pos_arg(text: &str) -> Result<MatchState, PosArgError> {
-    let text = text.trim();
-    if text.is_empty() {
-        return Err(PosArgError::Empty);
-    }
-    match detect(text) {
-        PosFormat::Xgid => Xgid::parse(text)
-            .and_then(|x| x.to_match_state())
-            .map_err(PosArgError::Xgid),
-        PosFormat::FibsBoard => {
-            let convention = detect_line_convention(text).unwrap_or(Convention::Gnubg);
-            parse_match_state(text, convention).map_err(PosArgError::FibsBoard)
-        }
-        PosFormat::Gnubg => parse_gnubg_ids(text).map_err(PosArgError::Gnubg),
-    }
-}
 
 /// The roll of a command: `--dice D1 D2` when given, else the dice the position itself
 /// holds (a checker-play decision), else none.

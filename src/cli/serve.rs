@@ -19,6 +19,10 @@ pub struct ServeArgs {
     /// Log lines as text or as one JSON object each.
     #[arg(long, value_enum, default_value = "text")]
     pub log_format: LogFormat,
+    /// Address of the HTTP API and board page, overriding http.listen (e.g.
+    /// 127.0.0.1:8080); off unless given here or in the config.
+    #[arg(long)]
+    pub http: Option<String>,
 }
 
 /// Reads the config named on the command line, or the default file, or the defaults, with
@@ -95,6 +99,9 @@ pub fn run(args: ServeArgs) -> Result<(), CliError> {
     if let Some(l) = args.listen {
         config.server.listen = l;
     }
+    if let Some(h) = args.http {
+        config.http.listen = h;
+    }
     config.validate()?;
     init_logging(args.log_format);
     let overrides = EnvOverrides::new(EnvOverrides::process_vars(), &Config::sections(), &[]);
@@ -111,7 +118,37 @@ pub fn run(args: ServeArgs) -> Result<(), CliError> {
         let listener = tokio::net::TcpListener::bind(&config.server.listen)
             .await
             .map_err(|e| format!("cannot listen on {}: {e}", config.server.listen))?;
-        let summary = crate::server::run(listener, config, shutdown).await?;
+        let http_listener = match config.http.address() {
+            Some(addr) => Some(
+                tokio::net::TcpListener::bind(addr)
+                    .await
+                    .map_err(|e| format!("cannot listen on {addr} (http.listen): {e}"))?,
+            ),
+            None => None,
+        };
+        let shared = crate::server::Shared::from_config(&config)?;
+        // One signal stops both listeners.
+        let stop = tokio_util::sync::CancellationToken::new();
+        let trigger = stop.clone();
+        tokio::spawn(async move {
+            shutdown.await;
+            trigger.cancel();
+        });
+        let http = http_listener.map(|l| {
+            tokio::spawn(crate::http::serve(
+                l,
+                shared.clone(),
+                config.clone(),
+                stop.clone().cancelled_owned(),
+            ))
+        });
+        crate::server::run_with(listener, shared.clone(), stop.cancelled()).await;
+        if let Some(h) = http {
+            let _ = h.await;
+        }
+        let summary = shared.summary();
+        // Dropping the pool joins its threads: do it off the runtime.
+        let _ = tokio::task::spawn_blocking(move || drop(shared)).await;
         Ok::<_, CliError>(summary)
     })?;
     tracing::info!("stopped: {summary}");

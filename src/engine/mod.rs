@@ -627,6 +627,35 @@ impl Engine {
     }
 }
 
+/// The cube answer as the command line and the HTTP API name it, for the acting side:
+/// "double" or "no double" for the roller, "take", "drop" or "beaver" at a take question
+/// (a beaver only in money play with beavers allowed by `rules`).
+pub fn cube_answer(
+    state: &MatchState,
+    d: &cube::CubeDecision,
+    rules: &cube::CubeSettings,
+) -> &'static str {
+    if matches!(state.decision, Decision::TakeOrDrop) {
+        return match d.response {
+            TakeAction::Take => "take",
+            TakeAction::Drop => "drop",
+            TakeAction::Beaver if state.is_money() && rules.beavers => "beaver",
+            TakeAction::Beaver => "take",
+        };
+    }
+    let can_double = state.may_double && !state.crawford;
+    match d.action {
+        cube::DoubleAction::DoubleTake
+        | cube::DoubleAction::DoublePass
+        | cube::DoubleAction::DoubleBeaver
+            if can_double =>
+        {
+            "double"
+        }
+        _ => "no double",
+    }
+}
+
 /// Seeds for non-deterministic noise: a process-wide counter, so a run is reproducible given
 /// the order of its requests.
 static NOISE_COUNTER: AtomicU64 = AtomicU64::new(1);

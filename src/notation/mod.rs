@@ -8,6 +8,7 @@
 pub mod fibs_board;
 pub mod ids;
 pub mod moves;
+pub mod text;
 pub mod xgid;
 
 pub use ids::{

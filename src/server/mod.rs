@@ -63,6 +63,12 @@ use crate::search::pool::Lane;
 use crate::search::{Cancel, Job, Pool, PoolConfig, Query, SearchOutcome, TranspositionTable};
 use games::{GameSummary, GameTracker, Latencies};
 
+pub mod metrics;
+mod work;
+
+use metrics::{Metrics, Protocol};
+pub use work::{PoolError, Searched};
+
 /// Why the server could not start or run.
 #[derive(Debug)]
 pub enum ServerError {
@@ -99,6 +105,8 @@ pub struct Shared {
     /// Every decision's time, over all connections (for the stop summary).
     latencies: std::sync::Mutex<Latencies>,
     started: Instant,
+    /// Counters for `/metrics`, for every protocol.
+    metrics: Metrics,
 }
 
 impl std::fmt::Debug for Shared {
@@ -150,6 +158,7 @@ impl Shared {
             refused: AtomicU64::new(0),
             latencies: std::sync::Mutex::new(Latencies::default()),
             started: Instant::now(),
+            metrics: Metrics::default(),
         }))
     }
 
@@ -252,6 +261,7 @@ pub async fn run_with(
         let Ok(permit) = connections.clone().try_acquire_owned() else {
             shared.refused.fetch_add(1, Ordering::Relaxed);
             warn!(%peer, limit = shared.server.max_connections, "connection refused: server.max_connections reached");
+            shared.metrics.tcp_refused();
             tracker.spawn(async move {
                 let _ = stream.write_all(b"Error: too many connections\n").await;
                 let _ = stream.shutdown().await;
@@ -266,7 +276,8 @@ pub async fn run_with(
         tracker.spawn(
             async move {
                 debug!("connected");
-                Connection::new(stream, shared, token).serve().await;
+                let _open = shared.metrics.tcp_accepted();
+                Connection::new(stream, shared.clone(), token).serve().await;
                 drop(permit);
             }
             .instrument(span),
@@ -411,6 +422,23 @@ struct Connection {
     games: GameTracker,
 }
 
+impl Drop for Connection {
+    fn drop(&mut self) {
+        if let Some(mode) = self.mode {
+            self.shared.metrics.connection_closed(mode.protocol());
+        }
+    }
+}
+
+impl Mode {
+    fn protocol(self) -> Protocol {
+        match self {
+            Mode::Player => Protocol::GnubgPlayer,
+            Mode::Interface => Protocol::GnubgInterface,
+        }
+    }
+}
+
 impl Connection {
     fn new(stream: TcpStream, shared: Arc<Shared>, token: CancellationToken) -> Connection {
         let (reader, writer) = stream.into_split();
@@ -493,6 +521,9 @@ impl Connection {
     }
 
     async fn write_line(&mut self, line: &str) -> Result<(), Closed> {
+        if line.starts_with("Error") {
+            self.count_error();
+        }
         let mut out = Vec::with_capacity(line.len() + 1);
         out.extend_from_slice(line.as_bytes());
         out.push(b'\n');
@@ -500,6 +531,12 @@ impl Connection {
             .write_all(&out)
             .await
             .map_err(|_| Closed::WriteError)
+    }
+
+    /// An error reply or a failed decision, for `/metrics`.
+    fn count_error(&self) {
+        let mode = self.mode.unwrap_or(Mode::Interface);
+        self.shared.metrics.error(mode.protocol());
     }
 
     /// Serves the connection to its end, then logs its summary (and the game in progress).
@@ -557,6 +594,7 @@ impl Connection {
                 };
                 tracing::Span::current().record("mode", name);
                 debug!(mode = name, "protocol detected");
+                self.shared.metrics.connection_opened(mode.protocol());
                 self.mode = Some(mode);
             }
             let r = match self.mode {
@@ -573,6 +611,7 @@ impl Connection {
     async fn player_frame(&mut self, frame: Frame) -> Result<(), Closed> {
         let Frame::Line { bytes, .. } = frame else {
             error!("over-long line from gnubg; answering with an empty line");
+            self.count_error();
             return self.write_line("").await;
         };
         let text = String::from_utf8_lossy(&bytes).into_owned();
@@ -586,6 +625,7 @@ impl Connection {
                 // Nothing gnubg sends should fail here; an empty line is the only reply that
                 // neither stops gnubg nor resigns.
                 error!(error = %e, board = %text, "unreadable board from gnubg");
+                self.count_error();
                 return self.write_line("").await;
             }
         };
@@ -602,10 +642,12 @@ impl Connection {
             Err(Failure::ClientGone(c)) => return Err(c),
             Err(Failure::Engine(e)) => {
                 error!(error = %e, "decision failed; answering without a search");
+                self.count_error();
                 fallback_player_reply(&state)
             }
             Err(Failure::Internal) => {
                 error!("search failed; answering without a search");
+                self.count_error();
                 fallback_player_reply(&state)
             }
             Err(Failure::Unavailable) => return Err(Closed::Shutdown),
@@ -744,6 +786,8 @@ impl Connection {
             self.latencies.record(took);
             self.games.decided(took);
             self.shared.note_decision(took);
+            let mode = self.mode.unwrap_or(Mode::Interface);
+            self.shared.metrics.decision(mode.protocol(), took);
             debug!(ms = took.as_secs_f64() * 1000.0, "decided");
         }
         r

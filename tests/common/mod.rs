@@ -46,24 +46,41 @@ pub fn gnubg_path() -> Option<PathBuf> {
 /// the harness's output capture, and into the file named by `STARGAMMON_SKIP_LOG` when
 /// that is set.
 pub fn gnubg_or_skip(test: &str) -> Option<PathBuf> {
-    if let Some(p) = gnubg_path() {
+    peer_or_skip(
+        test,
+        "gnubg",
+        gnubg_path(),
+        SKIP_GNUBG,
+        &format!("({GNUBG_OVERRIDE}, {GNUBG}, PATH): install the Debian package gnubg"),
+    )
+}
+
+/// As [`gnubg_or_skip`] for any outside program a test needs (`found`: where it is, if
+/// anywhere): a missing one fails the test unless `skip_env=1` is set outside CI.
+pub fn peer_or_skip(
+    test: &str,
+    what: &str,
+    found: Option<PathBuf>,
+    skip_env: &str,
+    install: &str,
+) -> Option<PathBuf> {
+    if let Some(p) = found {
         return Some(p);
     }
     let name = format!("{}::{test}", env!("CARGO_CRATE_NAME"));
     let ci = std::env::var("CI").as_deref() == Ok("true");
-    let opted_out = std::env::var(SKIP_GNUBG).as_deref() == Ok("1");
+    let opted_out = std::env::var(skip_env).as_deref() == Ok("1");
     if ci || !opted_out {
         panic!(
-            "{name} needs gnubg, which was not found ({GNUBG_OVERRIDE}, {GNUBG}, PATH): install \
-             the Debian package gnubg (scripts/test.sh does){}",
+            "{name} needs {what}, which was not found {install} (scripts/test.sh does){}",
             if ci {
-                " (STARGAMMON_SKIP_GNUBG is not honoured under CI=true)"
+                format!(" ({skip_env} is not honoured under CI=true)")
             } else {
-                ", or set STARGAMMON_SKIP_GNUBG=1 to skip the tests that need it"
+                format!(", or set {skip_env}=1 to skip the tests that need it")
             }
         );
     }
-    let line = format!("SKIPPED ({SKIP_GNUBG}=1): {name} needs gnubg\n");
+    let line = format!("SKIPPED ({skip_env}=1): {name} needs {what}\n");
     // `eprintln!` would be captured by the harness and shown only for failing tests.
     let _ = std::io::stderr().write_all(line.as_bytes());
     if let Some(log) = std::env::var_os(SKIP_LOG).filter(|p| !p.is_empty()) {
@@ -76,6 +93,20 @@ pub fn gnubg_or_skip(test: &str) -> Option<PathBuf> {
             .and_then(|mut f| f.write_all(line.as_bytes()));
         if let Err(e) = appended {
             panic!("cannot record the skip of {name} in {log:?}: {e}");
+        }
+    }
+    None
+}
+
+/// The first file of `names` found in a directory of `PATH`.
+pub fn on_path(names: &[&str]) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    for dir in std::env::split_paths(&path) {
+        for n in names {
+            let p = dir.join(n);
+            if p.is_file() {
+                return Some(p);
+            }
         }
     }
     None
@@ -123,6 +154,8 @@ pub const GNUBG_CRAWFORD: &str = "board:gnubgP0:probeP1:7:6:0:0:-2:0:0:0:0:5:0:3
 /// dropped.
 pub struct ServerThread {
     pub addr: std::net::SocketAddr,
+    /// The HTTP listener's address, when started with [`ServerThread::with_http`].
+    pub http: Option<std::net::SocketAddr>,
     pub shared: std::sync::Arc<stargammon::server::Shared>,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     thread: Option<std::thread::JoinHandle<()>>,
@@ -131,10 +164,21 @@ pub struct ServerThread {
 impl ServerThread {
     /// Starts a server with the engine, limits and settings of `config`.
     pub fn from_config(config: &stargammon::config::Config) -> ServerThread {
+        ServerThread::start(config, false)
+    }
+
+    /// As [`ServerThread::from_config`], with the HTTP API on a second loopback port of the
+    /// same runtime and pool.
+    pub fn with_http(config: &stargammon::config::Config) -> ServerThread {
+        ServerThread::start(config, true)
+    }
+
+    fn start(config: &stargammon::config::Config, http: bool) -> ServerThread {
         let shared = stargammon::server::Shared::from_config(config).expect("server state");
         let (addr_tx, addr_rx) = std::sync::mpsc::channel();
         let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
         let s = shared.clone();
+        let config = config.clone();
         let thread = std::thread::spawn(move || {
             let rt = tokio::runtime::Builder::new_multi_thread()
                 .worker_threads(2)
@@ -146,22 +190,113 @@ impl ServerThread {
                     .await
                     .expect("a loopback port");
                 let addr = listener.local_addr().expect("the bound address");
-                addr_tx.send(addr).expect("the test waits for the address");
-                stargammon::server::run_with(listener, s, async {
+                let stop = tokio_util::sync::CancellationToken::new();
+                let mut http_addr = None;
+                let mut http_task = None;
+                if http {
+                    let l = tokio::net::TcpListener::bind("127.0.0.1:0")
+                        .await
+                        .expect("a loopback port");
+                    http_addr = Some(l.local_addr().expect("the bound address"));
+                    http_task = Some(tokio::spawn(stargammon::http::serve(
+                        l,
+                        s.clone(),
+                        config,
+                        stop.clone().cancelled_owned(),
+                    )));
+                }
+                addr_tx
+                    .send((addr, http_addr))
+                    .expect("the test waits for the address");
+                let trigger = stop.clone();
+                tokio::spawn(async move {
                     let _ = stop_rx.await;
-                })
-                .await;
+                    trigger.cancel();
+                });
+                stargammon::server::run_with(listener, s, stop.cancelled()).await;
+                if let Some(t) = http_task {
+                    let _ = t.await;
+                }
             });
         });
-        let addr = addr_rx
+        let (addr, http) = addr_rx
             .recv_timeout(std::time::Duration::from_secs(60))
             .expect("the server binds within 60 s");
         ServerThread {
             addr,
+            http,
             shared,
             stop: Some(stop_tx),
             thread: Some(thread),
         }
+    }
+}
+
+/// One HTTP/1.1 exchange on a fresh connection: (status, content type, body).
+pub fn http_request(
+    addr: std::net::SocketAddr,
+    method: &str,
+    target: &str,
+    body: Option<&[u8]>,
+) -> (u16, String, Vec<u8>) {
+    use std::io::Read;
+    let mut stream = std::net::TcpStream::connect(addr).expect("the HTTP port answers");
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(120)))
+        .expect("a read timeout");
+    let mut request =
+        format!("{method} {target} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
+    if let Some(b) = body {
+        request.push_str(&format!(
+            "Content-Type: application/json\r\nContent-Length: {}\r\n",
+            b.len()
+        ));
+    }
+    request.push_str("\r\n");
+    let mut bytes = request.into_bytes();
+    bytes.extend_from_slice(body.unwrap_or_default());
+    stream.write_all(&bytes).expect("the request is sent");
+    let mut response = Vec::new();
+    stream
+        .read_to_end(&mut response)
+        .expect("the response is read");
+    let split = response
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("a header block");
+    let head = String::from_utf8_lossy(&response[..split]).into_owned();
+    let status: u16 = head
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .expect("a status code");
+    let content_type = head
+        .lines()
+        .find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            k.eq_ignore_ascii_case("content-type")
+                .then(|| v.trim().to_string())
+        })
+        .unwrap_or_default();
+    (status, content_type, response[split + 4..].to_vec())
+}
+
+/// A JSON exchange: (status, parsed body).
+pub fn http_json(
+    addr: std::net::SocketAddr,
+    method: &str,
+    target: &str,
+    body: Option<&str>,
+) -> (u16, serde_json::Value) {
+    let (status, ct, bytes) = http_request(addr, method, target, body.map(str::as_bytes));
+    assert!(
+        ct.starts_with("application/json"),
+        "{status} {ct}: {}",
+        String::from_utf8_lossy(&bytes)
+    );
+    match serde_json::from_slice(&bytes) {
+        Ok(v) => (status, v),
+        Err(e) => panic!("not JSON ({e}): {}", String::from_utf8_lossy(&bytes)),
     }
 }
 
