@@ -133,7 +133,9 @@ fn every_position_format_and_get_give_the_same_answer() {
     let (_, by_xgid) = post(
         &s,
         "/v1/move",
-        r#"{"position":"XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10"}"#,
+        // Jacoby and beavers (rules field 3), as the server's defaults: a position's own
+        // rules win, and cubeful values depend on them.
+        r#"{"position":"XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:3:0:10"}"#,
     );
     let (_, by_get) = get(&s, "/v1/move?position=4HPwATDgc%2FABMA&dice=3-1");
     let (_, by_fibs) = post(
