@@ -12,7 +12,7 @@ use clap::Args;
 
 use super::pos_arg::parse_pos_arg;
 use super::CliError;
-use crate::cube::{CubeDecision, CubeSettings, DoubleAction, TakeAction};
+use crate::cube::{CubeDecision, DoubleAction, TakeAction};
 use crate::engine::build as engine_build;
 use crate::engine::{Budget, Depth, EngineSpec, EvaluatorKind};
 use crate::eval::{Evaluator, Probabilities};
@@ -202,11 +202,7 @@ pub fn run(a: HintArgs) -> Result<(), CliError> {
     let config = super::serve::load_config(a.config.as_ref())?;
     // The position's own rules (an XGID's Jacoby and beaver flags, a Match ID's Jacoby
     // bit) hold for it whatever the configuration says.
-    let cube = CubeSettings {
-        jacoby: state.rules.jacoby.unwrap_or(config.cube.jacoby),
-        beavers: state.rules.beavers.unwrap_or(config.cube.beavers),
-        ..config.cube
-    };
+    let cube = config.cube.under(state.rules);
     let spec = EngineSpec {
         evaluator: a.eval.clone(),
         algorithm: a.algo,
