@@ -475,6 +475,7 @@ fn live_gnubg_xgids_match() {
         return;
     };
     let c = report(check_sample(&text));
+    println!("{c:?}");
     assert_eq!(c.xgids + c.xgids_refused, 1200, "{c:?}");
     assert_xgid_variety(&c, 1000);
 }
