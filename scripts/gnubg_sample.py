@@ -19,28 +19,33 @@ Output, one record per line, fields separated by tabs:
         A match state gnubg was put in: its Position ID and Match ID, gnubg's board (the
         player not on roll first, 25 counts each: points 1..24 then the bar) and the state
         gnubg reports through its Python interface, as key=value pairs.
-    X  <XGID>  <position id>  <match id>
-        A random XGID given to gnubg's `set xgid`, and the ids gnubg derives from it.
+    X  <XGID>  <position id>  <match id>  [jacoby=<0|1>  beavers=<0|1>]
+        A random XGID given to gnubg's `set xgid`, and the ids gnubg derives from it; for
+        money play also whether gnubg then plays with the Jacoby rule and allows beavers.
 
 Plays come from random games (uniformly random legal plays, which hit, enter from the
 bar and bear off often) plus constructed positions: bear-offs, and checkers on the bar
 against strong boards (which gives blocked and partial moves).
 """
 
+import ctypes
 import os
 import random
 import sys
+import tempfile
 
 import gnubg
 
 SEED = int(os.environ.get("SAMPLE_SEED", "1"))
 PAIRS = int(os.environ.get("SAMPLE_PAIRS", "5000"))
 IDS = int(os.environ.get("SAMPLE_IDS", "1000"))
+XGIDS = int(os.environ.get("SAMPLE_XGIDS", str(max(IDS // 4, 10))))
 OUT = os.environ.get("SAMPLE_OUT", "gnubg_sample.txt")
 # gnubg's hint takes the number of plays to list; ask for far more than any roll has.
 HINT_LIMIT = 100000
 
 rng = random.Random(SEED)
+libc = ctypes.CDLL(None)
 out = open(OUT, "w")
 
 
@@ -268,9 +273,32 @@ def xgid_char(count, upper):
     return chr((ord("A") if upper else ord("a")) + count - 1)
 
 
+def shown(command):
+    """What gnubg prints for `command` (its C output, caught on file descriptor 1)."""
+    libc.fflush(None)
+    sys.stdout.flush()
+    saved = os.dup(1)
+    with tempfile.TemporaryFile() as f:
+        os.dup2(f.fileno(), 1)
+        try:
+            gnubg.command(command)
+            libc.fflush(None)
+        finally:
+            os.dup2(saved, 1)
+            os.close(saved)
+        f.seek(0)
+        return f.read().decode("utf-8", "replace")
+
+
 def xgid_samples(count):
     """Random XGIDs (valid positions and fields) given to gnubg's `set xgid`; records the
-    ids gnubg derives from each. XGID's bottom player is gnubg's player 1."""
+    ids gnubg derives from each and, for money play, the Jacoby rule and beavers setting
+    gnubg took from the rules field. XGID's bottom player is gnubg's player 1.
+
+    Half are money states (every rules value: Jacoby and beavers on and off, the cube
+    centred or owned by either side); the rest are matches, many with
+    one side at match point: the Crawford game (rules 1, cube centred; sometimes a turned
+    cube, which gnubg resets and this project refuses) or post-Crawford games."""
     n = 0
     while n < count:
         cmd("new match 3")
@@ -288,10 +316,11 @@ def xgid_samples(count):
             else:
                 chars.append(xgid_char(top[24 - p], False))
         chars.append(xgid_char(bottom[24], True))
-        length = 0 if rng.random() < 0.3 else rng.randint(1, 25)
-        cube_log = rng.randint(0, 6)
+        length = 0 if rng.random() < 0.5 else rng.randint(1, 25)
+        cube_log = 0 if rng.random() < 0.4 else rng.randint(1, 6)
         owner = 0 if cube_log == 0 else rng.choice([-1, 1])
         turn = rng.choice([-1, 1])
+        # (gnubg 1.07 ignores an XGID whose dice field says a double was offered.)
         dice = "00" if rng.random() < 0.3 else "%d%d" % random_roll()
         if length == 0:
             sb = st = 0
@@ -299,7 +328,17 @@ def xgid_samples(count):
         else:
             sb = rng.randint(0, length - 1)
             st = rng.randint(0, length - 1)
-            rules = 1 if (sb == length - 1) != (st == length - 1) and rng.random() < 0.5 else 0
+            if length > 1 and rng.random() < 0.4:
+                # One side at match point (either), the other anywhere below it.
+                if rng.random() < 0.5:
+                    sb = length - 1
+                else:
+                    st = length - 1
+            rules = 0
+            if (sb == length - 1) != (st == length - 1) and rng.random() < 0.5:
+                rules = 1
+                if rng.random() < 0.9:
+                    cube_log, owner = 0, 0
         xgid = "XGID=%s:%d:%d:%d:%s:%d:%d:%d:%d:10" % (
             "".join(chars), cube_log, owner, turn, dice, sb, st, rules, length)
         cmd("set xgid " + xgid)
@@ -309,7 +348,12 @@ def xgid_samples(count):
         if tuple(board) != want:
             # gnubg refused the XGID: it always accepts valid ones, so stop.
             fail("gnubg refused " + xgid)
-        out.write("\t".join(["X", xgid, gnubg.positionid(), gnubg.matchid()]) + "\n")
+        fields = ["X", xgid, gnubg.positionid(), gnubg.matchid()]
+        if length == 0:
+            jacoby = "with the Jacoby rule" in shown("show jacoby").split("\n")[0]
+            beavers = not shown("show beavers").startswith("No beavers")
+            fields += ["jacoby=%d" % jacoby, "beavers=%d" % beavers]
+        out.write("\t".join(fields) + "\n")
         n += 1
 
 
@@ -334,5 +378,5 @@ while done < game_share:
     done += game_pairs(game_share - done)
 constructed_pairs(PAIRS - done)
 id_samples(IDS)
-xgid_samples(max(IDS // 4, 10))
+xgid_samples(XGIDS)
 out.close()

@@ -141,6 +141,37 @@ fn show_writes_the_xgid_rules_and_refuses_impossible_states() {
     }
 }
 
+/// A money position too good to double without the Jacoby rule (gammons count) and a
+/// double with it (an undoubled gammon counts single): the shipped configuration has the
+/// rule off, the XGID's rules field turns it on for its position only.
+#[test]
+fn ubgi_honours_the_rules_of_the_xgid() {
+    let xgid = |rules: u8| format!("XGID=cBBBBBBBA---l-------------:0:0:1:00:0:0:{rules}:0:10");
+    // The same position by hint, as a check that the rule decides it.
+    let action = |rules: u8| {
+        let v = json_of(&stargammon(&[
+            "hint",
+            &xgid(rules),
+            "--depth",
+            "1",
+            "--json",
+        ]));
+        v["cube"]["action"].clone()
+    };
+    assert_eq!(action(0), "no double");
+    assert_eq!(action(1), "double");
+    let input = [1, 0, 3, 2, 1].map(|r| xgid(r) + "\n").concat();
+    let out = stargammon_with_input(&["ubgi"], input.as_bytes());
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines,
+        ["double", "roll", "double", "roll", "double"],
+        "{text}"
+    );
+}
+
 #[test]
 fn hint_honours_the_rules_of_the_xgid() {
     let cube = |rules: &str| {

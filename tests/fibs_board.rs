@@ -157,6 +157,30 @@ fn every_captured_example_writes_back_identically() {
     }
 }
 
+/// Found by the fibs_board fuzz target: a name holding whitespace other than a space (here
+/// a carriage return) is read as it stands, and written with `_` in its place so the line
+/// stays one line of 53 tokens; the written line reads back to the record with that name.
+#[test]
+fn a_name_with_a_control_character_is_written_with_an_underscore() {
+    let line = GNUBG_OPENING_21.replacen("probe", "pr\u{fffd}\robe", 1);
+    let board = FibsBoard::parse(&line).unwrap();
+    assert_eq!(board.player, "pr\u{fffd}\robe");
+    let written = board.to_line();
+    assert!(
+        written.starts_with("board:pr\u{fffd}_obe:gnubg0ply:"),
+        "{written}"
+    );
+    let again = FibsBoard::parse(&written).unwrap();
+    assert_eq!(again.player, "pr\u{fffd}_obe");
+    assert_eq!(
+        FibsBoard {
+            player: board.player.clone(),
+            ..again
+        },
+        board
+    );
+}
+
 #[test]
 fn gnubg_examples_round_trip_through_match_state() {
     // gnubg fills tokens 45/46 with the borne-off counts it derives from the board; these

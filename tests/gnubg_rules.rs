@@ -1,10 +1,14 @@
 //! The rules, ids and move notation checked against GNU Backgammon itself.
 //!
 //! tests/data/gnubg_sample.txt was written by gnubg (scripts/gnubg_sample.sh 20261122 6000
-//! tests/data/gnubg_sample.txt 1200; format in scripts/gnubg_sample.py). For every sampled
-//! (position, roll) gnubg listed all legal plays with its move strings and the Position ID
-//! after each; for match states it gave its ids, board and fields; for random XGIDs the
-//! ids its `set xgid` derived. Every comparison here must show zero differences.
+//! tests/data/gnubg_sample.txt 1200 1200; format in scripts/gnubg_sample.py; gnubg lists
+//! equal plays in no fixed order, so a rerun writes the same facts in another order). For
+//! every sampled (position, roll) gnubg listed all legal plays with its move strings and
+//! the Position ID after each; for match states it gave its ids, board and fields; for
+//! random XGIDs (money with every rules value and cube, matches with Crawford and
+//! post-Crawford games) the ids its `set xgid` derived and, for money, the Jacoby rule and
+//! beavers setting it took from the rules field. Every comparison here must show zero
+//! differences.
 
 mod common;
 
@@ -13,7 +17,9 @@ use std::process::Command;
 
 use common::gnubg_or_skip;
 
-use stargammon::game::{legal_plays, Dice, GameResult, MatchState, Position, StateError};
+use stargammon::game::{
+    legal_plays, CubeOwner, Dice, GameResult, MatchState, Position, StateError,
+};
 use stargammon::notation::{
     decode_position_id, encode_match_state, format_play, ids_from_match_state,
     match_state_from_ids, parse_move, position_id, GameState, MatchId, MoveStyle, Xgid, XgidError,
@@ -29,6 +35,14 @@ struct Counts {
     id_records: usize,
     xgids: usize,
     xgids_refused: usize,
+    /// XGIDs by kind: money play by its rules, match play by the Crawford rule.
+    money_jacoby: [usize; 2],
+    money_beavers: [usize; 2],
+    money_cube_centred: usize,
+    money_cube_owned: usize,
+    match_states: usize,
+    crawford: usize,
+    post_crawford: usize,
     passes: usize,
     bar_entries: usize,
     bear_offs: usize,
@@ -294,6 +308,33 @@ fn check_xgid(f: &[&str], counts: &mut Counts) -> Result<(), Vec<String>> {
     if Xgid::from_match_state(&ours).to_match_state().as_ref() != Ok(&ours) {
         errors.push(format!("{text}: the XGID we write does not read back"));
     }
+    if ours.is_money() {
+        // The rules gnubg plays this money game by after `set xgid` (newer samples).
+        for (key, ours_rule) in [
+            ("jacoby", ours.rules.jacoby),
+            ("beavers", ours.rules.beavers),
+        ] {
+            if let Some(v) = f
+                .iter()
+                .find_map(|x| x.strip_prefix(key)?.strip_prefix('='))
+            {
+                if ours_rule != Some(v == "1") {
+                    errors.push(format!("{text}: {key} {ours_rule:?}, gnubg's {v}"));
+                }
+            }
+        }
+        counts.money_jacoby[(ours.rules.jacoby == Some(true)) as usize] += 1;
+        counts.money_beavers[(ours.rules.beavers == Some(true)) as usize] += 1;
+        if ours.cube_owner == CubeOwner::Centered {
+            counts.money_cube_centred += 1;
+        } else {
+            counts.money_cube_owned += 1;
+        }
+    } else {
+        counts.match_states += 1;
+        counts.crawford += ours.crawford as usize;
+        counts.post_crawford += ours.post_crawford as usize;
+    }
     counts.xgids += 1;
     if errors.is_empty() {
         Ok(())
@@ -348,13 +389,32 @@ fn committed_gnubg_sample_matches_exactly() {
     println!("{c:?}");
     assert!(c.pairs >= 5000, "{c:?}");
     assert!(c.id_records >= 1000, "{c:?}");
-    assert!(c.xgids >= 100, "{c:?}");
-    assert!(c.xgids_refused > 0, "{c:?}");
+    assert_xgid_variety(&c, 1000);
     assert!(
         c.passes > 0 && c.bar_entries > 0 && c.bear_offs > 0,
         "{c:?}"
     );
     assert_eq!(c.move_strings, c.plays);
+}
+
+/// At least `n` XGIDs agreed with gnubg, of every kind the ids and rules field can state.
+fn assert_xgid_variety(c: &Counts, n: usize) {
+    assert!(c.xgids >= n, "{c:?}");
+    assert!(c.xgids_refused > 0, "{c:?}");
+    let some = n / 20;
+    for k in [
+        c.money_jacoby[0],
+        c.money_jacoby[1],
+        c.money_beavers[0],
+        c.money_beavers[1],
+        c.money_cube_centred,
+        c.money_cube_owned,
+        c.match_states,
+        c.crawford,
+        c.post_crawford,
+    ] {
+        assert!(k >= some, "{c:?}");
+    }
 }
 
 /// Runs the sampling pipeline live through the real gnubg on a small fixed-seed sample.
@@ -382,6 +442,42 @@ fn live_gnubg_sample_matches() {
     assert_eq!(c.pairs, 50, "{c:?}");
     assert_eq!(c.id_records, 20, "{c:?}");
     assert!(c.xgids >= 5, "{c:?}");
+}
+
+/// Runs gnubg's sampling script once for `xgids` XGIDs only (one gnubg process, about a
+/// second for 1,200) and returns what it wrote.
+fn live_xgid_sample(seed: u32, xgids: usize) -> Option<String> {
+    let gnubg = gnubg_or_skip("live_gnubg_xgids_match")?;
+    let dir = std::env::temp_dir().join(format!("stargammon-xgids-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let out = dir.join("xgids.txt");
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/gnubg_sample.sh");
+    let status = Command::new("bash")
+        .arg(script)
+        .args([seed.to_string(), "0".into()])
+        .arg(&out)
+        .args(["0".to_string(), xgids.to_string()])
+        .env("GNUBG", &gnubg)
+        .status()
+        .expect("run the sampling script");
+    assert!(status.success(), "sampling script failed: {status}");
+    let text = std::fs::read_to_string(&out).expect("sample written");
+    let _ = std::fs::remove_dir_all(&dir);
+    Some(text)
+}
+
+/// 1,200 fresh XGIDs (money with every rules value and cube, matches with Crawford and
+/// post-Crawford games) given to the real gnubg: its Position ID, Match ID, Jacoby rule
+/// and beavers setting must be ours for every one.
+#[test]
+fn live_gnubg_xgids_match() {
+    let Some(text) = live_xgid_sample(11, 1200) else {
+        return;
+    };
+    let c = report(check_sample(&text));
+    println!("{c:?}");
+    assert_eq!(c.xgids + c.xgids_refused, 1200, "{c:?}");
+    assert_xgid_variety(&c, 1000);
 }
 
 /// XGIDs with the rules field in each form (money with Jacoby and beavers on and off, match

@@ -7,24 +7,30 @@
 use proptest::prelude::*;
 use stargammon::game::Rng;
 
+use bytes::BytesMut;
 use stargammon::cli::pos_arg::parse_pos_arg;
 use stargammon::config::Config;
 use stargammon::engine::EngineSpec;
 use stargammon::eval::encoding::INPUTS;
 use stargammon::eval::net::Mlp;
+use stargammon::eval::weights::fnv1a64;
 use stargammon::eval::NetSet;
+use stargammon::fibs::brain::{answer_board, judge_resignation};
 use stargammon::fibs::clip::{classify, LineBuffer, OwnInfo};
 use stargammon::fibs::FibsConfig;
-use stargammon::game::{Dice, Position};
+use stargammon::game::{legal_plays, Dice, Position, ALL_ROLLS};
 use stargammon::notation::fibs_board::{
     detect_line_convention, parse_match_state, Convention, FibsBoard,
 };
 use stargammon::notation::{
     decode_position_id, parse_gnubg_ids, parse_move, FibsOrientation, MatchId, MoveStyle, Xgid,
 };
+use stargammon::players::simple::RandomPlayer;
 use stargammon::players::PlayerSpec;
 use stargammon::protocol::gnubg::parse_request;
+use stargammon::protocol::lines::{Frame, LineCodec};
 use stargammon::protocol::ubgi::parse_command;
+use tokio_util::codec::Decoder;
 
 /// Letters of two, three and four bytes in UTF-8.
 const WIDE: [&str; 4] = ["é", "ß", "字", "🎲"];
@@ -56,7 +62,14 @@ const PIECES: &[&str] = &[
     "stop",
     "bar",
     "off",
+    "home",
     "move",
+    "(2)",
+    "(4)",
+    "/off",
+    "bar/",
+    "-off",
+    ".",
     "You",
     "**",
     "> ",
@@ -183,6 +196,20 @@ fn every_config_parser(text: &str) {
     let _ = FibsConfig::from_toml(text, "test");
 }
 
+/// A position reached from the opening by `plies` (roll, pick) pairs, each pick choosing
+/// among the legal plays: every position a game can reach, bar and bear-off ones included.
+fn walked(plies: &[(prop::sample::Index, prop::sample::Index)]) -> Position {
+    let mut pos = Position::OPENING;
+    for (roll, pick) in plies {
+        if pos.is_game_over() {
+            break;
+        }
+        let plays = legal_plays(&pos, ALL_ROLLS[roll.index(ALL_ROLLS.len())]);
+        pos = plays[pick.index(plays.len())].next_position();
+    }
+    pos
+}
+
 /// A small valid weights file, to be damaged.
 fn weights_file() -> Vec<u8> {
     let mut rng = Rng::seeded(5);
@@ -256,6 +283,71 @@ proptest! {
 }
 
 proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn move_parser_never_panics_in_reached_positions(
+        plies in prop::collection::vec(any::<(prop::sample::Index, prop::sample::Index)>(), 0..60),
+        roll in any::<prop::sample::Index>(),
+        text in prop_oneof![near_miss(), lossy()],
+    ) {
+        let pos = walked(&plies);
+        let dice = ALL_ROLLS[roll.index(ALL_ROLLS.len())];
+        let legal = legal_plays(&pos, dice);
+        for style in STYLES {
+            if let Ok(play) = parse_move(&text, &pos, dice, style) {
+                prop_assert!(legal.iter().any(|p| p.position == play.position), "{text:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn line_codec_never_panics_and_stays_bounded(
+        chunks in prop::collection::vec(
+            prop::collection::vec(prop_oneof![any::<u8>(), Just(b'\n'), Just(0u8), Just(b'\r')], 0..200),
+            0..6,
+        ),
+        max in 1usize..64,
+    ) {
+        let mut codec = LineCodec::new(max);
+        let mut buf = BytesMut::new();
+        for chunk in &chunks {
+            buf.extend_from_slice(chunk);
+            let _ = codec.ends_at_newline(&buf);
+            while let Some(frame) = codec.decode(&mut buf).expect("framing does not fail") {
+                if let Frame::Line { bytes, .. } = frame {
+                    prop_assert!(bytes.len() <= max);
+                    prop_assert!(!bytes.contains(&b'\n'));
+                    let _ = parse_request(&bytes);
+                }
+            }
+        }
+        prop_assert!(buf.len() <= max + 1);
+        let _ = codec.take_remainder(&mut buf);
+    }
+
+    #[test]
+    fn fibs_bot_never_panics_on_damaged_board_lines(
+        a in mutated(FIBS_BOARD, ':'),
+        text in lossy(),
+    ) {
+        for line in [&a, &text] {
+            let mut decider = RandomPlayer::new(3);
+            if let Ok(Some(command)) = answer_board(&mut decider, line) {
+                let word = command.split(' ').next().unwrap_or_default();
+                prop_assert!(
+                    ["move", "double", "roll", "accept", "reject"].contains(&word),
+                    "{command:?}"
+                );
+            }
+            for points in 1..=3 {
+                let _ = judge_resignation(None, line, points);
+            }
+        }
+    }
+}
+
+proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
 
     #[test]
@@ -281,6 +373,15 @@ proptest! {
             bytes.truncate(cut.index(bytes.len()));
         }
         let _ = NetSet::from_bytes(&bytes);
+        // The same damage behind a valid checksum, so the sizes and weights are read.
+        if bytes.len() >= 8 {
+            let body = bytes.len() - 8;
+            let sum = fnv1a64(&bytes[..body]);
+            bytes[body..].copy_from_slice(&sum.to_le_bytes());
+            if let Ok(nets) = NetSet::from_bytes(&bytes) {
+                prop_assert_eq!(nets.to_bytes(), bytes);
+            }
+        }
     }
 }
 

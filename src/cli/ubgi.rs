@@ -52,6 +52,8 @@ fn read_position(conv: BoardConvention, line: &str) -> Option<crate::game::Match
 
 fn decide(engine: &Engine, conv: BoardConvention, board: &str, cancel: &Cancel) -> Option<Action> {
     let state = read_position(conv, board)?;
+    // An XGID's rules field (Jacoby, beavers) holds for its position over the configuration.
+    let engine = &engine.with_cube(engine.rules_for(&state));
     match engine.decide(&state, cancel) {
         Ok(a) => Some(a),
         // Stopped before anything was searched: answer from a static evaluation.

@@ -11,7 +11,9 @@
 //! - **Money**: Janowski's closed forms. With W and L the average values of a win and a loss,
 //!   the live-cube take point is `(L - 1/2) / (W + L + 1/2)` and the cash point
 //!   `(L + 1) / (W + L + 1/2)`. Jacoby (gammons do not count with a centred cube) and beavers
-//!   are settings; they are not in board strings and must match the opponent's rules.
+//!   are settings; FIBS boards do not carry them and they must match the opponent's rules,
+//!   but where a position's text states them (an XGID's rules field, a Match ID's Jacoby
+//!   bit) the stated rules hold ([`CubeSettings::under`]).
 //! - **Match**: the same model in match-winning chances (MWC) using the Kazaross-XG2 table
 //!   ([`met`]). Take and cash points are computed level by level from the highest useful cube
 //!   down, so dead cubes (a cube level at which winning already wins the match), free drops,
@@ -26,7 +28,7 @@ pub mod met;
 use std::fmt;
 
 use crate::eval::Probabilities;
-use crate::game::{CubeOwner, Phase};
+use crate::game::{CubeOwner, Phase, Rules};
 
 /// How the cube is valued and which optional rules are in force.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -62,6 +64,16 @@ impl Default for CubeSettings {
 }
 
 impl CubeSettings {
+    /// These settings under the rules a position's text states: a stated Jacoby rule or
+    /// beaver rule holds over the configured one.
+    pub fn under(self, rules: Rules) -> CubeSettings {
+        CubeSettings {
+            jacoby: rules.jacoby.unwrap_or(self.jacoby),
+            beavers: rules.beavers.unwrap_or(self.beavers),
+            ..self
+        }
+    }
+
     /// The cube efficiency for a position of this phase with `pips` for the roller.
     pub fn efficiency(&self, phase: Phase, pips: u32) -> f64 {
         match phase {

@@ -355,11 +355,9 @@ impl Engine {
     pub fn rules_for(&self, state: &MatchState) -> CubeSettings {
         let cube_unused =
             state.cube_owner == CubeOwner::Centered && !state.may_double && !state.opp_may_double;
-        CubeSettings {
-            jacoby: state.rules.jacoby.unwrap_or(self.settings.cube.jacoby) && !cube_unused,
-            beavers: state.rules.beavers.unwrap_or(self.settings.cube.beavers),
-            ..self.settings.cube
-        }
+        let mut rules = self.settings.cube.under(state.rules);
+        rules.jacoby &= !cube_unused;
+        rules
     }
 
     fn efficiency(&self, pos: &Position) -> f64 {

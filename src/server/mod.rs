@@ -702,7 +702,9 @@ impl Connection {
                         .write_line("Error: the game is over; nothing to decide")
                         .await;
                 }
-                let mut cube = self.shared.engine.settings().cube;
+                // The request's options, then any rules the board's text states, then
+                // the configuration.
+                let mut cube = self.shared.engine.rules_for(&state);
                 if let Some(j) = options.jacoby {
                     cube.jacoby = j;
                 }
