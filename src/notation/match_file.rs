@@ -1,0 +1,456 @@
+//! Match files as text: the game record every reader produces ([`MatchText`]) and the
+//! Jellyfish `.mat` reader (the format gnubg imports and exports, and that
+//! `stargammon match --mat` writes).
+//!
+//! A reader only checks the syntax: moves stay text here (single steps in the mover's
+//! numbering, bar 25, off 0) and are resolved against the position when the game is
+//! replayed, so "cannot parse" and "not legal here" stay different errors.
+//!
+//! The `.mat` layout read here: a `N point match` header (`0` for money), then per game a
+//! ` Game K` line, a score line `NAME : S    NAME : S`, numbered rows `  1) CELL   CELL`
+//! holding one action per column (left column: the first player of the score line), and
+//! a `Wins N point(s)` line in the winner's column. Lines starting with `;` (gnubg's
+//! header comments) are skipped. A roll is `DD: steps` (`DD:` alone when the roll could
+//! not be played); a cube action is `Doubles => N`, `Takes`, `Drops` (also `Passes`).
+
+use std::fmt;
+
+use crate::game::Dice;
+
+/// One action of a game as a file states it. Seats: 0 is the first player of the score
+/// line (the left column of a `.mat` file), 1 the second.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ActionText {
+    /// `seat` rolled `dice` and played `play` (single steps, `25` bar, `0` off; empty
+    /// when the roll could not be played).
+    Roll {
+        seat: usize,
+        dice: Dice,
+        play: String,
+    },
+    /// `seat` doubled to `cube`.
+    Double {
+        seat: usize,
+        cube: u32,
+    },
+    Take {
+        seat: usize,
+    },
+    Drop {
+        seat: usize,
+    },
+}
+
+impl ActionText {
+    /// The seat that acted.
+    pub fn seat(&self) -> usize {
+        match self {
+            ActionText::Roll { seat, .. }
+            | ActionText::Double { seat, .. }
+            | ActionText::Take { seat }
+            | ActionText::Drop { seat } => *seat,
+        }
+    }
+}
+
+/// One game of a match file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GameText {
+    /// Names of seat 0 and seat 1.
+    pub names: [String; 2],
+    /// Scores of seat 0 and seat 1 before the game.
+    pub score: [u32; 2],
+    pub actions: Vec<ActionText>,
+    /// The winning seat and the points it won, where the file states them.
+    pub result: Option<(usize, u32)>,
+}
+
+/// A whole match file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MatchText {
+    /// Points to win the match; 0 for money play.
+    pub length: u32,
+    pub games: Vec<GameText>,
+}
+
+/// Why a match file cannot be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MatchFileError {
+    /// 1-based line number (0: the file as a whole).
+    pub line: usize,
+    pub kind: MatchFileErrorKind,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MatchFileErrorKind {
+    /// No `N point match` header before the first game.
+    MissingHeader,
+    /// A header whose length is not a number.
+    BadHeader(String),
+    /// A game without a score line, or a score line that cannot be read.
+    BadScoreLine(String),
+    /// A row or cell that cannot be read.
+    BadCell(String),
+    /// Moves before any `Game` line.
+    OutsideGame(String),
+    /// The file holds no game.
+    NoGames,
+    /// Not a file of this format at all (binary data, another format).
+    NotThisFormat,
+}
+
+impl fmt::Display for MatchFileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.line > 0 {
+            write!(f, "line {}: ", self.line)?;
+        }
+        match &self.kind {
+            MatchFileErrorKind::MissingHeader => f.write_str("no 'N point match' header"),
+            MatchFileErrorKind::BadHeader(s) => write!(f, "bad match header {s:?}"),
+            MatchFileErrorKind::BadScoreLine(s) => write!(f, "bad score line {s:?}"),
+            MatchFileErrorKind::BadCell(s) => write!(f, "cannot read {s:?}"),
+            MatchFileErrorKind::OutsideGame(s) => write!(f, "{s:?} before any 'Game' line"),
+            MatchFileErrorKind::NoGames => f.write_str("no games in the file"),
+            MatchFileErrorKind::NotThisFormat => f.write_str("not a .mat match file"),
+        }
+    }
+}
+
+impl std::error::Error for MatchFileError {}
+
+fn err(line: usize, kind: MatchFileErrorKind) -> MatchFileError {
+    MatchFileError { line, kind }
+}
+
+/// Offset in a row's text (after `N)`) from which a single cell is the right column's.
+const RIGHT_COLUMN: usize = 14;
+
+/// A cell of a `.mat` row before seats are known.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Cell {
+    Roll { dice: Dice, play: String },
+    Double(u32),
+    Take,
+    Drop,
+    Wins(u32),
+}
+
+/// Reads a `.mat` file. Any bytes give a match or a typed error.
+pub fn read_mat(bytes: &[u8]) -> Result<MatchText, MatchFileError> {
+    let text = std::str::from_utf8(bytes).map_err(|_| err(0, MatchFileErrorKind::NotThisFormat))?;
+    if text.contains('\0') {
+        return Err(err(0, MatchFileErrorKind::NotThisFormat));
+    }
+    let mut length: Option<u32> = None;
+    let mut games: Vec<GameText> = Vec::new();
+    // Cells of the current game in column order: (column, cell).
+    let mut cells: Vec<(usize, Cell)> = Vec::new();
+    let mut in_game = false;
+    let mut need_score = false;
+
+    for (i, raw) in text.lines().enumerate() {
+        let n = i + 1;
+        let line = raw.trim_end_matches('\r');
+        let trimmed = line.trim();
+        if trimmed.is_empty() || trimmed.starts_with(';') {
+            continue;
+        }
+        let lower = trimmed.to_ascii_lowercase();
+        if lower.ends_with("point match") && !in_game && games.is_empty() {
+            let num = lower.trim_end_matches("point match").trim();
+            length = Some(
+                num.parse()
+                    .map_err(|_| err(n, MatchFileErrorKind::BadHeader(trimmed.into())))?,
+            );
+            continue;
+        }
+        if let Some(rest) = lower.strip_prefix("game ") {
+            if rest.trim().parse::<u32>().is_ok() {
+                if length.is_none() {
+                    return Err(err(n, MatchFileErrorKind::MissingHeader));
+                }
+                if in_game {
+                    finish_game(&mut games, &mut cells, n)?;
+                }
+                in_game = true;
+                need_score = true;
+                continue;
+            }
+        }
+        if !in_game {
+            if length.is_none() {
+                return Err(err(n, MatchFileErrorKind::NotThisFormat));
+            }
+            return Err(err(n, MatchFileErrorKind::OutsideGame(trimmed.into())));
+        }
+        if need_score {
+            let (names, score) = score_line(trimmed)
+                .ok_or_else(|| err(n, MatchFileErrorKind::BadScoreLine(trimmed.into())))?;
+            games.push(GameText {
+                names,
+                score,
+                actions: Vec::new(),
+                result: None,
+            });
+            need_score = false;
+            continue;
+        }
+        // A numbered row, or a line holding only the result.
+        match row_body(line) {
+            Some(body) => {
+                let found = cells_of(body).map_err(|c| err(n, MatchFileErrorKind::BadCell(c)))?;
+                match found.as_slice() {
+                    [] => {}
+                    [(off, c)] => {
+                        let col = usize::from(*off >= RIGHT_COLUMN);
+                        cells.push((col, c.clone()));
+                    }
+                    [(_, a), (_, b)] => {
+                        cells.push((0, a.clone()));
+                        cells.push((1, b.clone()));
+                    }
+                    _ => return Err(err(n, MatchFileErrorKind::BadCell(trimmed.into()))),
+                }
+            }
+            None => {
+                let indent = line.len() - line.trim_start().len();
+                let found = cells_of(line.trim_start())
+                    .map_err(|c| err(n, MatchFileErrorKind::BadCell(c)))?;
+                match found.as_slice() {
+                    [(_, Cell::Wins(p))] => {
+                        let col = usize::from(indent >= 20);
+                        cells.push((col, Cell::Wins(*p)));
+                    }
+                    _ => return Err(err(n, MatchFileErrorKind::BadCell(trimmed.into()))),
+                }
+            }
+        }
+    }
+    if need_score {
+        return Err(err(0, MatchFileErrorKind::BadScoreLine(String::new())));
+    }
+    if in_game {
+        finish_game(&mut games, &mut cells, 0)?;
+    }
+    if games.is_empty() {
+        return Err(err(
+            0,
+            if length.is_none() {
+                MatchFileErrorKind::NotThisFormat
+            } else {
+                MatchFileErrorKind::NoGames
+            },
+        ));
+    }
+    Ok(MatchText {
+        length: length.unwrap_or(0),
+        games,
+    })
+}
+
+/// Turns the cells of the game just read into its actions.
+fn finish_game(
+    games: &mut [GameText],
+    cells: &mut Vec<(usize, Cell)>,
+    line: usize,
+) -> Result<(), MatchFileError> {
+    let Some(game) = games.last_mut() else {
+        return Err(err(line, MatchFileErrorKind::NoGames));
+    };
+    for (seat, cell) in cells.drain(..) {
+        match cell {
+            Cell::Roll { dice, play } => game.actions.push(ActionText::Roll { seat, dice, play }),
+            Cell::Double(cube) => game.actions.push(ActionText::Double { seat, cube }),
+            Cell::Take => game.actions.push(ActionText::Take { seat }),
+            Cell::Drop => game.actions.push(ActionText::Drop { seat }),
+            Cell::Wins(points) => game.result = Some((seat, points)),
+        }
+    }
+    Ok(())
+}
+
+/// `NAME : S   NAME : S` -> names and scores.
+fn score_line(text: &str) -> Option<([String; 2], [u32; 2])> {
+    let parts: Vec<&str> = text.split(':').collect();
+    let [first, middle, last] = parts.as_slice() else {
+        return None;
+    };
+    let name0 = first.trim();
+    let mut mid = middle.split_whitespace();
+    let s0: u32 = mid.next()?.parse().ok()?;
+    let name1: Vec<&str> = mid.collect();
+    let s1: u32 = last.trim().parse().ok()?;
+    if name0.is_empty() || name1.is_empty() {
+        return None;
+    }
+    Some(([name0.to_string(), name1.join(" ")], [s0, s1]))
+}
+
+/// The text after a row's `N)`, or None when the line is not a numbered row.
+fn row_body(line: &str) -> Option<&str> {
+    let t = line.trim_start();
+    let close = t.find(')')?;
+    let num = t.get(..close)?;
+    if num.is_empty() || !num.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    t.get(close + 1..)
+}
+
+/// The cells of a row body with their byte offsets; Err holds the unreadable text.
+fn cells_of(body: &str) -> Result<Vec<(usize, Cell)>, String> {
+    // Tokens with their offsets.
+    let mut tokens: Vec<(usize, &str)> = Vec::new();
+    let mut start = None;
+    for (i, ch) in body.char_indices() {
+        if ch.is_whitespace() {
+            if let Some(s) = start.take() {
+                tokens.push((s, &body[s..i]));
+            }
+        } else if start.is_none() {
+            start = Some(i);
+        }
+    }
+    if let Some(s) = start {
+        tokens.push((s, &body[s..]));
+    }
+    let mut cells = Vec::new();
+    let mut k = 0;
+    while k < tokens.len() {
+        let (off, tok) = tokens[k];
+        let lower = tok.to_ascii_lowercase();
+        if let Some(dice) = dice_token(tok) {
+            k += 1;
+            let mut steps = Vec::new();
+            while k < tokens.len() && is_step(tokens[k].1) {
+                steps.push(tokens[k].1);
+                k += 1;
+            }
+            cells.push((
+                off,
+                Cell::Roll {
+                    dice,
+                    play: steps.join(" "),
+                },
+            ));
+        } else if lower == "doubles" {
+            let arrow = tokens.get(k + 1).map(|t| t.1);
+            let value = tokens.get(k + 2).map(|t| t.1);
+            match (arrow, value.and_then(|v| v.parse::<u32>().ok())) {
+                (Some("=>"), Some(c)) if c >= 2 && c.is_power_of_two() => {
+                    cells.push((off, Cell::Double(c)));
+                    k += 3;
+                }
+                _ => return Err(tok.to_string()),
+            }
+        } else if lower == "takes" || lower == "accepts" {
+            cells.push((off, Cell::Take));
+            k += 1;
+        } else if lower == "drops" || lower == "passes" || lower == "rejects" {
+            cells.push((off, Cell::Drop));
+            k += 1;
+        } else if lower == "wins" {
+            let points = tokens
+                .get(k + 1)
+                .and_then(|t| t.1.parse::<u32>().ok())
+                .ok_or_else(|| tok.to_string())?;
+            k += 2;
+            // "point(s)" and gnubg's "and the match".
+            while k < tokens.len() && dice_token(tokens[k].1).is_none() {
+                let w = tokens[k].1.to_ascii_lowercase();
+                if !matches!(w.as_str(), "point" | "points" | "and" | "the" | "match") {
+                    return Err(tokens[k].1.to_string());
+                }
+                k += 1;
+            }
+            cells.push((off, Cell::Wins(points)));
+        } else {
+            return Err(tok.to_string());
+        }
+    }
+    Ok(cells)
+}
+
+/// `DD:` with two dice 1..=6.
+fn dice_token(tok: &str) -> Option<Dice> {
+    let b = tok.as_bytes();
+    if b.len() != 3 || b[2] != b':' {
+        return None;
+    }
+    let d = |c: u8| (b'1'..=b'6').contains(&c).then(|| c - b'0');
+    Dice::new(d(b[0])?, d(b[1])?).ok()
+}
+
+/// A step `from/to` with an optional `*` (numbers 0..=25).
+fn is_step(tok: &str) -> bool {
+    let t = tok.trim_end_matches('*');
+    let Some((a, b)) = t.split_once('/') else {
+        return false;
+    };
+    let num = |s: &str| {
+        !s.is_empty() && s.len() <= 2 && s.bytes().all(|c| c.is_ascii_digit()) && {
+            s.parse::<u8>().is_ok_and(|v| v <= 25)
+        }
+    };
+    num(a) && num(b)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    const SAMPLE: &str = "; [Site \"here\"]\n\n 3 point match\n\n Game 1\n alice : 0                      bob : 0\n  1)                             52: 13/8 13/11\n  2) 31: 8/5 6/5                 Doubles => 2\n  3)  Takes                      66: 24/18 24/18 13/7 13/7\n  4) 43:                         Doubles => 4\n  5)  Drops\n                                 Wins 2 points\n\n Game 2\n alice : 0                      bob : 2\n  1) 61: 13/7 8/7                 Doubles => 2\n  2)  Drops                       Wins 1 point and the match\n";
+
+    #[test]
+    fn reads_columns_cube_actions_and_results() {
+        let m = read_mat(SAMPLE.as_bytes()).unwrap();
+        assert_eq!(m.length, 3);
+        assert_eq!(m.games.len(), 2);
+        let g = &m.games[0];
+        assert_eq!(g.names, ["alice".to_string(), "bob".to_string()]);
+        assert_eq!(g.score, [0, 0]);
+        assert_eq!(
+            g.actions[0],
+            ActionText::Roll {
+                seat: 1,
+                dice: Dice::new(5, 2).unwrap(),
+                play: "13/8 13/11".into()
+            }
+        );
+        assert_eq!(g.actions[2], ActionText::Double { seat: 1, cube: 2 });
+        assert_eq!(g.actions[3], ActionText::Take { seat: 0 });
+        assert_eq!(
+            g.actions[5],
+            ActionText::Roll {
+                seat: 0,
+                dice: Dice::new(4, 3).unwrap(),
+                play: String::new()
+            }
+        );
+        assert_eq!(g.actions[7], ActionText::Drop { seat: 0 });
+        assert_eq!(g.result, Some((1, 2)));
+        assert_eq!(m.games[1].score, [0, 2]);
+        assert_eq!(m.games[1].result, Some((1, 1)));
+    }
+
+    #[test]
+    fn bad_input_gives_typed_errors() {
+        assert_eq!(
+            read_mat(b"\xff\xfe").unwrap_err().kind,
+            MatchFileErrorKind::NotThisFormat
+        );
+        assert_eq!(
+            read_mat(b"hello").unwrap_err().kind,
+            MatchFileErrorKind::NotThisFormat
+        );
+        assert_eq!(
+            read_mat(b" 3 point match\n").unwrap_err().kind,
+            MatchFileErrorKind::NoGames
+        );
+        let bad = " 3 point match\n Game 1\n a : 0  b : 0\n  1) 71: 13/6\n";
+        let e = read_mat(bad.as_bytes()).unwrap_err();
+        assert_eq!(e.line, 4);
+        assert!(matches!(e.kind, MatchFileErrorKind::BadCell(_)));
+    }
+}
