@@ -34,7 +34,7 @@ use crate::cube::met;
 use crate::engine::{Engine, RankedPlay};
 use crate::eval::Probabilities;
 use crate::game::{legal_plays, Decision, Dice, MatchState, Play, ALL_ROLLS};
-use crate::notation::{format_play, MoveStyle};
+use crate::notation::{format_play, position_id, MoveStyle};
 use crate::search::Cancel;
 
 pub use replay::{replay, Choice, ReplayError, Replayed, ReplayedGame};
@@ -122,6 +122,8 @@ pub struct ScoredDecision {
     /// The dice of a checker play.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dice: Option<[u8; 2]>,
+    /// gnubg Position ID of the position decided in, from the acting side's view.
+    pub position_id: String,
 }
 
 /// One analysed game.
@@ -455,9 +457,13 @@ impl Analyser<'_> {
             .collect();
         for ((g, r), s) in all.iter().zip(results) {
             let Some(s) = s else { continue };
-            let (kind, dice) = match &r.choice {
-                Choice::Checker { dice, .. } => ("checker", Some([dice.high(), dice.low()])),
-                _ => ("cube", None),
+            let (kind, dice, state) = match &r.choice {
+                Choice::Checker { dice, state, .. } => {
+                    ("checker", Some([dice.high(), dice.low()]), state)
+                }
+                Choice::Cube { state, .. } | Choice::Response { state, .. } => {
+                    ("cube", None, state)
+                }
             };
             out[*g].decisions.push(ScoredDecision {
                 move_no: r.move_no,
@@ -472,6 +478,7 @@ impl Analyser<'_> {
                 forced: s.forced,
                 luck: s.luck.map(round6),
                 dice,
+                position_id: position_id(&state.position),
             });
         }
         let players = summarise(&names, &out);

@@ -314,6 +314,19 @@ fn cells_of(body: &str) -> Result<Vec<(usize, Cell)>, String> {
     if let Some(s) = start {
         tokens.push((s, &body[s..]));
     }
+    // A left cell that filled its column can run into the right one (`22/21*51:`).
+    let mut split = Vec::with_capacity(tokens.len());
+    for (off, tok) in tokens {
+        let n = tok.len();
+        match tok.get(n.saturating_sub(3)..) {
+            Some(tail) if n > 3 && dice_token(tail).is_some() && is_step(&tok[..n - 3]) => {
+                split.push((off, &tok[..n - 3]));
+                split.push((off + n - 3, tail));
+            }
+            _ => split.push((off, tok)),
+        }
+    }
+    let tokens = split;
     let mut cells = Vec::new();
     let mut k = 0;
     while k < tokens.len() {
