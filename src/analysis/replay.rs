@@ -222,7 +222,7 @@ pub fn replay(m: &MatchText) -> Result<Vec<ReplayedGame>, ReplayError> {
                     if !table.may_double(seat) {
                         return Err(fail(a, "doubled without access to the cube".into()));
                     }
-                    if *cube != table.cube * 2 {
+                    if *cube != 0 && *cube != table.cube * 2 {
                         return Err(fail(
                             a,
                             format!("doubled to {cube} with the cube at {}", table.cube),

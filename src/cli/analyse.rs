@@ -1,4 +1,4 @@
-//! `stargammon analyse FILE`: every checker play and cube decision of a `.mat` match file
+//! `stargammon analyse FILE`: every checker play and cube decision of a `.mat` or `.sgf` file
 //! scored by the engine (see [`crate::analysis`] for what is measured), with per-player
 //! error rates, gnubg's Snowie-style rate, a rating label and luck; text or JSON.
 
@@ -11,11 +11,12 @@ use super::CliError;
 use crate::analysis::{replay, Analyser, Analysis};
 use crate::engine::build as engine_build;
 use crate::engine::{CubePolicy, Depth, EngineSpec};
-use crate::notation::match_file::read_mat;
+use crate::notation::match_file::read_match_file;
 
 #[derive(Debug, Args)]
 pub struct AnalyseArgs {
-    /// The match file (.mat, Jellyfish text as gnubg imports and exports it).
+    /// The match file: .mat (Jellyfish text, as gnubg imports and exports it) or gnubg's
+    /// .sgf (a file starting with `(`).
     pub file: PathBuf,
     /// Search depth (odd): 1 = static evaluation of each play, 3, 5, ...
     #[arg(long, value_parser = parse_depth_arg, conflicts_with = "plies")]
@@ -47,7 +48,7 @@ pub fn run(a: AnalyseArgs) -> Result<(), CliError> {
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
     let bytes = std::fs::read(&a.file).map_err(|e| format!("{}: {e}", a.file.display()))?;
-    let text = read_mat(&bytes).map_err(|e| format!("{}: {e}", a.file.display()))?;
+    let text = read_match_file(&bytes).map_err(|e| format!("{}: {e}", a.file.display()))?;
     let games = replay(&text).map_err(|e| format!("{}: {e}", a.file.display()))?;
 
     let spec = EngineSpec {

@@ -35,7 +35,7 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Scores every checker play and cube decision of a match file (.mat).
+    /// Scores every checker play and cube decision of a match file (.mat or .sgf).
     Analyse(analyse::AnalyseArgs),
     /// Benchmarks: movegen, eval, search, server.
     Bench(bench::BenchArgs),

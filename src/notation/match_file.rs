@@ -408,6 +408,224 @@ fn is_step(tok: &str) -> bool {
     num(a) && num(b)
 }
 
+/// Reads a match in gnubg's SGF dialect (`GM[6]`, as gnubg's `save match` writes it and
+/// `stargammon match --sgf` too): one game tree per game, the root's `MI` (length,
+/// scores), `PW`/`PB` (seat 0 and seat 1), `RE`; `W[...]`/`B[...]` nodes holding
+/// `double`, `take`, `drop` or the dice and a letter pair per step. Other properties are
+/// skipped. Any bytes give a match or a typed error.
+pub fn read_sgf(bytes: &[u8]) -> Result<MatchText, MatchFileError> {
+    let text = std::str::from_utf8(bytes).map_err(|_| err(0, MatchFileErrorKind::NotThisFormat))?;
+    let b = text.as_bytes();
+    let line_at = |i: usize| text.get(..i).map_or(0, |t| t.lines().count().max(1));
+    let bad = |i: usize, what: &str| err(line_at(i), MatchFileErrorKind::BadCell(what.into()));
+    let mut length: Option<u32> = None;
+    let mut games: Vec<GameText> = Vec::new();
+    let mut i = 0;
+    // The game being read: (root properties seen, game).
+    let mut game: Option<GameText> = None;
+    let mut depth = 0usize;
+    while i < b.len() {
+        let c = b[i];
+        match c {
+            b'(' => {
+                depth += 1;
+                if depth == 1 {
+                    game = Some(GameText {
+                        names: [String::new(), String::new()],
+                        score: [0, 0],
+                        actions: Vec::new(),
+                        result: None,
+                    });
+                }
+                i += 1;
+            }
+            b')' => {
+                if depth == 0 {
+                    return Err(bad(i, ")"));
+                }
+                depth -= 1;
+                if depth == 0 {
+                    if let Some(g) = game.take() {
+                        games.push(g);
+                    }
+                }
+                i += 1;
+            }
+            b';' => {
+                if depth == 0 {
+                    return Err(bad(i, ";"));
+                }
+                i += 1;
+            }
+            c if c.is_ascii_whitespace() => i += 1,
+            c if c.is_ascii_uppercase() => {
+                let start = i;
+                while i < b.len() && b[i].is_ascii_uppercase() {
+                    i += 1;
+                }
+                let ident = &text[start..i];
+                let mut values = Vec::new();
+                loop {
+                    while i < b.len() && b[i].is_ascii_whitespace() {
+                        i += 1;
+                    }
+                    if i >= b.len() || b[i] != b'[' {
+                        break;
+                    }
+                    i += 1;
+                    let mut v = String::new();
+                    loop {
+                        let Some(ch) = text.get(i..).and_then(|t| t.chars().next()) else {
+                            return Err(bad(start, ident));
+                        };
+                        i += ch.len_utf8();
+                        match ch {
+                            ']' => break,
+                            '\\' => {
+                                if let Some(n) = text.get(i..).and_then(|t| t.chars().next()) {
+                                    v.push(n);
+                                    i += n.len_utf8();
+                                }
+                            }
+                            ch => v.push(ch),
+                        }
+                    }
+                    values.push(v);
+                }
+                if values.is_empty() {
+                    return Err(bad(start, ident));
+                }
+                let Some(g) = game.as_mut() else {
+                    return Err(bad(start, ident));
+                };
+                match ident {
+                    "GM" if values[0] != "6" => {
+                        return Err(err(line_at(start), MatchFileErrorKind::NotThisFormat))
+                    }
+                    "MI" => {
+                        for v in &values {
+                            let Some((k, val)) = v.split_once(':') else {
+                                continue;
+                            };
+                            let num = || val.trim().parse::<u32>().map_err(|_| bad(start, v));
+                            match k {
+                                "length" => {
+                                    let l = num()?;
+                                    if length.is_some_and(|x| x != l) {
+                                        return Err(bad(start, v));
+                                    }
+                                    length = Some(l);
+                                }
+                                "ws" => g.score[0] = num()?,
+                                "bs" => g.score[1] = num()?,
+                                _ => {}
+                            }
+                        }
+                    }
+                    "PW" => g.names[0] = values[0].clone(),
+                    "PB" => g.names[1] = values[0].clone(),
+                    "RE" => {
+                        let v = &values[0];
+                        let seat = match v.get(..2) {
+                            Some("W+") => Some(0),
+                            Some("B+") => Some(1),
+                            _ => None,
+                        };
+                        let pts: String = v
+                            .get(2..)
+                            .unwrap_or("")
+                            .chars()
+                            .take_while(|c| c.is_ascii_digit())
+                            .collect();
+                        if let (Some(seat), Ok(p)) = (seat, pts.parse::<u32>()) {
+                            g.result = Some((seat, p));
+                        }
+                    }
+                    "W" | "B" => {
+                        let seat = usize::from(ident == "B");
+                        g.actions.push(
+                            sgf_action(seat, &values[0]).ok_or_else(|| bad(start, &values[0]))?,
+                        );
+                    }
+                    _ => {}
+                }
+            }
+            _ => return Err(err(line_at(i), MatchFileErrorKind::NotThisFormat)),
+        }
+    }
+    if depth != 0 {
+        return Err(bad(b.len(), "unclosed game"));
+    }
+    if games.is_empty() {
+        return Err(err(
+            0,
+            if length.is_none() {
+                MatchFileErrorKind::NotThisFormat
+            } else {
+                MatchFileErrorKind::NoGames
+            },
+        ));
+    }
+    for g in &mut games {
+        for (k, name) in g.names.iter_mut().enumerate() {
+            if name.is_empty() {
+                *name = format!("player {k}");
+            }
+        }
+    }
+    Ok(MatchText {
+        length: length.unwrap_or(0),
+        games,
+    })
+}
+
+/// One `W[...]`/`B[...]` value.
+fn sgf_action(seat: usize, v: &str) -> Option<ActionText> {
+    match v {
+        "double" => return Some(ActionText::Double { seat, cube: 0 }),
+        "take" => return Some(ActionText::Take { seat }),
+        "drop" => return Some(ActionText::Drop { seat }),
+        _ => {}
+    }
+    let b = v.as_bytes();
+    if b.len() < 2 || b.len() % 2 != 0 || b.len() > 10 {
+        return None;
+    }
+    let d = |c: u8| (b'1'..=b'6').contains(&c).then(|| c - b'0');
+    let dice = Dice::new(d(b[0])?, d(b[1])?).ok()?;
+    let point = |c: u8| -> Option<u8> {
+        match c {
+            b'y' => Some(25),
+            b'z' => Some(0),
+            b'a'..=b'x' => {
+                let i = c - b'a';
+                Some(if seat == 0 { i + 1 } else { 24 - i })
+            }
+            _ => None,
+        }
+    };
+    let mut steps = Vec::new();
+    for pair in b[2..].chunks(2) {
+        let [from, to] = pair else { return None };
+        steps.push(format!("{}/{}", point(*from)?, point(*to)?));
+    }
+    Some(ActionText::Roll {
+        seat,
+        dice,
+        play: steps.join(" "),
+    })
+}
+
+/// Reads a match file of either format: SGF when it starts with `(`, else `.mat`.
+pub fn read_match_file(bytes: &[u8]) -> Result<MatchText, MatchFileError> {
+    let first = bytes.iter().find(|c| !c.is_ascii_whitespace());
+    if first == Some(&b'(') {
+        read_sgf(bytes)
+    } else {
+        read_mat(bytes)
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
