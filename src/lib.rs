@@ -11,6 +11,7 @@
 //! | [`search`] | Expectimax, Star1, Star2, the transposition table, the worker pool |
 //! | [`engine`] | the facade ("what do I do here?"), [`engine::EngineSpec`] and its builder |
 //! | [`rollout`] | rollouts: games played out from a position or from each play of a roll |
+//! | [`analysis`] | match files replayed and every decision scored (errors, rating, luck) |
 //! | [`protocol`] | gnubg and UBGI lines: parse requests, format replies (no I/O) |
 //! | [`config`] | the server's TOML configuration, environment overrides of any config file |
 //! | [`players`] | the one decision trait, [`players::Decide`], and every player |
@@ -22,6 +23,7 @@
 //! | [`bench`] | benchmark kernels |
 //! | [`cli`] | one module per subcommand |
 
+pub mod analysis;
 pub mod arena;
 pub mod bench;
 pub mod cli;

@@ -65,6 +65,9 @@ pub struct MatchArgs {
     /// matches, FILE-001.mat, FILE-002.mat, ...).
     #[arg(long)]
     pub mat: Option<std::path::PathBuf>,
+    /// Write the matches as gnubg SGF files (`load match`), numbered as for --mat.
+    #[arg(long)]
+    pub sgf: Option<std::path::PathBuf>,
 }
 
 /// Builds the decider factory for an engine argument; `cube` says whether cube questions
@@ -104,8 +107,8 @@ pub fn run(args: MatchArgs) -> Result<(), CliError> {
     if !(args.timeout > 0.0 && args.timeout.is_finite()) {
         return Err("--timeout must be a positive number of seconds".into());
     }
-    if args.mat.is_some() && matches!(kind, SeriesKind::Money { .. }) {
-        return Err("--mat needs match play (--length L --matches M)".into());
+    if (args.mat.is_some() || args.sgf.is_some()) && matches!(kind, SeriesKind::Money { .. }) {
+        return Err("--mat and --sgf need match play (--length L --matches M)".into());
     }
     let cube = match args.cube {
         Some(OnOff::On) => true,
@@ -169,7 +172,7 @@ pub fn run(args: MatchArgs) -> Result<(), CliError> {
             }
         }
         if let UnitResult::Match { record, .. } = unit {
-            if args.mat.is_some() {
+            if args.mat.is_some() || args.sgf.is_some() {
                 records.push(record.clone());
             }
         }
@@ -196,6 +199,21 @@ pub fn run(args: MatchArgs) -> Result<(), CliError> {
                     .map_err(|e| format!("cannot write {}: {e}", file.display()))?,
             );
             write_mat(&mut f, length, std::slice::from_ref(record))?;
+            f.flush()?;
+        }
+    }
+    if let (Some(path), SeriesKind::Matches { length, .. }) = (&args.sgf, kind) {
+        for (i, record) in records.iter().enumerate() {
+            let file = if records.len() == 1 {
+                path.clone()
+            } else {
+                numbered(path, i + 1)
+            };
+            let mut f = std::io::BufWriter::new(
+                std::fs::File::create(&file)
+                    .map_err(|e| format!("cannot write {}: {e}", file.display()))?,
+            );
+            crate::arena::export::write_sgf(&mut f, length, std::slice::from_ref(record))?;
             f.flush()?;
         }
     }

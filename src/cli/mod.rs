@@ -3,6 +3,7 @@
 
 use clap::{Parser, Subcommand};
 
+pub mod analyse;
 pub mod bearoff;
 pub mod bench;
 pub mod duel;
@@ -34,6 +35,8 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Scores every checker play and cube decision of a match file (.mat or .sgf).
+    Analyse(analyse::AnalyseArgs),
     /// Benchmarks: movegen, eval, search, server.
     Bench(bench::BenchArgs),
     /// Bear-off database: expected rolls and exact win chances with both sides home.
@@ -104,6 +107,7 @@ pub fn argument_error_line(e: &clap::Error) -> Option<String> {
 /// Runs a parsed command line.
 pub fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
+        Command::Analyse(args) => analyse::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Bearoff(args) => bearoff::run(args),
         Command::Hint(args) => hint::run(args),

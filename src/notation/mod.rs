@@ -1,5 +1,6 @@
 //! Text formats around the rules core: move notations (gnubg, plain single steps, FIBS),
-//! gnubg's Position ID and Match ID, eXtreme Gammon's XGID, and FIBS board strings.
+//! gnubg's Position ID and Match ID, eXtreme Gammon's XGID, FIBS board strings, and match
+//! files (`match_file`: the game record of a file and the `.mat` reader).
 //!
 //! Every parser here returns a typed error and never panics: these strings come from
 //! users, peers and files. Parsers that resolve a move against a position tell "cannot
@@ -7,6 +8,7 @@
 
 pub mod fibs_board;
 pub mod ids;
+pub mod match_file;
 pub mod moves;
 pub mod text;
 pub mod xgid;

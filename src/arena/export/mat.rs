@@ -59,7 +59,8 @@ pub fn write_mat(
             for (row, pair) in cells.chunks(2).enumerate() {
                 let l = &pair[0];
                 match pair.get(1) {
-                    Some(r) => writeln!(out, "{:>3}) {l:<28}{r}", row + 1)?,
+                    // A long left cell still keeps a space before the right one.
+                    Some(r) => writeln!(out, "{:>3}) {:<28}{r}", row + 1, format!("{l} "))?,
                     None => writeln!(out, "{:>3}) {l}", row + 1)?,
                 }
             }

@@ -1,0 +1,174 @@
+//! `stargammon analyse FILE`: every checker play and cube decision of a `.mat` or `.sgf` file
+//! scored by the engine (see [`crate::analysis`] for what is measured), with per-player
+//! error rates, gnubg's Snowie-style rate, a rating label and luck; text or JSON.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::hint::parse_depth_arg;
+use super::CliError;
+use crate::analysis::{replay, Analyser, Analysis};
+use crate::engine::build as engine_build;
+use crate::engine::{CubePolicy, Depth, EngineSpec};
+use crate::notation::match_file::read_match_file;
+
+#[derive(Debug, Args)]
+pub struct AnalyseArgs {
+    /// The match file: .mat (Jellyfish text, as gnubg imports and exports it) or gnubg's
+    /// .sgf (a file starting with `(`).
+    pub file: PathBuf,
+    /// Search depth (odd): 1 = static evaluation of each play, 3, 5, ...
+    #[arg(long, value_parser = parse_depth_arg, conflicts_with = "plies")]
+    pub depth: Option<Depth>,
+    /// gnubg plies: 0-ply = depth 1, 1-ply = depth 3, 2-ply = depth 5.
+    #[arg(long, conflicts_with = "depth")]
+    pub plies: Option<u32>,
+    /// Worker threads (default: the machine's cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub json: bool,
+    /// No progress bar on stderr.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+pub fn run(a: AnalyseArgs) -> Result<(), CliError> {
+    let depth = match (a.depth, a.plies) {
+        (Some(d), _) => d,
+        (None, Some(p)) if p <= 4 => Depth::new(2 * p + 1).map_err(|e| e.to_string())?,
+        (None, Some(p)) => return Err(format!("--plies {p}: expected 0 to 4").into()),
+        (None, None) => Depth::ONE,
+    };
+    let threads = match a.threads {
+        Some(0) => return Err("--threads must be at least 1".into()),
+        Some(t) => t.min(64),
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    let bytes = std::fs::read(&a.file).map_err(|e| format!("{}: {e}", a.file.display()))?;
+    let text = read_match_file(&bytes).map_err(|e| format!("{}: {e}", a.file.display()))?;
+    let games = replay(&text).map_err(|e| format!("{}: {e}", a.file.display()))?;
+
+    let spec = EngineSpec {
+        depth,
+        cube_depth: depth,
+        cube_policy: CubePolicy::Cubeful,
+        ..EngineSpec::default()
+    };
+    let engine = engine_build::engine(&spec)?;
+    let luck_spec = EngineSpec {
+        depth: Depth::ONE,
+        cube_depth: Depth::ONE,
+        ..spec.clone()
+    };
+    let luck_engine = engine_build::engine_with(&luck_spec, engine.searcher().clone());
+    let analyser = Analyser {
+        engine: &engine,
+        depth: depth.get(),
+        luck_engine: &luck_engine,
+    };
+    let total: usize = games.iter().map(|g| g.decisions.len()).sum();
+    let bar = if a.quiet {
+        indicatif::ProgressBar::hidden()
+    } else {
+        let pb = indicatif::ProgressBar::new(total as u64);
+        pb.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{elapsed_precise} [{bar:40}] {pos}/{len} decisions {per_sec} eta {eta}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        pb
+    };
+    let start = std::time::Instant::now();
+    let analysis = analyser.analyse(&games, threads, &|| bar.inc(1));
+    bar.finish_and_clear();
+    let seconds = start.elapsed().as_secs_f64();
+    if a.json {
+        let mut v = serde_json::to_value(&analysis)?;
+        v["file"] = serde_json::json!(a.file.display().to_string());
+        v["depth"] = serde_json::json!(depth.get());
+        v["plies"] = serde_json::json!((depth.get() - 1) / 2);
+        v["match_length"] = serde_json::json!(text.length);
+        v["seconds"] = serde_json::json!((seconds * 1000.0).round() / 1000.0);
+        v["units"] = serde_json::json!("equity_lost and luck in normalised equity (EMG); error rates in millipoints (EMG x 1000)");
+        println!("{v}");
+    } else {
+        print_text(&a.file, depth, text.length, &analysis, seconds);
+    }
+    Ok(())
+}
+
+fn print_text(file: &std::path::Path, depth: Depth, length: u32, a: &Analysis, seconds: f64) {
+    let kind = if length == 0 {
+        "money session".to_string()
+    } else {
+        format!("{length}-point match")
+    };
+    println!(
+        "{}: {kind}, {} games, analysed at depth {} (gnubg {}-ply) in {seconds:.1} s",
+        file.display(),
+        a.games.len(),
+        depth.get(),
+        (depth.get() - 1) / 2
+    );
+    for (g, game) in a.games.iter().enumerate() {
+        let flagged: Vec<_> = game
+            .decisions
+            .iter()
+            .filter(|d| d.skill != crate::analysis::Skill::None)
+            .collect();
+        if flagged.is_empty() {
+            continue;
+        }
+        println!();
+        println!("Game {} (score {}-{})", g + 1, game.score[0], game.score[1]);
+        for d in flagged {
+            let dice = d.dice.map(|[h, l]| format!("{h}{l}: ")).unwrap_or_default();
+            println!(
+                "  {:>3}. {:<10} {dice}{:<22} {:<3} -{:.3}  best: {}",
+                d.move_no,
+                d.player,
+                d.played,
+                d.skill.mark(),
+                d.equity_lost,
+                d.best
+            );
+        }
+    }
+    println!();
+    println!(
+        "{:<28}{:>14}{:>14}",
+        "",
+        a.players.first().map_or("", |p| p.name.as_str()),
+        a.players.get(1).map_or("", |p| p.name.as_str())
+    );
+    let row = |label: &str, f: &dyn Fn(&crate::analysis::PlayerSummary) -> String| {
+        let cells: Vec<String> = a.players.iter().map(f).collect();
+        println!(
+            "{label:<28}{:>14}{:>14}",
+            cells.first().map_or("", String::as_str),
+            cells.get(1).map_or("", String::as_str)
+        );
+    };
+    row("decisions (counted)", &|p| p.decisions.to_string());
+    row("  checker / cube", &|p| {
+        format!("{} / {}", p.checker_decisions, p.cube_decisions)
+    });
+    row("doubtful (?!)", &|p| p.doubtful.to_string());
+    row("errors (?)", &|p| p.errors.to_string());
+    row("blunders (??)", &|p| p.blunders.to_string());
+    row("error rate (mEMG/decision)", &|p| {
+        format!("{:.1}", p.error_mppg)
+    });
+    row("  checker / cube", &|p| {
+        format!("{:.1} / {:.1}", p.checker_error_mppg, p.cube_error_mppg)
+    });
+    row("Snowie error rate", &|p| {
+        format!("{:.1}", p.snowie_error_rate)
+    });
+    row("luck (EMG)", &|p| format!("{:+.3}", p.luck));
+    row("rating", &|p| p.rating.to_string());
+}
