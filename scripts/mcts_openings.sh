@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 
 N=${1:-200000}
 POLICY=${2:-random}
-BIN=target/release/stargammon
+BIN=${BIN:-target/release/stargammon}
 [ -x "$BIN" ] || { echo "$0: build first: cargo build --release" >&2; exit 1; }
 
 # The consensus of published full rollouts (as in scripts/rollout_openings.sh).
