@@ -36,7 +36,7 @@ for roll in 21 31 41 51 61 32 42 52 62 43 53 63 54 64 65; do
 import json, sys
 roll, consensus = sys.argv[1], sys.argv[2]
 r = json.load(sys.stdin)
-# hint lists plays by value; "search_rank" is the search's own order (most visits first).
+# hint lists plays by value; search_rank is the order of the search itself, most visits first.
 plays = sorted(r["plays"], key=lambda p: p["search_rank"])
 def norm(m):
     return " ".join(sorted(m.split()))

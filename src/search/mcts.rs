@@ -200,19 +200,57 @@ impl<'a> Tree<'a> {
         (self.decisions.len() - 1) as u32
     }
 
-    fn expand(&mut self, d: u32) {
+    /// Adds the plays of decision node `d` as chance nodes. With net playouts each play is
+    /// also valued once by the evaluator (a prior visit, as a depth-1 search would value it),
+    /// and the node's own value (for its side to act) is returned as this iteration's
+    /// result: the best play's value, or a net playout from it when playouts are longer than
+    /// zero plies.
+    fn expand(&mut self, d: u32) -> Option<(f64, Probabilities)> {
         let (position, dice) = {
             let n = &self.decisions[d as usize];
             (n.position, n.dice)
         };
         generate_plays(&position, dice, &mut self.list);
+        let priors = self.config.playout == Playout::Net;
         let mut children = Vec::with_capacity(self.list.len());
-        for play in self.list.iter() {
-            self.chances.push(ChanceNode::new(*play));
+        let mut best: Option<(f64, u32)> = None;
+        for k in 0..self.list.len() {
+            let play = self.list[k];
+            let mut node = ChanceNode::new(play);
+            if priors {
+                let (value, probs) = match play.position.mover_result() {
+                    Some(r) => (r.points() as f64, Probabilities::from_result(r, true)),
+                    None => {
+                        self.stats.evals += 1;
+                        let p = self.evaluator.evaluate(&play.next_position()).invert();
+                        (p.equity() as f64, p)
+                    }
+                };
+                node.visits = 1;
+                node.sum = value;
+                for (acc, x) in node.probs.iter_mut().zip(probs.0) {
+                    *acc = x as f64;
+                }
+                if best.map_or(true, |(v, _)| value > v) {
+                    best = Some((value, self.chances.len() as u32));
+                }
+            }
+            self.chances.push(node);
             self.stats.chance_nodes += 1;
             children.push((self.chances.len() - 1) as u32);
         }
-        self.decisions[d as usize].children = children;
+        let n = children.len() as u64;
+        let node = &mut self.decisions[d as usize];
+        node.children = children;
+        let (value, c) = best?;
+        node.visits = n;
+        let ch = &self.chances[c as usize];
+        if ch.terminal.is_some() || self.config.truncate == Some(0) {
+            return Some((value, ch.mean_probs()));
+        }
+        let start = ch.play.next_position();
+        let probs = self.playout(start).invert();
+        Some((probs.equity() as f64, probs))
     }
 
     /// UCT at a decision node: an unvisited play first, else the best bound.
@@ -253,7 +291,13 @@ impl<'a> Tree<'a> {
     fn iterate_from_decision(&mut self, mut d: u32, path: &mut Path) {
         loop {
             if self.decisions[d as usize].children.is_empty() {
-                self.expand(d);
+                if let Some((value, probs)) = self.expand(d) {
+                    // The value is for `d`'s side, the opponent of the path's last player.
+                    if !path.is_empty() {
+                        self.backup(path, -value, probs.invert());
+                    }
+                    return;
+                }
             }
             self.decisions[d as usize].visits += 1;
             let c = self.select(d);
@@ -410,7 +454,8 @@ pub fn choose(
         search_seed(pos, Some(dice), &settings.mcts),
     );
     let root = tree.add_decision(*pos, dice);
-    tree.expand(root);
+    // The root's own value is not needed: only its plays are ranked.
+    let _ = tree.expand(root);
     let n = tree.decisions[root as usize].children.len();
     let mut path = Path::new();
     let mut i = 0;
