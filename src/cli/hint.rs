@@ -508,15 +508,7 @@ fn cube_hint(
     let action = cube_action(state, &analysis, &cube);
     let blocked = no_cube_reason(state);
     let view = {
-        let v = crate::cube::CubeView {
-            cube: state.cube,
-            owner: state.cube_owner,
-            match_length: state.match_length,
-            away: state.away(),
-            opp_away: state.opp_away(),
-            crawford: state.crawford,
-            post_crawford: state.post_crawford,
-        };
+        let v = crate::engine::cube_view(state);
         // At a take question the roller is the doubler: its view of the cube.
         if taking {
             v.swap()

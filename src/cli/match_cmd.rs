@@ -12,6 +12,9 @@ use std::time::Duration;
 use clap::{Args, ValueEnum};
 
 use super::CliError;
+
+/// Writes matches of one length to a file: the .mat and .sgf writers.
+type MatchWriter = fn(&mut dyn Write, u32, &[MatchRecord]) -> std::io::Result<()>;
 use crate::arena::referee::{
     run_series, write_mat, MatchRecord, SeriesConfig, SeriesKind, UnitResult,
 };
@@ -186,35 +189,28 @@ pub fn run(args: MatchArgs) -> Result<(), CliError> {
     if let Some(mut w) = games_out {
         w.flush()?;
     }
-    if let (Some(path), SeriesKind::Matches { length, .. }) = (&args.mat, kind) {
-        // gnubg imports one match per .mat file: several matches go to numbered files.
-        for (i, record) in records.iter().enumerate() {
-            let file = if records.len() == 1 {
-                path.clone()
-            } else {
-                numbered(path, i + 1)
-            };
-            let mut f = std::io::BufWriter::new(
-                std::fs::File::create(&file)
-                    .map_err(|e| format!("cannot write {}: {e}", file.display()))?,
-            );
-            write_mat(&mut f, length, std::slice::from_ref(record))?;
-            f.flush()?;
-        }
-    }
-    if let (Some(path), SeriesKind::Matches { length, .. }) = (&args.sgf, kind) {
-        for (i, record) in records.iter().enumerate() {
-            let file = if records.len() == 1 {
-                path.clone()
-            } else {
-                numbered(path, i + 1)
-            };
-            let mut f = std::io::BufWriter::new(
-                std::fs::File::create(&file)
-                    .map_err(|e| format!("cannot write {}: {e}", file.display()))?,
-            );
-            crate::arena::export::write_sgf(&mut f, length, std::slice::from_ref(record))?;
-            f.flush()?;
+    if let SeriesKind::Matches { length, .. } = kind {
+        // gnubg imports one match per .mat file (and loads one per .sgf file): several
+        // matches go to numbered files.
+        let formats: [(_, MatchWriter); 2] = [
+            (&args.mat, write_mat),
+            (&args.sgf, crate::arena::export::write_sgf),
+        ];
+        for (path, write) in formats {
+            let Some(path) = path else { continue };
+            for (i, record) in records.iter().enumerate() {
+                let file = if records.len() == 1 {
+                    path.clone()
+                } else {
+                    numbered(path, i + 1)
+                };
+                let mut f = std::io::BufWriter::new(
+                    std::fs::File::create(&file)
+                        .map_err(|e| format!("cannot write {}: {e}", file.display()))?,
+                );
+                write(&mut f, length, std::slice::from_ref(record))?;
+                f.flush()?;
+            }
         }
     }
 
