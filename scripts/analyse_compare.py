@@ -3,7 +3,9 @@
 
 Usage: analyse_compare.py OURS.json GNUBG.json GNUBG.out [OURS.json GNUBG.json GNUBG.out ...]
 (the files scripts/analyse_vs_gnubg.sh writes). Checker plays are matched by game,
-Position ID before the play and dice. Prints the blunder agreement (of gnubg's blunders,
+Position ID before the play and dice; cube actions (double, take, pass) by game and order
+of their kind, as gnubg's Python interface gives no position for a take. Prints the blunder
+agreement (of gnubg's blunders,
 'very bad', how many we flag as blunders, and as errors or worse) and both analyses'
 error rates per player.
 """
@@ -31,7 +33,9 @@ def gnubg_rates(text):
 
 def main(args):
     tot = {"g_blunders": 0, "we_blunder": 0, "we_error": 0, "unmatched": 0,
-           "our_blunders": 0, "they_error": 0, "matched_moves": 0, "same_skill": 0}
+           "our_blunders": 0, "they_error": 0, "matched_moves": 0, "same_skill": 0,
+           "cube_actions": 0, "cube_unmatched": 0, "g_cube_errors": 0, "we_cube_error": 0,
+           "our_cube_errors": 0, "they_cube_error": 0}
     rows = []
     for k in range(0, len(args), 3):
         ours = json.load(open(args[k]))
@@ -61,6 +65,32 @@ def main(args):
                 if ours_rank == 3:
                     tot["our_blunders"] += 1
                     tot["they_error"] += theirs_rank >= 2
+            # Cube actions: the k-th double (take, pass) of a game in both analyses.
+            kinds = {"double": "double", "take": "take", "drop": "pass", "pass": "pass"}
+            our_cube = {}
+            for d in og["decisions"]:
+                if d["kind"] == "cube" and d["played"] in kinds.values():
+                    our_cube.setdefault(d["played"], []).append(d)
+            seen = {}
+            for d in tg["decisions"]:
+                kind = kinds.get(d["action"])
+                if kind is None:
+                    continue
+                k = seen.get(kind, 0)
+                seen[kind] = k + 1
+                mine_list = our_cube.get(kind, [])
+                if k >= len(mine_list):
+                    tot["cube_unmatched"] += 1
+                    continue
+                tot["cube_actions"] += 1
+                ours_rank = OUR_RANK[mine_list[k]["skill"]]
+                theirs_rank = RANK.get(d["skill"], 0)
+                if theirs_rank >= 2:
+                    tot["g_cube_errors"] += 1
+                    tot["we_cube_error"] += ours_rank >= 2
+                if ours_rank >= 2:
+                    tot["our_cube_errors"] += 1
+                    tot["they_cube_error"] += theirs_rank >= 2
         rates, snowie, rating = gnubg_rates(text)
         for i, p in enumerate(ours["players"]):
             rows.append((args[k], p["name"], p["error_mppg"], rates[i] if rates else None,
@@ -74,6 +104,10 @@ def main(args):
           f"{tot['we_error']} ({100 * tot['we_error'] / gb:.0f}%)")
     print(f"our blunders: {tot['our_blunders']}; errors or worse for gnubg: {tot['they_error']} "
           f"({100 * tot['they_error'] / ob:.0f}%)")
+    print(f"cube actions taken (double, take, pass) matched: {tot['cube_actions']} "
+          f"(unmatched {tot['cube_unmatched']}); gnubg's errors or worse among them: "
+          f"{tot['g_cube_errors']}, errors or worse for us too: {tot['we_cube_error']}; "
+          f"ours: {tot['our_cube_errors']}, errors or worse for gnubg: {tot['they_cube_error']}")
     print(f"checker plays matched: {tot['matched_moves']} (unmatched {tot['unmatched']}), "
           f"same mark: {tot['same_skill']}")
     print("file | player | ours mEMG/decision | gnubg | ours Snowie | gnubg Snowie | ours rating | gnubg rating")
