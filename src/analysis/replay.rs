@@ -4,12 +4,9 @@
 
 use std::fmt;
 
-use crate::game::{legal_plays, CubeOwner, Decision, Dice, MatchState, Play, Position, Rules};
+use crate::game::{legal_plays, Decision, Dice, MatchState, Play, Position, Rules, SeatTable};
 use crate::notation::match_file::{ActionText, MatchText};
 use crate::notation::{parse_move, MoveStyle};
-
-/// The most a cube can be (as the referee's limit).
-const MAX_CUBE: u32 = 1 << 15;
 
 /// What a player decided, with the state (from the acting side's view) it was decided in.
 #[derive(Debug, Clone)]
@@ -80,36 +77,27 @@ struct Table {
 }
 
 impl Table {
-    fn may_double(&self, seat: usize) -> bool {
-        if self.crawford || self.cube >= MAX_CUBE || self.owner.is_some_and(|o| o != seat) {
-            return false;
+    /// The table as the rules module reads it (the cube is always in use in a match file).
+    fn seats(&self) -> SeatTable<'_> {
+        SeatTable {
+            match_length: self.length,
+            score: self.score,
+            names: &self.names,
+            crawford: self.crawford,
+            post_crawford: self.post_crawford,
+            cube_in_use: true,
+            cube: self.cube,
+            owner: self.owner,
+            rules: Rules::default(),
         }
-        self.length == 0 || self.cube < self.length.saturating_sub(self.score[seat])
+    }
+
+    fn may_double(&self, seat: usize) -> bool {
+        self.seats().may_double(seat)
     }
 
     fn state(&self, seat: usize, position: Position, decision: Decision) -> MatchState {
-        let other = 1 - seat;
-        MatchState {
-            position,
-            decision,
-            cube: self.cube,
-            cube_owner: match self.owner {
-                None => CubeOwner::Centered,
-                Some(o) if o == seat => CubeOwner::Me,
-                Some(_) => CubeOwner::Opponent,
-            },
-            may_double: self.may_double(seat),
-            opp_may_double: self.may_double(other),
-            match_length: self.length,
-            score: self.score[seat],
-            opp_score: self.score[other],
-            crawford: self.crawford,
-            post_crawford: self.post_crawford,
-            acting_player: seat as u8,
-            names: (self.names[seat].clone(), self.names[other].clone()),
-            rules: Rules::default(),
-            dice_low_first: false,
-        }
+        self.seats().state(seat, position, decision)
     }
 }
 

@@ -187,6 +187,66 @@ impl MatchFacts {
     }
 }
 
+/// A game between seats 0 and 1 as the one who runs it keeps it (the referee, the replay of
+/// a match file): the one place a seat's [`MatchState`] is derived from it.
+#[derive(Debug, Clone, Copy)]
+pub struct SeatTable<'a> {
+    /// Points to win the match; 0 for money play.
+    pub match_length: u32,
+    /// Scores of seat 0 and seat 1 before the game.
+    pub score: [u32; 2],
+    pub names: &'a [String; 2],
+    pub crawford: bool,
+    pub post_crawford: bool,
+    /// The doubling cube is in use.
+    pub cube_in_use: bool,
+    pub cube: u32,
+    /// Seat that owns the cube, None when centred.
+    pub owner: Option<usize>,
+    /// The money rules stated in every state.
+    pub rules: Rules,
+}
+
+impl SeatTable<'_> {
+    /// Whether `seat` may double now: the cube in use, not the Crawford game, not at its
+    /// largest, not the other seat's, and not already dead (a cube that wins the match).
+    pub fn may_double(&self, seat: usize) -> bool {
+        if !self.cube_in_use || self.crawford || self.cube >= MAX_CUBE {
+            return false;
+        }
+        if self.owner.is_some_and(|o| o != seat) {
+            return false;
+        }
+        self.match_length == 0 || self.cube < self.match_length.saturating_sub(self.score[seat])
+    }
+
+    /// The state `seat` acts in.
+    pub fn state(&self, seat: usize, position: Position, decision: Decision) -> MatchState {
+        let other = 1 - seat;
+        MatchState {
+            position,
+            decision,
+            cube: self.cube,
+            cube_owner: match self.owner {
+                None => CubeOwner::Centered,
+                Some(o) if o == seat => CubeOwner::Me,
+                Some(_) => CubeOwner::Opponent,
+            },
+            may_double: self.may_double(seat),
+            opp_may_double: self.may_double(other),
+            match_length: self.match_length,
+            score: self.score[seat],
+            opp_score: self.score[other],
+            crawford: self.crawford,
+            post_crawford: self.post_crawford,
+            acting_player: seat as u8,
+            names: (self.names[seat].clone(), self.names[other].clone()),
+            rules: self.rules,
+            dice_low_first: false,
+        }
+    }
+}
+
 /// Everything about a game that a decision needs, relative to the acting side.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct MatchState {

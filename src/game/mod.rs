@@ -11,5 +11,6 @@ pub use position::{GameResult, Phase, Position, PositionError, Side, BAR, CHECKE
 pub use rng::Rng;
 pub mod match_state;
 pub use match_state::{
-    CubeOwner, Decision, MatchFacts, MatchState, Rules, StateError, MAX_CUBE, MAX_MATCH_LENGTH,
+    CubeOwner, Decision, MatchFacts, MatchState, Rules, SeatTable, StateError, MAX_CUBE,
+    MAX_MATCH_LENGTH,
 };

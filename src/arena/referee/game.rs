@@ -7,7 +7,7 @@ use std::ops::ControlFlow;
 use super::cube;
 use crate::engine::Action;
 use crate::game::{
-    legal_plays, CubeOwner, Decision, Dice, GameResult, MatchState, Play, Position, Rules,
+    legal_plays, Decision, Dice, GameResult, MatchState, Play, Position, Rules, SeatTable,
 };
 use crate::players::{Decide, DecideError, DecideErrorKind};
 
@@ -146,47 +146,17 @@ pub(super) struct Table {
 }
 
 impl Table {
-    fn may_double(&self, seat: usize) -> bool {
-        if !self.setup.cube || self.setup.crawford || self.cube >= MAX_CUBE {
-            return false;
-        }
-        if self.owner.is_some_and(|o| o != seat) {
-            return false;
-        }
-        if self.setup.match_length == 0 {
-            return true;
-        }
-        // A cube that already wins the match for this side is dead.
-        let away = self
-            .setup
-            .match_length
-            .saturating_sub(self.setup.score[seat]);
-        self.cube < away
-    }
-
-    pub(super) fn state(&self, seat: usize, position: Position, decision: Decision) -> MatchState {
-        let other = 1 - seat;
-        MatchState {
-            position,
-            decision,
-            cube: self.cube,
-            cube_owner: match self.owner {
-                None => CubeOwner::Centered,
-                Some(o) if o == seat => CubeOwner::Me,
-                Some(_) => CubeOwner::Opponent,
-            },
-            may_double: self.may_double(seat),
-            opp_may_double: self.may_double(other),
+    /// The table as the rules module reads it.
+    fn seats(&self) -> SeatTable<'_> {
+        SeatTable {
             match_length: self.setup.match_length,
-            score: self.setup.score[seat],
-            opp_score: self.setup.score[other],
+            score: self.setup.score,
+            names: &self.setup.names,
             crawford: self.setup.crawford,
             post_crawford: self.setup.post_crawford,
-            acting_player: seat as u8,
-            names: (
-                self.setup.names[seat].clone(),
-                self.setup.names[other].clone(),
-            ),
+            cube_in_use: self.setup.cube,
+            cube: self.cube,
+            owner: self.owner,
             // The referee's own money rules: no Jacoby rule, no beavers (a beaver is played
             // as a take). Stated in every state, so deciders value the cube under them
             // whatever their own defaults are.
@@ -194,8 +164,15 @@ impl Table {
                 jacoby: Some(false),
                 beavers: Some(false),
             },
-            dice_low_first: false,
         }
+    }
+
+    fn may_double(&self, seat: usize) -> bool {
+        self.seats().may_double(seat)
+    }
+
+    pub(super) fn state(&self, seat: usize, position: Position, decision: Decision) -> MatchState {
+        self.seats().state(seat, position, decision)
     }
 }
 
