@@ -12,33 +12,14 @@ use proptest::prelude::*;
 use stargammon::analysis::{replay, Choice};
 use stargammon::arena::export::write_sgf;
 use stargammon::arena::referee::{play_match, write_mat, DiceStream, Event, MatchRecord};
-use stargammon::engine::Action;
-use stargammon::game::{Decision, MatchState, Play, Rng};
+use stargammon::game::Play;
 use stargammon::notation::match_file::{
     read_mat, read_match_file, read_sgf, ActionText, MatchFileError, MatchText,
 };
-use stargammon::players::{Decide, DecideError};
+use stargammon::players::Decide;
 
 const NOISY: &str = "tests/data/analyse/net_vs_noisy.mat";
 const BAD_66: &str = "tests/data/analyse/bad_66.mat";
-
-/// Random legal plays, doubles now and then, takes most doubles.
-struct RandomSeat(Rng);
-
-impl Decide for RandomSeat {
-    fn name(&self) -> String {
-        "random".into()
-    }
-    fn decide(&mut self, state: &MatchState, plays: &[Play]) -> Result<Action, DecideError> {
-        Ok(match state.decision {
-            Decision::Move(_) => Action::Move(*self.0.pick(plays).unwrap()),
-            Decision::DoubleOrRoll if self.0.chance(0.15) => Action::Double,
-            Decision::TakeOrDrop if self.0.chance(0.3) => Action::Drop,
-            Decision::TakeOrDrop => Action::Take,
-            _ => Action::Roll,
-        })
-    }
-}
 
 /// Plays a random match, writes it as .mat and as SGF, reads and replays both, and checks
 /// that every event comes back with the same seat, dice, resulting position and cube
@@ -55,8 +36,8 @@ fn round_trip(seed: u64, length: u32) {
 }
 
 fn random_match(seed: u64, length: u32) -> MatchRecord {
-    let mut a = RandomSeat(Rng::seeded(seed));
-    let mut b = RandomSeat(Rng::seeded(seed ^ 0x5eed));
+    let mut a = common::RandomSeat::new(seed, 0.15, 0.3);
+    let mut b = common::RandomSeat::new(seed ^ 0x5eed, 0.15, 0.3);
     let mut seats: [&mut dyn Decide; 2] = [&mut a, &mut b];
     play_match(
         &mut seats,

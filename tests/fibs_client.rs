@@ -9,37 +9,17 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod common;
 mod fibs_server;
 
 use stargammon::engine::build;
-use stargammon::engine::Action;
 use stargammon::fibs::{Brain, Client, ClientStats, FibsConfig, Password};
-use stargammon::game::Rng;
-use stargammon::game::{Decision, MatchState, Play};
-use stargammon::players::{Decide, DecideError, EnginePlayer, PlayerSpec};
+use stargammon::players::{EnginePlayer, PlayerSpec};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use fibs_server::{FibsTestServer, Log, Script, World, SPAMMER};
-
-/// Random legal plays; doubles sometimes when allowed; takes most doubles.
-struct TestPlayer(Rng);
-
-impl Decide for TestPlayer {
-    fn name(&self) -> String {
-        "test-player".into()
-    }
-    fn decide(&mut self, state: &MatchState, plays: &[Play]) -> Result<Action, DecideError> {
-        Ok(match state.decision {
-            Decision::Move(_) => Action::Move(*self.0.pick(plays).unwrap()),
-            Decision::DoubleOrRoll if self.0.chance(0.15) => Action::Double,
-            Decision::TakeOrDrop if self.0.chance(0.2) => Action::Drop,
-            Decision::TakeOrDrop => Action::Take,
-            _ => Action::Roll,
-        })
-    }
-}
 
 fn client_config() -> FibsConfig {
     let mut cfg = FibsConfig::default();
@@ -56,7 +36,11 @@ fn client_config() -> FibsConfig {
 /// Runs the bot against a server with `script` until the server says the run is over
 /// (or the time limit passes), restarting the server when the script asks for it.
 async fn run(script: Script, limit: Duration) -> (Log, ClientStats) {
-    let brain = Brain::new(Box::new(TestPlayer(Rng::seeded(script.seed ^ 77))), None).unwrap();
+    let brain = Brain::new(
+        Box::new(common::RandomSeat::new(script.seed ^ 77, 0.15, 0.2)),
+        None,
+    )
+    .unwrap();
     run_with(script, limit, brain).await
 }
 
@@ -343,7 +327,7 @@ async fn a_keep_alive_goes_out_before_the_idle_limit() {
     let mut cfg = client_config();
     cfg.connection.keepalive_s = 1;
     cfg.connection.idle_timeout_s = 3;
-    let brain = Brain::new(Box::new(TestPlayer(Rng::seeded(1))), None).unwrap();
+    let brain = Brain::new(Box::new(common::RandomSeat::new(1, 0.15, 0.2)), None).unwrap();
     let mut client = Client::new(
         cfg,
         addr.to_string(),
@@ -374,7 +358,7 @@ async fn a_rejected_login_stops_the_client_without_retrying() {
     let script = Script::new(1);
     let world = Arc::new(Mutex::new(World::new(script.clone())));
     let server = FibsTestServer::start("127.0.0.1:0", world.clone()).await;
-    let brain = Brain::new(Box::new(TestPlayer(Rng::seeded(1))), None).unwrap();
+    let brain = Brain::new(Box::new(common::RandomSeat::new(1, 0.15, 0.2)), None).unwrap();
     let mut client = Client::new(
         client_config(),
         server.addr.to_string(),

@@ -7,28 +7,7 @@ mod common;
 
 use common::{gnubg_or_skip, run_gnubg};
 use stargammon::arena::referee::{play_match, write_mat, DiceStream};
-use stargammon::engine::Action;
-use stargammon::game::Rng;
-use stargammon::game::{Decision, MatchState, Play};
-use stargammon::players::{Decide, DecideError};
-
-/// Random legal plays, doubles now and then, takes most doubles.
-struct RandomSeat(Rng);
-
-impl Decide for RandomSeat {
-    fn name(&self) -> String {
-        "random".into()
-    }
-    fn decide(&mut self, state: &MatchState, plays: &[Play]) -> Result<Action, DecideError> {
-        Ok(match state.decision {
-            Decision::Move(_) => Action::Move(*self.0.pick(plays).unwrap()),
-            Decision::DoubleOrRoll if self.0.chance(0.15) => Action::Double,
-            Decision::TakeOrDrop if self.0.chance(0.3) => Action::Drop,
-            Decision::TakeOrDrop => Action::Take,
-            _ => Action::Roll,
-        })
-    }
-}
+use stargammon::players::Decide;
 
 #[test]
 fn gnubg_imports_written_matches_with_the_same_score() {
@@ -38,8 +17,8 @@ fn gnubg_imports_written_matches_with_the_same_score() {
     let dir = std::env::temp_dir().join(format!("stargammon-mat-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     for seed in 0..8u64 {
-        let mut a = RandomSeat(Rng::seeded(seed));
-        let mut b = RandomSeat(Rng::seeded(seed + 10));
+        let mut a = common::RandomSeat::new(seed, 0.15, 0.3);
+        let mut b = common::RandomSeat::new(seed + 10, 0.15, 0.3);
         let mut seats: [&mut dyn Decide; 2] = [&mut a, &mut b];
         let record = play_match(
             &mut seats,

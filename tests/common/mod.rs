@@ -334,3 +334,48 @@ pub fn json_of(out: &std::process::Output) -> serde_json::Value {
         Err(e) => panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)),
     }
 }
+
+/// A test decider: random legal plays, doubles now and then, drops some doubles (in that
+/// order of draws from its generator, so seeded games repeat).
+pub struct RandomSeat {
+    rng: stargammon::game::Rng,
+    double: f64,
+    drop: f64,
+}
+
+impl RandomSeat {
+    /// Doubles with probability `double` when it may, drops a double with probability
+    /// `drop`.
+    pub fn new(seed: u64, double: f64, drop: f64) -> RandomSeat {
+        RandomSeat {
+            rng: stargammon::game::Rng::seeded(seed),
+            double,
+            drop,
+        }
+    }
+}
+
+impl stargammon::players::Decide for RandomSeat {
+    fn name(&self) -> String {
+        "random".into()
+    }
+
+    fn decide(
+        &mut self,
+        state: &stargammon::game::MatchState,
+        plays: &[stargammon::game::Play],
+    ) -> Result<stargammon::engine::Action, stargammon::players::DecideError> {
+        use stargammon::engine::Action;
+        use stargammon::game::Decision;
+        Ok(match state.decision {
+            Decision::Move(_) => match self.rng.pick(plays) {
+                Some(p) => Action::Move(*p),
+                None => panic!("a move decision without legal plays"),
+            },
+            Decision::DoubleOrRoll if self.rng.chance(self.double) => Action::Double,
+            Decision::TakeOrDrop if self.rng.chance(self.drop) => Action::Drop,
+            Decision::TakeOrDrop => Action::Take,
+            _ => Action::Roll,
+        })
+    }
+}
