@@ -162,6 +162,14 @@ impl Shared {
         }))
     }
 
+    /// The queue slots of the lane a search with `settings` runs in.
+    fn slots_for(&self, settings: &crate::search::SearchSettings) -> &Arc<Semaphore> {
+        match Lane::of(settings) {
+            Lane::Quick => &self.quick_slots,
+            Lane::Deep => &self.deep_slots,
+        }
+    }
+
     /// Decisions answered so far.
     pub fn decisions(&self) -> u64 {
         self.decisions.load(Ordering::Relaxed)
@@ -818,10 +826,7 @@ impl Connection {
                 "request deeper than server.max_request_depth: answered at the cap"
             );
         }
-        let slots = match Lane::of(&settings) {
-            Lane::Quick => &self.shared.quick_slots,
-            Lane::Deep => &self.shared.deep_slots,
-        };
+        let slots = self.shared.slots_for(&settings);
         let slot = tokio::select! {
             _ = self.token.cancelled() => return Err(Failure::Unavailable),
             s = slots.clone().acquire_owned() => {

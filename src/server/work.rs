@@ -89,10 +89,7 @@ impl Shared {
     ) -> Result<T, PoolError> {
         let (mut settings, capped_from) = request_settings(&self.plan, depth, &self.server);
         adjust(&mut settings);
-        let slots = match crate::search::pool::Lane::of(&settings) {
-            crate::search::pool::Lane::Quick => &self.quick_slots,
-            crate::search::pool::Lane::Deep => &self.deep_slots,
-        };
+        let slots = self.slots_for(&settings);
         let slot = slots
             .clone()
             .acquire_owned()
