@@ -130,6 +130,8 @@ pub struct EngineConfig {
     pub depth: Depth,
     pub cube_depth: Depth,
     pub time_budget_ms: Budget,
+    /// Iterations up to this depth complete whatever the budget.
+    pub min_depth: Depth,
     pub cubeful_plays: bool,
     pub threads: usize,
     pub queue: usize,
@@ -146,6 +148,7 @@ impl Default for EngineConfig {
             depth: Depth::ONE,
             cube_depth: Depth::ONE,
             time_budget_ms: Budget::Unlimited,
+            min_depth: Depth::ONE,
             cubeful_plays: true,
             threads: 0,
             queue: 256,
@@ -281,6 +284,12 @@ impl Config {
                  lower engine.depth and engine.cube_depth"
             ));
         }
+        if self.engine.min_depth > self.engine.depth {
+            return bad(format!(
+                "engine.min_depth = {} is deeper than engine.depth = {}",
+                self.engine.min_depth, self.engine.depth
+            ));
+        }
         if self.engine.tt_megabytes == 0 {
             return bad("engine.tt_megabytes must be at least 1".to_string());
         }
@@ -324,6 +333,7 @@ impl Config {
             depth: e.depth,
             cube_depth: e.cube_depth,
             budget: e.time_budget_ms,
+            min_depth: e.min_depth,
             noise: crate::engine::Noise::NONE,
             cube_policy: if e.cubeful_plays {
                 CubePolicy::Cubeful
@@ -577,6 +587,16 @@ mod tests {
         );
         assert!(c.is_ok());
         assert!(Config::from_toml("[server]\nmax_request_depth = 4\n", "t").is_err());
+        let c = Config::from_toml(
+            "[engine]\ndepth = 5\nmin_depth = 3\ntime_budget_ms = 400\n",
+            "t",
+        )
+        .unwrap();
+        assert_eq!(
+            c.engine_spec().to_string(),
+            "net,depth=5,time=400,min_depth=3,cubeful=on,tt=64"
+        );
+        assert!(Config::from_toml("[engine]\ndepth = 3\nmin_depth = 5\n", "t").is_err());
         let c = Config::from_toml("[engine]\ntime_budget_ms = 700\n", "t").unwrap();
         assert_eq!(c.engine_spec().budget.millis(), 700);
         assert_eq!(c.server, ServerConfig::default());

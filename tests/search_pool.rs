@@ -121,6 +121,34 @@ fn a_time_budget_keeps_the_last_completed_iteration() {
 }
 
 #[test]
+fn iterations_up_to_the_minimum_depth_complete_whatever_the_budget() {
+    let searcher = Searcher::new(Arc::new(PipSigmoid), Arc::new(TranspositionTable::new(8)));
+    let pos = Position::OPENING;
+    let dice = Dice::new(4, 2).unwrap();
+    for threads in [1, 2] {
+        // A budget far too short for depth 3 leaves depth 1 ...
+        let mut s = SearchSettings::new(5, Algorithm::Star2);
+        s.threads = threads;
+        s.time_budget = Some(Duration::from_nanos(1));
+        let d = searcher.choose(&pos, dice, &s, &Cancel::new());
+        assert_eq!((d.depth, d.stopped), (1, true));
+        let e = searcher.evaluate_position(&pos, &s, &Cancel::new());
+        assert_eq!(e.depth, 1);
+        // ... unless depth 3 is guaranteed: it completes, and depth 5 is not tried.
+        s.min_depth = 3;
+        let d = searcher.choose(&pos, dice, &s, &Cancel::new());
+        assert_eq!((d.depth, d.stopped), (3, true));
+        assert!(d.plays.iter().any(|p| p.depth == 3));
+        let e = searcher.evaluate_position(&pos, &s, &Cancel::new());
+        assert_eq!(e.depth, 3);
+        // Cancelling still stops a guaranteed iteration.
+        let cancel = Cancel::new();
+        cancel.cancel();
+        assert_eq!(searcher.choose(&pos, dice, &s, &cancel).depth, 1);
+    }
+}
+
+#[test]
 fn two_threads_find_the_same_play_and_value() {
     let one = Searcher::new(Arc::new(PipSigmoid), Arc::new(TranspositionTable::new(8)));
     let two = Searcher::new(Arc::new(PipSigmoid), Arc::new(TranspositionTable::new(8)));

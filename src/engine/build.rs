@@ -79,6 +79,7 @@ pub fn plan(spec: &EngineSpec) -> SearchPlan {
     SearchPlan {
         algorithm: spec.algorithm,
         time_budget: spec.budget.duration(),
+        min_depth: spec.min_depth.get(),
         mcts: spec.mcts,
     }
 }

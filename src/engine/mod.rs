@@ -98,6 +98,8 @@ pub struct SearchPlan {
     /// Per-decision time budget (None = unlimited): deeper iterations stop at the budget
     /// and the deepest completed one answers.
     pub time_budget: Option<Duration>,
+    /// Iterations up to this depth complete whatever the budget (1 = none guaranteed).
+    pub min_depth: u32,
     /// Playouts and budget when the algorithm is MCTS.
     pub mcts: crate::search::mcts::MctsConfig,
 }
@@ -107,6 +109,7 @@ impl Default for SearchPlan {
         SearchPlan {
             algorithm: Algorithm::Star2,
             time_budget: None,
+            min_depth: 1,
             mcts: crate::search::mcts::MctsConfig::default(),
         }
     }
@@ -119,6 +122,7 @@ impl SearchPlan {
         let d = if d % 2 == 0 { d - 1 } else { d };
         SearchSettings {
             time_budget: self.time_budget,
+            min_depth: self.min_depth.min(crate::search::MAX_DEPTH as u32) as u8,
             mcts: self.mcts,
             ..SearchSettings::new(d, self.algorithm)
         }

@@ -16,6 +16,7 @@
 //! | `noise` | equity noise, a number >= 0 | 0 |
 //! | `cube_depth` | odd, 1 to 9 | 1 |
 //! | `time` | per-decision budget in ms (0 = none) | 0 |
+//! | `min_depth` | odd, 1 to 9: iterations up to it complete whatever the budget | 1 |
 //! | `cubeful` | `on`: plays ranked by cubeful value at the score | `off` |
 //! | `tt` | transposition table, megabytes (>= 1) | 32 |
 //! | `playouts` | with `algo=mcts`: iterations per decision (0 = by `time`, else 2,000) | 0 |
@@ -282,6 +283,8 @@ pub struct EngineSpec {
     /// Depth of cube decisions (and resignation judgements).
     pub cube_depth: Depth,
     pub budget: Budget,
+    /// Iterations of the search up to this depth complete whatever the budget.
+    pub min_depth: Depth,
     pub noise: Noise,
     pub cube_policy: CubePolicy,
     /// Cube efficiencies and money rules for cube decisions.
@@ -299,6 +302,7 @@ impl Default for EngineSpec {
             depth: Depth::ONE,
             cube_depth: Depth::ONE,
             budget: Budget::Unlimited,
+            min_depth: Depth::ONE,
             noise: Noise::NONE,
             cube_policy: CubePolicy::Cubeless,
             cube: CubeSettings::default(),
@@ -383,6 +387,7 @@ pub const OPTIONS: &[&str] = &[
     "noise",
     "cube_depth",
     "time",
+    "min_depth",
     "cubeful",
     "tt",
     "playouts",
@@ -419,6 +424,13 @@ impl EngineSpec {
                 expected: "megabytes, at least 1",
             });
         }
+        if self.min_depth > self.depth {
+            return Err(SpecError::BadValue {
+                option: "min_depth",
+                value: self.min_depth.to_string(),
+                expected: "a depth no deeper than depth",
+            });
+        }
         if self.algorithm != Algorithm::Mcts && self.mcts != MctsConfig::default() {
             return Err(SpecError::BadValue {
                 option: "playouts",
@@ -431,6 +443,7 @@ impl EngineSpec {
             let same_play = self.depth == plain.depth
                 && self.algorithm == plain.algorithm
                 && self.budget == plain.budget
+                && self.min_depth == plain.min_depth
                 && self.noise == plain.noise
                 && self.cube_policy == plain.cube_policy
                 && self.cube_depth == plain.cube_depth;
@@ -465,6 +478,10 @@ impl EngineSpec {
                     .ok()
                     .and_then(|x| Noise::new(x).ok())
                     .ok_or_else(|| bad("noise", NOISE_EXPECTED))?
+            }
+            "min_depth" => {
+                self.min_depth =
+                    parse_depth_value(value).ok_or_else(|| bad("min_depth", DEPTH_EXPECTED))?
             }
             "time" => {
                 self.budget = Budget::from_millis(
@@ -589,6 +606,9 @@ impl fmt::Display for EngineSpec {
         if self.budget != d.budget {
             write!(f, ",time={}", self.budget.millis())?;
         }
+        if self.min_depth != d.min_depth {
+            write!(f, ",min_depth={}", self.min_depth)?;
+        }
         if self.cube_policy != d.cube_policy {
             f.write_str(",cubeful=on")?;
         }
@@ -612,6 +632,18 @@ impl fmt::Display for EngineSpec {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_minimum_depth_round_trips_and_stays_within_the_depth() {
+        let spec: EngineSpec = "net,depth=5,time=400,min_depth=3".parse().unwrap();
+        assert_eq!(spec.min_depth.get(), 3);
+        assert_eq!(spec.to_string(), "net,depth=5,time=400,min_depth=3");
+        assert_eq!(spec.to_string().parse::<EngineSpec>().unwrap(), spec);
+        let e = "net,depth=3,min_depth=5".parse::<EngineSpec>().unwrap_err();
+        assert!(e.to_string().contains("min_depth"), "{e}");
+        assert!("net,depth=5,min_depth=2".parse::<EngineSpec>().is_err());
+        assert!("pubeval,min_depth=3".parse::<EngineSpec>().is_err());
+    }
 
     #[test]
     fn mcts_options_need_algo_mcts() {

@@ -17,7 +17,6 @@ use super::{
 };
 use crate::engine::build::{self as engine_build, BuildError};
 use crate::engine::{CubePolicy, EngineSpec, EvaluatorKind, Noise};
-use crate::search::SearchSettings;
 
 /// What the caller will ask of the deciders.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -89,11 +88,7 @@ fn checker_players(e: &EngineSpec, name: String) -> Result<PlayerFactory, BuildE
     }
     let evaluator = engine_build::with_noise(e, engine_build::evaluator(&e.evaluator)?);
     let searcher = engine_build::searcher(e, evaluator);
-    let settings = SearchSettings {
-        time_budget: e.budget.duration(),
-        mcts: e.mcts,
-        ..SearchSettings::new(e.depth.get() as u8, e.algorithm)
-    };
+    let settings = engine_build::plan(e).settings(e.depth.get());
     let n = name.clone();
     Ok(PlayerFactory::new(name, move || {
         Box::new(SearchPlayer::new(

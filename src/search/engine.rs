@@ -195,7 +195,11 @@ impl Searcher {
                 stopped = true;
                 break;
             }
-            if let Some(budget) = settings.time_budget {
+            // Iterations up to the guaranteed depth ignore the budget and the deadline.
+            let guaranteed = depth <= settings.min_depth;
+            let it_deadline = if guaranteed { None } else { deadline };
+            ctx.deadline = it_deadline;
+            if let (Some(budget), false) = (settings.time_budget, guaranteed) {
                 let last = times.last().copied().unwrap_or_default().as_secs_f64();
                 // The growth from depth 1 to 3 says little about 3 to 5: use the measured
                 // ratio only between deeper iterations.
@@ -214,8 +218,15 @@ impl Searcher {
             let it_start = Instant::now();
             ctx.stop_enabled = true;
             let result = if settings.threads > 1 {
-                let (r, st) =
-                    self.root_parallel(&plays, &order, &statics, depth, settings, cancel, deadline);
+                let (r, st) = self.root_parallel(
+                    &plays,
+                    &order,
+                    &statics,
+                    depth,
+                    settings,
+                    cancel,
+                    it_deadline,
+                );
                 stats.add(&st);
                 r
             } else {
@@ -299,7 +310,9 @@ impl Searcher {
                 stopped = true;
                 break;
             }
-            if let Some(budget) = settings.time_budget {
+            let guaranteed = depth <= settings.min_depth;
+            ctx.deadline = if guaranteed { None } else { deadline };
+            if let (Some(budget), false) = (settings.time_budget, guaranteed) {
                 if start.elapsed().as_secs_f64() + last * DEFAULT_GROWTH > budget.as_secs_f64() {
                     stopped = true;
                     break;

@@ -235,6 +235,9 @@ pub struct SearchSettings {
     /// Stop deepening when the next iteration cannot finish within this budget, and abort
     /// an iteration that overruns it (the last completed iteration answers).
     pub time_budget: Option<Duration>,
+    /// Iterations up to this depth always complete, whatever the budget (only the cancel
+    /// flag stops them); deeper ones run while the budget allows. 1 = none guaranteed.
+    pub min_depth: u8,
     /// Search depths 1, 3, ... up to `depth` (ordering and table filled by each
     /// iteration). When false only depth 1 (for ordering) and `depth` are searched.
     pub iterative: bool,
@@ -260,6 +263,7 @@ impl Default for SearchSettings {
             depth: 3,
             algorithm: Algorithm::Star2,
             time_budget: None,
+            min_depth: 1,
             iterative: true,
             ordering: OrderingConfig::default(),
             filter: FilterConfig::default(),
