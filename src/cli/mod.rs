@@ -6,6 +6,7 @@ use clap::{Parser, Subcommand};
 pub mod analyse;
 pub mod bearoff;
 pub mod bench;
+pub mod distill;
 pub mod duel;
 pub mod fibs;
 pub mod hint;
@@ -47,6 +48,9 @@ pub enum Command {
     Duel(duel::DuelArgs),
     /// TD(lambda) self-play training with checkpoints.
     Train(train::TrainArgs),
+    /// Self-distillation: positions labelled by the engine's deeper search, and nets
+    /// trained on them.
+    Distill(distill::DistillArgs),
     /// Games or matches between two engines (sockets or in-process), refereed here.
     Match(match_cmd::MatchArgs),
     /// Runs the FIBS bot account until stopped.
@@ -113,6 +117,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Hint(args) => hint::run(args),
         Command::Duel(args) => duel::run(args),
         Command::Train(args) => train::run(args),
+        Command::Distill(args) => distill::run(args),
         Command::Match(args) => match_cmd::run(args),
         Command::Fibs(args) => fibs::run(args),
         Command::Rollout(args) => rollout::run(args),

@@ -18,6 +18,7 @@
 
 pub mod config;
 pub mod curve;
+pub mod distill;
 
 use crate::game::Rng;
 use serde::{Deserialize, Serialize};

@@ -1,0 +1,182 @@
+//! `stargammon distill generate|merge|train`: self-distillation data and training
+//! (see [`crate::train::distill`]).
+
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Instant;
+
+use clap::{Args, Subcommand};
+
+use super::CliError;
+use crate::eval::NetSet;
+use crate::train::distill::{self, DataConfig, FitConfig};
+use crate::train::stop_on_signals;
+
+#[derive(Debug, Args)]
+pub struct DistillArgs {
+    #[command(subcommand)]
+    pub step: DistillStep,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum DistillStep {
+    /// Play and label the missing chunks of a data config (resumes; --shard I/N).
+    Generate(GenerateArgs),
+    /// Copy the chunks of other data directories (other shards) into one.
+    Merge(MergeArgs),
+    /// Train nets on data directories by minibatch Adam (cross-entropy), from given nets.
+    Train(FitArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct GenerateArgs {
+    /// The data config (TOML), e.g. config/distill.toml.
+    #[arg(long)]
+    pub config: PathBuf,
+    /// Generate only the chunks with index % N == I.
+    #[arg(long, default_value = "0/1")]
+    pub shard: String,
+    /// Override the config's number of chunks (to grow a data set).
+    #[arg(long)]
+    pub chunks: Option<u64>,
+    /// Override the config's threads.
+    #[arg(long)]
+    pub threads: Option<usize>,
+}
+
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// The directory to merge into.
+    #[arg(long)]
+    pub into: PathBuf,
+    /// Directories whose chunks are copied.
+    #[arg(required = true)]
+    pub from: Vec<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct FitArgs {
+    /// Data directories (their manifests and chunks).
+    #[arg(long, required = true)]
+    pub data: Vec<PathBuf>,
+    /// Starting nets (default: the shipped nets).
+    #[arg(long)]
+    pub from: Option<PathBuf>,
+    /// Where to write the trained nets.
+    #[arg(long)]
+    pub out: PathBuf,
+    #[arg(long, default_value_t = 10)]
+    pub epochs: usize,
+    #[arg(long, default_value_t = 128)]
+    pub batch: usize,
+    #[arg(long, default_value_t = 3e-4)]
+    pub lr: f32,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+pub fn run(a: DistillArgs) -> Result<(), CliError> {
+    match a.step {
+        DistillStep::Generate(a) => generate(a),
+        DistillStep::Merge(a) => merge(a),
+        DistillStep::Train(a) => fit(a),
+    }
+}
+
+fn generate(a: GenerateArgs) -> Result<(), CliError> {
+    let mut cfg = DataConfig::load(&a.config)?;
+    if let Some(c) = a.chunks {
+        cfg.chunks = c;
+    }
+    if let Some(t) = a.threads {
+        cfg.threads = t;
+    }
+    let shard = a
+        .shard
+        .split_once('/')
+        .and_then(|(i, n)| Some((i.parse::<u64>().ok()?, n.parse::<u64>().ok()?)))
+        .filter(|&(i, n)| n > 0 && i < n)
+        .ok_or("--shard must be I/N with 0 <= I < N")?;
+    let stop = Arc::new(AtomicBool::new(false));
+    stop_on_signals(stop.clone())?;
+    let started = Instant::now();
+    let progress = |done: usize, todo: usize, positions: usize| {
+        let t = started.elapsed().as_secs_f64();
+        eprintln!(
+            "chunk {done}/{todo}: {positions} positions, {:.0} positions/s, about {:.0} min left",
+            positions as f64 / t.max(1e-9),
+            t / done as f64 * (todo - done) as f64 / 60.0
+        );
+    };
+    let n = distill::generate(&cfg, shard, &stop, &progress)?;
+    eprintln!(
+        "{n} chunks written to {} in {:.0} s",
+        cfg.dir.display(),
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+fn merge(a: MergeArgs) -> Result<(), CliError> {
+    for from in &a.from {
+        let n = distill::merge(&a.into, from)?;
+        eprintln!("{n} chunks copied from {}", from.display());
+    }
+    Ok(())
+}
+
+fn fit(a: FitArgs) -> Result<(), CliError> {
+    if a.epochs == 0 || a.batch == 0 {
+        return Err("--epochs and --batch must be at least 1".into());
+    }
+    if !(a.lr > 0.0 && a.lr < 1.0) {
+        return Err("--lr must be in (0, 1)".into());
+    }
+    let start = match &a.from {
+        Some(p) => NetSet::load(p)?,
+        None => NetSet::from_bytes(crate::eval::neural::DEFAULT_WEIGHTS)?,
+    };
+    let data = distill::load(&a.data)?;
+    let positions: usize = data.iter().map(|(_, e)| e.len()).sum();
+    if positions == 0 {
+        return Err("the data directories hold no positions".into());
+    }
+    eprintln!("{positions} positions in {} chunks", data.len());
+    let stop = Arc::new(AtomicBool::new(false));
+    stop_on_signals(stop.clone())?;
+    let cfg = FitConfig {
+        epochs: a.epochs,
+        batch: a.batch,
+        learning_rate: a.lr,
+        seed: a.seed,
+    };
+    let curve = a.out.with_extension("csv");
+    let mut rows = String::from("net,epoch,train_loss,held_out_loss\n");
+    let started = Instant::now();
+    let nets = distill::train(&start, &data, &cfg, &stop, &mut |r| {
+        let net = match r.net {
+            crate::game::Phase::Contact => "contact",
+            crate::game::Phase::Race => "race",
+        };
+        eprintln!(
+            "{net} epoch {}: train {:.5}, held out {:.5} ({:.0} s)",
+            r.epoch,
+            r.train_loss,
+            r.held_out_loss,
+            started.elapsed().as_secs_f64()
+        );
+        rows.push_str(&format!(
+            "{net},{},{:.6},{:.6}\n",
+            r.epoch, r.train_loss, r.held_out_loss
+        ));
+    });
+    nets.save(&a.out)?;
+    std::fs::write(&curve, rows).map_err(|e| format!("{}: {e}", curve.display()))?;
+    eprintln!(
+        "nets with the lowest held-out loss -> {} (curve {})",
+        a.out.display(),
+        curve.display()
+    );
+    Ok(())
+}
