@@ -145,10 +145,10 @@ impl Default for EngineConfig {
         EngineConfig {
             evaluator: EvaluatorKind::Net(None),
             algorithm: Algorithm::Star2,
-            depth: Depth::ONE,
-            cube_depth: Depth::ONE,
-            time_budget_ms: Budget::Unlimited,
-            min_depth: Depth::ONE,
+            depth: Depth::FIVE,
+            cube_depth: Depth::THREE,
+            time_budget_ms: Budget::from_millis(500),
+            min_depth: Depth::THREE,
             cubeful_plays: true,
             threads: 0,
             queue: 256,
@@ -284,12 +284,6 @@ impl Config {
                  lower engine.depth and engine.cube_depth"
             ));
         }
-        if self.engine.min_depth > self.engine.depth {
-            return bad(format!(
-                "engine.min_depth = {} is deeper than engine.depth = {}",
-                self.engine.min_depth, self.engine.depth
-            ));
-        }
         if self.engine.tt_megabytes == 0 {
             return bad("engine.tt_megabytes must be at least 1".to_string());
         }
@@ -333,7 +327,9 @@ impl Config {
             depth: e.depth,
             cube_depth: e.cube_depth,
             budget: e.time_budget_ms,
-            min_depth: e.min_depth,
+            // A file that sets only `depth = 1` gets the depth-1 engine: the guaranteed
+            // depth never exceeds the depth.
+            min_depth: e.min_depth.min(e.depth),
             noise: crate::engine::Noise::NONE,
             cube_policy: if e.cubeful_plays {
                 CubePolicy::Cubeful
@@ -344,6 +340,17 @@ impl Config {
             tt_megabytes: e.tt_megabytes,
             mcts: e.mcts,
         }
+    }
+
+    /// The shipped defaults with the depth-1 throughput engine: every decision by the nets
+    /// alone, no search, no budget (`config/throughput.toml`).
+    pub fn throughput() -> Config {
+        let mut c = Config::default();
+        c.engine.depth = Depth::ONE;
+        c.engine.cube_depth = Depth::ONE;
+        c.engine.min_depth = Depth::ONE;
+        c.engine.time_budget_ms = Budget::Unlimited;
+        c
     }
 
     /// The configuration `stargammon serve` runs with no `--config`: `config/default.toml`
@@ -562,6 +569,14 @@ mod tests {
         let text = include_str!("../config/default.toml");
         let c = Config::from_toml(text, "config/default.toml").unwrap();
         assert_eq!(c, Config::default());
+        // The shipped engine searches: depth 3 always, 5 when it fits the budget.
+        let e = c.engine_spec();
+        assert_eq!((e.depth.get(), e.min_depth.get(), e.cube_depth.get()), (5, 3, 3));
+        assert!(e.budget.duration().is_some_and(|b| b.as_millis() <= 1000));
+        let text = include_str!("../config/throughput.toml");
+        let t = Config::from_toml(text, "config/throughput.toml").unwrap();
+        assert_eq!(t, Config::throughput());
+        assert_eq!(t.engine_spec().to_string(), "net,cubeful=on,tt=64");
     }
 
     #[test]
@@ -576,7 +591,10 @@ mod tests {
     fn partial_files_and_bad_values() {
         let c = Config::from_toml("[engine]\ndepth = 3\n", "t").unwrap();
         assert_eq!(c.engine.depth.get(), 3);
-        assert_eq!(c.engine_spec().to_string(), "net,depth=3,cubeful=on,tt=64");
+        assert_eq!(
+            c.engine_spec().to_string(),
+            "net,depth=3,cube_depth=3,time=500,min_depth=3,cubeful=on,tt=64"
+        );
         let e = Config::from_toml("[engine]\nevaluator = \"alpha\"\n", "t").unwrap_err();
         assert!(e.to_string().contains("unknown player 'alpha'"), "{e}");
         assert!(Config::from_toml("[engine]\nevaluator = \"pubeval\"\n", "t").is_err());
@@ -594,9 +612,12 @@ mod tests {
         .unwrap();
         assert_eq!(
             c.engine_spec().to_string(),
-            "net,depth=5,time=400,min_depth=3,cubeful=on,tt=64"
+            "net,depth=5,cube_depth=3,time=400,min_depth=3,cubeful=on,tt=64"
         );
-        assert!(Config::from_toml("[engine]\ndepth = 3\nmin_depth = 5\n", "t").is_err());
+        // One line away from the depth-1 engine: the guaranteed depth follows the depth.
+        let c = Config::from_toml("[engine]\ndepth = 1\n", "t").unwrap();
+        assert_eq!(c.engine_spec().min_depth.get(), 1);
+        assert!(c.engine_spec().validate().is_ok());
         let c = Config::from_toml("[engine]\ntime_budget_ms = 700\n", "t").unwrap();
         assert_eq!(c.engine_spec().budget.millis(), 700);
         assert_eq!(c.server, ServerConfig::default());

@@ -306,7 +306,7 @@ async fn the_engine_plays_a_match_and_judges_a_resignation() {
     let mut script = Script::new(5);
     script.max_matches = 1;
     script.resign_at = Some((1, 2));
-    let spec = PlayerSpec::parse("engine").unwrap();
+    let spec = PlayerSpec::parse("engine:config/throughput.toml").unwrap();
     let engine = build::engine(&spec.engine).unwrap();
     let player = EnginePlayer {
         name: spec.text().to_string(),

@@ -19,7 +19,7 @@ use stargammon::game::{legal_plays, Dice, Position};
 
 /// A server at depth 1 with two search threads.
 fn start_server() -> ServerThread {
-    let mut config = Config::default();
+    let mut config = Config::throughput();
     config.engine.threads = 2;
     config.engine.tt_megabytes = 8;
     config.engine.depth = stargammon::engine::Depth::ONE;

@@ -19,7 +19,7 @@ const CONTACT_ID: &str = "4HPwATDgc/ABMA";
 const MIDGAME: &str = "XGID=-a-BaBC-B---cD--ac-d---A--:0:0:1:00:0:0:0:0:10";
 
 fn server() -> ServerThread {
-    let mut config = Config::default();
+    let mut config = Config::throughput();
     config.engine.threads = 2;
     config.engine.tt_megabytes = 8;
     config.http.max_rollout_trials = 200;

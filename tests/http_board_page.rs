@@ -50,7 +50,7 @@ fn the_board_page_shows_plays_and_cube_and_follows_a_click() {
     ) else {
         return;
     };
-    let mut config = Config::default();
+    let mut config = Config::throughput();
     config.engine.threads = 2;
     config.engine.tt_megabytes = 8;
     let server = ServerThread::with_http(&config);

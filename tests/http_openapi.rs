@@ -41,7 +41,7 @@ fn the_server_keeps_to_its_openapi_document() {
     ) else {
         return;
     };
-    let mut config = Config::default();
+    let mut config = Config::throughput();
     config.engine.threads = 2;
     config.engine.tt_megabytes = 8;
     // Deep searches and long rollouts are cut short, so the run stays brief.

@@ -105,7 +105,7 @@ fn five_point_matches_with_the_cube_on_seed_3() {
     let v = run(&[
         "match",
         "--a",
-        "engine",
+        "engine:config/throughput.toml",
         "--b",
         "net",
         "--length",

@@ -12,7 +12,7 @@ use stargammon::engine::Depth;
 
 #[test]
 fn depth_one_requests_do_not_wait_behind_maximal_ones() {
-    let mut config = Config::default();
+    let mut config = Config::throughput();
     config.engine.threads = 2;
     // Deep enough that one request keeps a worker busy for seconds.
     config.server.max_request_depth = Depth::new(7).expect("7 is a depth");

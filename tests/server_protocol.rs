@@ -43,7 +43,7 @@ async fn start(config: Config) -> TestServer {
 }
 
 fn config() -> Config {
-    let mut c = Config::default();
+    let mut c = Config::throughput();
     c.engine.threads = 2;
     c.engine.tt_megabytes = 4;
     c

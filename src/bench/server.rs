@@ -452,7 +452,7 @@ mod tests {
             requests: 200,
             rate,
             heavy: 0,
-            config: Config::default(),
+            config: Config::throughput(),
             http: false,
         };
         run(&b).expect("the benchmark runs")
@@ -474,7 +474,7 @@ mod tests {
             requests: 203,
             rate: None,
             heavy: 0,
-            config: Config::default(),
+            config: Config::throughput(),
             http: false,
         };
         let r = run(&b).expect("the benchmark runs");
@@ -491,7 +491,7 @@ mod tests {
                 requests: 200,
                 rate,
                 heavy: 0,
-                config: Config::default(),
+                config: Config::throughput(),
                 http: true,
             };
             let r = run(&b).expect("the benchmark runs");

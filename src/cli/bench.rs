@@ -57,7 +57,8 @@ pub struct ServerArgs {
     /// plies 7`, answered at the server's caps) back to back during the whole run.
     #[arg(long, default_value_t = 0)]
     pub heavy: usize,
-    /// Server configuration file (default: the built-in defaults).
+    /// Server configuration file (default: the depth-1 throughput configuration,
+    /// config/throughput.toml; --depth sets the depth of the checker plays either way).
     #[arg(long)]
     pub config: Option<std::path::PathBuf>,
     /// Load the HTTP API (`POST /v1/move`, keep-alive connections) instead of the
@@ -124,7 +125,7 @@ fn server(a: ServerArgs) -> Result<(), CliError> {
     }
     let config = match &a.config {
         Some(p) => crate::config::Config::load(p)?,
-        None => crate::config::Config::default(),
+        None => crate::config::Config::throughput(),
     };
     let b = crate::bench::server::ServerBench {
         connections: a.connections,

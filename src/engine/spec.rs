@@ -16,7 +16,7 @@
 //! | `noise` | equity noise, a number >= 0 | 0 |
 //! | `cube_depth` | odd, 1 to 9 | 1 |
 //! | `time` | per-decision budget in ms (0 = none) | 0 |
-//! | `min_depth` | odd, 1 to 9: iterations up to it complete whatever the budget | 1 |
+//! | `min_depth` | odd, 1 to 9: iterations up to it (and the depth) complete whatever the budget | 1 |
 //! | `cubeful` | `on`: plays ranked by cubeful value at the score | `off` |
 //! | `tt` | transposition table, megabytes (>= 1) | 32 |
 //! | `playouts` | with `algo=mcts`: iterations per decision (0 = by `time`, else 2,000) | 0 |
@@ -126,6 +126,8 @@ pub struct Depth(u8);
 
 impl Depth {
     pub const ONE: Depth = Depth(1);
+    pub const THREE: Depth = Depth(3);
+    pub const FIVE: Depth = Depth(5);
 
     pub fn new(d: u32) -> Result<Depth, SpecError> {
         if d % 2 == 1 && d <= MAX_DEPTH as u32 {
@@ -424,13 +426,6 @@ impl EngineSpec {
                 expected: "megabytes, at least 1",
             });
         }
-        if self.min_depth > self.depth {
-            return Err(SpecError::BadValue {
-                option: "min_depth",
-                value: self.min_depth.to_string(),
-                expected: "a depth no deeper than depth",
-            });
-        }
         if self.algorithm != Algorithm::Mcts && self.mcts != MctsConfig::default() {
             return Err(SpecError::BadValue {
                 option: "playouts",
@@ -634,13 +629,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_minimum_depth_round_trips_and_stays_within_the_depth() {
+    fn a_minimum_depth_round_trips() {
         let spec: EngineSpec = "net,depth=5,time=400,min_depth=3".parse().unwrap();
         assert_eq!(spec.min_depth.get(), 3);
         assert_eq!(spec.to_string(), "net,depth=5,time=400,min_depth=3");
         assert_eq!(spec.to_string().parse::<EngineSpec>().unwrap(), spec);
-        let e = "net,depth=3,min_depth=5".parse::<EngineSpec>().unwrap_err();
-        assert!(e.to_string().contains("min_depth"), "{e}");
+        // A guaranteed depth beyond the depth guarantees the depth (the spec that starts
+        // from the server's config, `engine,depth=1`, is the depth-1 engine).
+        let shallow: EngineSpec = "net,depth=1,min_depth=3".parse().unwrap();
+        assert_eq!(crate::engine::build::plan(&shallow).settings(1).depth, 1);
         assert!("net,depth=5,min_depth=2".parse::<EngineSpec>().is_err());
         assert!("pubeval,min_depth=3".parse::<EngineSpec>().is_err());
     }
