@@ -15,7 +15,8 @@
 //!   checksum and the file's checksum. A stopped run loses at most the chunks in hand;
 //!   `--shard I/N` generates the chunks with `k % N == I`, so N machines (or a job array)
 //!   run the same command and [`merge`] joins their directories.
-//! - **Train** ([`train`]): minibatch Adam on the cross-entropy of the five sigmoid outputs,
+//! - **Train** ([`train`]): minibatch Adam on the cross-entropy of the five sigmoid outputs
+//!   (reported beyond the targets' own entropy, so a perfect fit reads 0),
 //!   starting from given nets (a warm start), the contact and race nets each on their own
 //!   positions; every tenth chunk is held out to measure the loss, and the epoch with the
 //!   lowest held-out loss is kept.
@@ -530,6 +531,20 @@ pub struct EpochReport {
     pub held_out_loss: f64,
 }
 
+/// Cross-entropy of output `o` against target `t` minus the target's own entropy (the
+/// Kullback-Leibler divergence, 0 when the output equals the target), in nats.
+fn excess_loss(o: f32, t: f32) -> f64 {
+    let term = |p: f32, q: f32| {
+        if p <= 0.0 {
+            0.0
+        } else {
+            f64::from(p) * (f64::from(p) / f64::from(q)).ln()
+        }
+    };
+    let o = o.clamp(1e-7, 1.0 - 1e-7);
+    term(t, o) + term(1.0 - t, 1.0 - o)
+}
+
 /// Adam's state for one net.
 struct Adam {
     m: Vec<f32>,
@@ -561,9 +576,8 @@ fn add_gradient(
     let back = &mut back[..h];
     let mut loss = 0f64;
     for k in 0..OUTPUTS {
-        let o = out[k].clamp(1e-7, 1.0 - 1e-7);
         let t = target[k];
-        loss -= f64::from(t * o.ln() + (1.0 - t) * (1.0 - o).ln());
+        loss += excess_loss(out[k], t);
         // d loss / d pre-activation of a sigmoid output under cross-entropy.
         let d = out[k] - t;
         gb2[k] += d;
@@ -621,7 +635,8 @@ impl Adam {
     }
 }
 
-/// Mean cross-entropy (summed over the five outputs) of `net` on `examples`.
+/// Mean loss of `net` on `examples`: the cross-entropy of the five outputs beyond the
+/// targets' own entropy (summed over the outputs), in nats.
 pub fn loss(net: &Mlp, examples: &[&Example]) -> f64 {
     if examples.is_empty() {
         return 0.0;
@@ -632,9 +647,7 @@ pub fn loss(net: &Mlp, examples: &[&Example]) -> f64 {
         encode(&e.position, &mut x);
         let out = net.forward(&x);
         for k in 0..OUTPUTS {
-            let o = out[k].clamp(1e-7, 1.0 - 1e-7);
-            let t = e.target[k];
-            total -= f64::from(t * o.ln() + (1.0 - t) * (1.0 - o).ln());
+            total += excess_loss(out[k], e.target[k]);
         }
     }
     total / examples.len() as f64
