@@ -241,51 +241,44 @@ fn hit_mask(m: &super::encoding::Masks, bar: u8, dice: Dice) -> u32 {
     seen
 }
 
-/// For each pattern of blocked points among the 12 points in front of a checker (bit 11
-/// = the point just in front, bit 0 = twelve points ahead), the number of the 36 rolls
-/// (doubles included) that carry the checker past the furthest blocked point. A double
-/// never needs a landing point beyond those 12 to get past, so the pattern decides it.
-fn escape_table36() -> &'static [u8; 4096] {
-    static TABLE: std::sync::OnceLock<Box<[u8; 4096]>> = std::sync::OnceLock::new();
-    TABLE.get_or_init(|| {
-        let non_doubles = escape_table();
-        let mut t = Box::new([0u8; 4096]);
-        for (pattern, entry) in t.iter_mut().enumerate() {
-            if pattern == 0 {
-                *entry = 36;
-                continue;
-            }
-            let blocked = |q: i32| (0..12).contains(&q) && pattern & (1 << q) != 0;
-            let lowest = (pattern as u32).trailing_zeros() as i32;
-            let mut count = non_doubles[pattern];
-            for a in 1..=6 {
-                let mut q = 12i32;
-                for _ in 0..4 {
-                    if blocked(q - a) {
-                        break;
-                    }
-                    q -= a;
-                }
-                if q < lowest {
-                    count += 1;
-                }
-            }
-            *entry = count;
-        }
-        t
-    })
-}
-
-/// Rolls out of 36 that let a checker on slot `p` (1..=25) get past the blocked points
-/// (bit mask, bits 1..=24) among the 12 in front of it; 36 when none block it.
+/// Rolls out of 36 that let a checker on slot `p` (1..=25) get past the furthest
+/// blocked point (bit mask, bits 1..=24) among the 12 in front of it; 36 when none
+/// block it. The same count as encoding 1's escape feature: the non-doubles from its
+/// table, the doubles walked step by step (a double may need a landing point beyond
+/// those 12 points).
 #[inline]
 pub fn escapes36(blocked: u32, p: usize) -> u32 {
-    let window = if p >= 13 {
-        (blocked >> (p - 12)) & 0xFFF
+    if p == 0 {
+        return 36;
+    }
+    let lo = p.saturating_sub(12).max(1);
+    let window = blocked & (((1u32 << p) - 1) & !((1u32 << lo) - 1));
+    if window == 0 {
+        return 36;
+    }
+    let lowest = window.trailing_zeros() as usize;
+    let pattern = if p >= 13 {
+        (window >> (p - 12)) & 0xFFF
     } else {
-        (blocked << (12 - p)) & 0xFFF
+        (window << (12 - p)) & 0xFFF
     };
-    escape_table36()[window as usize] as u32
+    let mut count = escape_table()[pattern as usize] as u32;
+    for a in 1..=6usize {
+        let mut q = p;
+        for _ in 0..4 {
+            if q <= a {
+                // Past the board's end: past every point.
+                q = 0;
+                break;
+            }
+            if blocked & (1 << (q - a)) != 0 {
+                break;
+            }
+            q -= a;
+        }
+        count += (q < lowest) as u32;
+    }
+    count
 }
 
 /// The mover's extra features of `pos` into `out` ([`EXTRA_FEATURES`] values), with
@@ -495,17 +488,27 @@ mod tests {
     use super::*;
 
     #[test]
-    fn escape_table36_matches_the_roll_by_roll_count() {
-        // escape_masks counts the same 36 rolls for one point; compare on every pattern
-        // placed in front of the 24 point.
+    fn escapes36_counts_what_the_encoding_1_feature_counts() {
+        // Every 12-point pattern in front of the 24 point, then pseudo-random boards
+        // for every starting point.
+        let v1 = super::super::encoding::escape_masks;
         for pattern in 0..4096u32 {
             let blocked = pattern << 12;
-            let want = super::super::encoding::escape_masks(blocked, 24) * 36.0;
             assert_eq!(
                 escapes36(blocked, 24) as f32,
-                want.round(),
-                "pattern {pattern:012b}"
+                (v1(blocked, 24) * 36.0).round()
             );
+        }
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        for _ in 0..20_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let blocked = (x as u32) & (x >> 32) as u32 & super::super::encoding::BOARD;
+            for p in 1..=25 {
+                let want = (v1(blocked, p) * 36.0).round();
+                assert_eq!(escapes36(blocked, p) as f32, want, "{blocked:025b} {p}");
+            }
         }
     }
 }
