@@ -161,8 +161,10 @@ pub fn shots(hitter: &Position) -> Shots {
                 let combo = m.blots & ((landed[d1] >> d2) | (landed[d2] >> d1));
                 let hit = h1 | h2 | combo;
                 // The same rule as `hits_masks` for two hits.
-                let mut t = h1 != 0 && h2 != 0 && !(h1 == h2 && h1.count_ones() == 1);
-                if t && h1.count_ones() == 1 && h2.count_ones() == 1 {
+                // (`single`: exactly one bit, without a popcount.)
+                let single = |x: u32| x != 0 && x & (x - 1) == 0;
+                let mut t = h1 != 0 && h2 != 0 && !(h1 == h2 && single(h1));
+                if t && single(h1) && single(h2) {
                     let t1 = h1.trailing_zeros() as usize;
                     let t2 = h2.trailing_zeros() as usize;
                     if t1 + d1 == t2 + d2 && m.multi & (1 << (t1 + d1)) == 0 {
@@ -243,42 +245,73 @@ fn hit_mask(m: &super::encoding::Masks, bar: u8, dice: Dice) -> u32 {
 
 /// Rolls out of 36 that let a checker on slot `p` (1..=25) get past the furthest
 /// blocked point (bit mask, bits 1..=24) among the 12 in front of it; 36 when none
-/// block it. The same count as encoding 1's escape feature: the non-doubles from its
-/// table, the doubles walked step by step (a double may need a landing point beyond
-/// those 12 points).
+/// block it. The same count as encoding 1's escape feature, from [`escape_patterns`]:
+/// the non-doubles and, for each double that gets past with its landings inside the
+/// window, one look at the landing point beyond it.
 #[inline]
 pub fn escapes36(blocked: u32, p: usize) -> u32 {
-    if p == 0 {
-        return 36;
-    }
-    let lo = p.saturating_sub(12).max(1);
-    let window = blocked & (((1u32 << p) - 1) & !((1u32 << lo) - 1));
-    if window == 0 {
-        return 36;
-    }
-    let lowest = window.trailing_zeros() as usize;
     let pattern = if p >= 13 {
-        (window >> (p - 12)) & 0xFFF
+        (blocked >> (p - 12)) & 0xFFF
     } else {
-        (window << (12 - p)) & 0xFFF
+        (blocked << (12 - p)) & 0xFFF
     };
-    let mut count = escape_table()[pattern as usize] as u32;
-    for a in 1..=6usize {
-        let mut q = p;
-        for _ in 0..4 {
-            if q <= a {
-                // Past the board's end: past every point.
-                q = 0;
-                break;
-            }
-            if blocked & (1 << (q - a)) != 0 {
-                break;
-            }
-            q -= a;
-        }
-        count += (q < lowest) as u32;
+    if pattern == 0 {
+        return 36;
+    }
+    let e = escape_patterns()[pattern as usize];
+    let mut count = e.non_doubles as u32;
+    let mut dice = e.doubles;
+    // Slot q is bit q + 24: slots at or below 0 (off the board) read as open.
+    let ext = (blocked as u64) << 24;
+    while dice != 0 {
+        let a = dice.trailing_zeros() as usize;
+        dice &= dice - 1;
+        let landing = p + 24 - e.landing[a] as usize;
+        count += ((ext >> landing) & 1 == 0) as u32;
     }
     count
+}
+
+/// What one pattern of blocked points in front of a checker decides about its escapes.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct EscapePattern {
+    /// Non-double rolls (of the 30) that get past the furthest blocked point.
+    non_doubles: u8,
+    /// Bit a set: with the double a-a, the checker's landings before it gets past are
+    /// all open (and it gets past within four moves).
+    doubles: u8,
+    /// For such a double, how far ahead it lands once past: the escape needs that
+    /// landing point open too, and it may lie beyond the 12 points.
+    landing: [u8; 7],
+}
+
+/// For each pattern of blocked points among the 12 points in front of a checker (bit 11
+/// = the point just in front, bit 0 = twelve points ahead), its [`EscapePattern`].
+fn escape_patterns() -> &'static [EscapePattern; 4096] {
+    static TABLE: std::sync::OnceLock<Box<[EscapePattern; 4096]>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        let non_doubles = escape_table();
+        let mut t = Box::new([EscapePattern::default(); 4096]);
+        for (pattern, entry) in t.iter_mut().enumerate().skip(1) {
+            entry.non_doubles = non_doubles[pattern];
+            // The checker sits at 12 relative to the pattern's bits.
+            let lowest = (pattern as u32).trailing_zeros() as usize;
+            let distance = 12 - lowest;
+            for a in 1..=6usize {
+                // The first move count that carries it past the furthest blocked point.
+                let moves = distance / a + 1;
+                if moves > 4 {
+                    continue;
+                }
+                let open_before = (1..moves).all(|k| pattern & (1 << (12 - k * a)) == 0);
+                if open_before {
+                    entry.doubles |= 1 << a;
+                    entry.landing[a] = (moves * a) as u8;
+                }
+            }
+        }
+        t
+    })
 }
 
 /// The mover's extra features of `pos` into `out` ([`EXTRA_FEATURES`] values), with
@@ -338,7 +371,10 @@ pub(crate) fn extras_with_shots(pos: &Position, shots: &Shots, out: &mut [f32]) 
     let mut timing = 0u32;
     let mut back_checker = 0usize;
     let mut back_count = 0u32;
-    for p in 1..=24usize {
+    let mut moves = 0u32;
+    // Slots 1..=25 (25: the bar) in increasing order, so the points below p, where its
+    // checkers land, already have their `blocked` bits.
+    for p in 1..=25usize {
         let n = s[p];
         made |= ((n >= 2) as u32) << p;
         blocked |= ((n <= -2) as u32) << p;
@@ -358,20 +394,13 @@ pub(crate) fn extras_with_shots(pos: &Position, shots: &Shots, out: &mut [f32]) 
         } else if (2..=6).contains(&p) {
             timing += c.saturating_sub(2) * (p as u32 - 1);
         }
-        if p >= 19 {
-            back_count += c;
-        }
+        back_count += c * (p >= 19) as u32;
+        // Open points among p-1..p-6 (bit q + 6 stands for point q; points <= 0 closed).
+        let open = ((!blocked & super::encoding::BOARD) as u64) << 6;
+        moves += c * POP6[((open >> p) & 0x3F) as usize] as u32;
     }
+    made &= super::encoding::BOARD;
     let bar = s[25].max(0) as u32;
-    if bar > 0 {
-        back_checker = 25;
-        count += bar;
-        sum += 25 * bar;
-        back_count += bar;
-        if r < 25 {
-            break_contact += bar * (25 - r) as u32;
-        }
-    }
     out[0] = (break_contact as f32 / 200.0).min(1.0);
     out[1] = back_checker as f32 / 25.0;
     out[2] = if made == 0 {
@@ -402,41 +431,32 @@ pub(crate) fn extras_with_shots(pos: &Position, shots: &Shots, out: &mut [f32]) 
     } else {
         escapes as f32 / (36.0 * trapped as f32)
     };
-    let least = (15..=24).map(|p| escapes36(blocked, p)).min().unwrap_or(36);
+    let mut least = 36;
+    for p in 15..=24 {
+        least = least.min(escapes36(blocked, p));
+    }
     let containment = 1.0 - least as f32 / 36.0;
     out[7] = containment;
     out[8] = containment * containment;
-    // Mobility: open landing points on the board for each checker and die.
-    let open = !blocked & super::encoding::BOARD;
-    let mut moves = 0u32;
-    for p in 1..=25usize {
-        let n = s[p].max(0) as u32;
-        if n > 0 {
-            let lo = p.saturating_sub(6).max(1);
-            let window = open & ((1u32 << p) - 1) & !((1u32 << lo) - 1);
-            moves += n * window.count_ones();
-        }
-    }
     out[9] = moves as f32 / 90.0;
-    // Second moment of the checkers behind the mean.
+    // Second moment of the checkers behind the mean: sums of n, n p and n p^2 over the
+    // slots behind it, in integers.
     out[10] = if count == 0 {
         0.0
     } else {
-        let mean = sum as f32 / count as f32;
-        let mut sq = 0.0f32;
-        let mut behind = 0u32;
-        for p in 1..=25usize {
-            let n = s[p].max(0) as u32;
-            let dist = p as f32 - mean;
-            if n > 0 && dist > 0.0 {
-                sq += n as f32 * dist * dist;
-                behind += n;
-            }
+        let (mut k, mut s1, mut s2) = (0u32, 0u32, 0u32);
+        for p in 1..=25u32 {
+            let n = s[p as usize].max(0) as u32 * (p * count > sum) as u32;
+            k += n;
+            s1 += n * p;
+            s2 += n * p * p;
         }
-        if behind == 0 {
+        if k == 0 {
             0.0
         } else {
-            (sq / behind as f32 / 576.0).min(1.0)
+            let mean = sum as f64 / count as f64;
+            let sq = s2 as f64 - 2.0 * mean * s1 as f64 + mean * mean * k as f64;
+            ((sq / k as f64 / 576.0) as f32).clamp(0.0, 1.0)
         }
     };
     out[11] = if bar == 0 {
@@ -445,21 +465,33 @@ pub(crate) fn extras_with_shots(pos: &Position, shots: &Shots, out: &mut [f32]) 
         (expected_left_on_bar(bar, blocked) / 4.0).min(1.0)
     };
     out[12] = (timing as f32 / 150.0).min(1.0);
-    let mut best = 0u32;
+    let mut best = 0u8;
     for lo in 1..=19 {
-        best = best.max(((made >> lo) & 0x3F).count_ones());
+        best = best.max(POP6[((made >> lo) & 0x3F) as usize]);
     }
     out[13] = best as f32 / 6.0;
-    let anchors = (made & (0x3F << 19)).count_ones();
+    let anchors = POP6[((made >> 19) & 0x3F) as usize];
     let back = back_count as f32 / 15.0;
     out[14] = if anchors >= 2 { back } else { 0.0 };
     out[15] = if anchors == 1 { back } else { 0.0 };
     out[16] = (free as f32 / 150.0).min(1.0);
-    let off = pos.off() as f32;
+    let off = 15.0 - count as f32;
     out[17] = off.min(5.0) / 5.0;
     out[18] = (off - 5.0).clamp(0.0, 5.0) / 5.0;
     out[19] = (off - 10.0).clamp(0.0, 5.0) / 5.0;
 }
+
+/// Set bits of each 6-bit number (a table: the default x86-64 target has no popcount
+/// instruction).
+const POP6: [u8; 64] = {
+    let mut t = [0u8; 64];
+    let mut i = 0;
+    while i < 64 {
+        t[i] = (i as u32).count_ones() as u8;
+        i += 1;
+    }
+    t
+};
 
 /// Expected number of `bar` checkers that fail to enter against the blocked points
 /// 19..=24 (entry with die d lands on 25 - d).
