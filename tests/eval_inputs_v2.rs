@@ -9,9 +9,10 @@ use stargammon::eval::encoding::{
     FEATURES_START, INPUTS, SIDE_FEATURES,
 };
 use stargammon::eval::inputs_v2::{
-    encode_v2, escapes36, shots, side_extras, EXTRAS_START, EXTRA_FEATURES, EXTRA_NAMES, INPUTS_V2,
+    costliest_hit, encode_v2, escapes36, shots, side_extras, EXTRAS_START, EXTRA_FEATURES,
+    EXTRA_NAMES, INPUTS_V2,
 };
-use stargammon::game::Position;
+use stargammon::game::{generate_plays, PlayList, Position, ALL_ROLLS};
 
 fn slots(entries: &[(usize, i8)]) -> Position {
     let mut s = [0i8; 26];
@@ -357,4 +358,36 @@ fn table_escapes_match_the_encoding_1_count() {
             assert_eq!(escapes36(blocked, p), want, "{pos:?} {p}");
         }
     }
+}
+
+/// The pip loss counter against move generation: for each (position, roll), the
+/// costliest blot some legal play hits (a hit on the hitter's slot t costs the victim t
+/// pips) against the bit-mask count. Like encoding 1's shot counter it follows single
+/// checkers and ignores that both dice must be played, so it may differ now and then.
+#[test]
+fn pip_loss_counter_agrees_with_move_generation() {
+    let mut list = PlayList::new();
+    let (mut n, mut agree) = (0u32, 0u32);
+    let (mut exact_sum, mut fast_sum) = (0u64, 0u64);
+    for pos in game_positions().iter().filter(|p| !p.is_game_over()) {
+        for d in ALL_ROLLS {
+            generate_plays(pos, d, &mut list);
+            let exact = list
+                .iter()
+                .flat_map(|play| play.steps().iter().filter(|s| s.hit).map(|s| s.to as u32))
+                .max()
+                .unwrap_or(0);
+            let fast = costliest_hit(pos, d);
+            n += 1;
+            agree += (exact == fast) as u32;
+            exact_sum += (exact * d.weight()) as u64;
+            fast_sum += (fast * d.weight()) as u64;
+        }
+    }
+    let rate = agree as f64 / n as f64;
+    let bias = fast_sum as f64 / exact_sum as f64 - 1.0;
+    println!("pip loss agreement over {n} (position, roll) pairs: {rate:.4}, mean bias {bias:+.4}");
+    assert!(n > 10_000);
+    assert!(rate > 0.995, "{rate}");
+    assert!(bias.abs() < 0.005, "{bias}");
 }

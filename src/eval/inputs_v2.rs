@@ -189,6 +189,18 @@ pub fn shots(hitter: &Position) -> Shots {
     }
 }
 
+/// The pips the opponent of `hitter`'s mover loses to the costliest single blot that
+/// mover can hit with `dice` (the slot of that blot in the hitter's numbering), 0 when
+/// it hits none: the per-roll quantity behind [`Shots::loss_expected`].
+pub fn costliest_hit(hitter: &Position, dice: Dice) -> u32 {
+    let hit = hit_mask(&masks(hitter), hitter.bar(), dice);
+    if hit == 0 {
+        0
+    } else {
+        31 - hit.leading_zeros()
+    }
+}
+
 /// The opponent blots (hitter's slots) that the mover of the masks can hit with `dice`,
 /// under the same approximations as `hits_masks` (single checkers through open points,
 /// the bar-entry rule).
