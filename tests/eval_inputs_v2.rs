@@ -391,3 +391,27 @@ fn pip_loss_counter_agrees_with_move_generation() {
     assert!(rate > 0.995, "{rate}");
     assert!(bias.abs() < 0.005, "{bias}");
 }
+
+/// How many inputs are nonzero on the benchmark's contact positions: the rows the first
+/// layer adds (printed for docs/BENCHMARKS.md), never more than a `SparseInput` holds.
+#[test]
+fn nonzero_inputs_of_the_benchmark_positions() {
+    let positions = stargammon::bench::eval_positions().unwrap();
+    let mut x = SparseInput::default();
+    let (mut v1, mut v2, mut most) = (0usize, 0usize, 0usize);
+    for pos in &positions {
+        encode(pos, &mut x);
+        v1 += x.len;
+        encode_v2(pos, &mut x);
+        v2 += x.len;
+        most = most.max(x.len);
+    }
+    let n = positions.len() as f64;
+    println!(
+        "mean nonzero inputs over {} positions: encoding 1 {:.1}, encoding 2 {:.1} (most {most})",
+        positions.len(),
+        v1 as f64 / n,
+        v2 as f64 / n
+    );
+    assert!(most <= stargammon::eval::encoding::MAX_NONZERO);
+}
