@@ -16,9 +16,10 @@
 //! that can exceed their scale in rare positions are clamped at 1).
 //!
 //! Speed: the features read the board through bit masks (points held, points blocked,
-//! blots); escapes use a table of all 36 rolls indexed by the pattern of blocked points
-//! in front of a checker, and the shot pass is shared between the two hit
-//! probabilities of encoding 1 and the pip losses here.
+//! blots) in one pass over the slots; escapes use a table indexed by the pattern of
+//! blocked points in front of a checker (the non-doubles that get past, the doubles that
+//! do if one landing point beyond is open), and one pass over the rolls gives both encoding
+//! 1's hit probabilities and the pip losses here.
 
 use super::encoding::{
     escape_table, masks, side_features_with_shots, SparseInput, FEATURES_START, INPUTS,
