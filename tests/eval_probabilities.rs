@@ -11,6 +11,7 @@ fn random_nets(seed: u64, scale: f32) -> NeuralEvaluator {
     let mut rng = Rng::seeded(seed);
     NeuralEvaluator::new(
         NetSet {
+            encoding: stargammon::eval::encoding::Encoding::V1,
             contact: Mlp::random(INPUTS, 40, scale, &mut rng),
             race: Mlp::random(INPUTS, 24, scale, &mut rng),
             games: 0,

@@ -1,8 +1,10 @@
 //! The weights file format: round trip, and every kind of bad file refused with its
 //! own error.
 #![allow(clippy::unwrap_used)]
-use stargammon::eval::encoding::INPUTS;
+use stargammon::eval::encoding::{Encoding, INPUTS};
+use stargammon::eval::inputs_v2::INPUTS_V2;
 use stargammon::eval::net::Mlp;
+use stargammon::eval::neural::DEFAULT_WEIGHTS;
 use stargammon::eval::weights::{fnv1a64, FORMAT_VERSION, MAGIC};
 use stargammon::eval::{NetSet, NeuralEvaluator, WeightsError};
 use stargammon::game::Rng;
@@ -10,6 +12,7 @@ use stargammon::game::Rng;
 fn small_set() -> NetSet {
     let mut rng = Rng::seeded(3);
     NetSet {
+        encoding: stargammon::eval::encoding::Encoding::V1,
         contact: Mlp::random(INPUTS, 6, 0.5, &mut rng),
         race: Mlp::random(INPUTS, 4, 0.5, &mut rng),
         games: 1234,
@@ -112,13 +115,15 @@ fn other_version_or_encoding_is_refused() {
         NetSet::from_bytes(&b),
         Err(WeightsError::UnsupportedVersion(FORMAT_VERSION + 1))
     );
-    let mut b = small_set().to_bytes();
-    b[12..16].copy_from_slice(&99u32.to_le_bytes());
-    reseal(&mut b);
-    assert!(matches!(
-        NetSet::from_bytes(&b),
-        Err(WeightsError::EncodingMismatch { found: 99, .. })
-    ));
+    for unknown in [0u32, 3, 99] {
+        let mut b = small_set().to_bytes();
+        b[12..16].copy_from_slice(&unknown.to_le_bytes());
+        reseal(&mut b);
+        assert_eq!(
+            NetSet::from_bytes(&b),
+            Err(WeightsError::UnknownEncoding(unknown))
+        );
+    }
 }
 
 #[test]
@@ -150,13 +155,10 @@ fn trailing_bytes_are_refused() {
 
 #[test]
 fn errors_read_clearly() {
-    let e = WeightsError::EncodingMismatch {
-        found: 2,
-        expected: 1,
-    };
     assert_eq!(
-        e.to_string(),
-        "weights file uses input encoding 2, this program computes encoding 1"
+        WeightsError::UnknownEncoding(3).to_string(),
+        "weights file uses input encoding 3, which this program does not know \
+         (it reads encodings 1, 2); a newer stargammon may read it"
     );
 }
 
@@ -188,4 +190,101 @@ fn averaging_nets() {
         "sizes differ"
     );
     assert!(Mlp::average(&[]).is_none());
+}
+
+fn small_v2_set() -> NetSet {
+    let mut rng = Rng::seeded(5);
+    NetSet {
+        encoding: Encoding::V2,
+        contact: Mlp::random(INPUTS_V2, 6, 0.5, &mut rng),
+        race: Mlp::random(INPUTS, 4, 0.5, &mut rng),
+        games: 77,
+    }
+}
+
+#[test]
+fn an_encoding_2_file_round_trips_with_its_id() {
+    let set = small_v2_set();
+    let bytes = set.to_bytes();
+    assert_eq!(&bytes[12..16], &2u32.to_le_bytes());
+    let back = NetSet::from_bytes(&bytes).unwrap();
+    assert_eq!(back.encoding, Encoding::V2);
+    assert_eq!(back, set);
+    // Encoding 1 files say 1.
+    assert_eq!(&small_set().to_bytes()[12..16], &1u32.to_le_bytes());
+}
+
+#[test]
+fn input_counts_must_match_the_files_encoding() {
+    // An encoding 1 file whose header is relabelled 2: its contact net has 218 inputs.
+    let mut b = small_set().to_bytes();
+    b[12..16].copy_from_slice(&2u32.to_le_bytes());
+    reseal(&mut b);
+    let e = NetSet::from_bytes(&b).unwrap_err();
+    assert_eq!(
+        e,
+        WeightsError::BadShape(format!(
+            "the contact net has {INPUTS} inputs, encoding 2 gives it {INPUTS_V2}"
+        ))
+    );
+    // And the other way: an encoding 2 file relabelled 1.
+    let mut b = small_v2_set().to_bytes();
+    b[12..16].copy_from_slice(&1u32.to_le_bytes());
+    reseal(&mut b);
+    assert_eq!(
+        NetSet::from_bytes(&b).unwrap_err(),
+        WeightsError::BadShape(format!(
+            "the contact net has {INPUTS_V2} inputs, encoding 1 gives it {INPUTS}"
+        ))
+    );
+    // The race net reads encoding 1 in both.
+    let mut rng = Rng::seeded(6);
+    let mut set = small_v2_set();
+    set.race = Mlp::random(INPUTS_V2, 4, 0.5, &mut rng);
+    assert_eq!(
+        NetSet::from_bytes(&set.to_bytes()).unwrap_err(),
+        WeightsError::BadShape(format!(
+            "the race net has {INPUTS_V2} inputs, encoding 2 gives it {INPUTS}"
+        ))
+    );
+}
+
+#[test]
+fn the_shipped_file_is_encoding_1_and_rewrites_bit_for_bit() {
+    let set = NetSet::from_bytes(DEFAULT_WEIGHTS).unwrap();
+    assert_eq!(set.encoding, Encoding::V1);
+    assert_eq!(set.contact.inputs(), INPUTS);
+    assert_eq!(set.to_bytes(), DEFAULT_WEIGHTS);
+}
+
+#[test]
+fn the_evaluator_feeds_each_net_its_encoding() {
+    use stargammon::eval::encoding::SparseInput;
+    use stargammon::eval::inputs_v2::encode_v2;
+    use stargammon::eval::Evaluator;
+    use stargammon::game::Phase;
+    let set = small_v2_set();
+    let ev = NeuralEvaluator::new(set.clone(), "v2");
+    let mut x = SparseInput::default();
+    let (mut contact, mut race) = (0, 0);
+    for (pos, _) in stargammon::bench::random_game_positions(9, 3) {
+        if stargammon::eval::neural::exact(&pos).is_some() {
+            continue;
+        }
+        let raw = match pos.phase() {
+            Phase::Contact => {
+                contact += 1;
+                encode_v2(&pos, &mut x);
+                set.contact.forward(&x)
+            }
+            Phase::Race => {
+                race += 1;
+                stargammon::eval::encoding::encode(&pos, &mut x);
+                set.race.forward(&x)
+            }
+        };
+        let want = stargammon::eval::net::consistent(raw, pos.off(), pos.opp_off());
+        assert_eq!(ev.evaluate(&pos), want, "{pos:?}");
+    }
+    assert!(contact > 50 && race > 5, "{contact} contact, {race} race");
 }

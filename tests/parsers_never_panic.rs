@@ -214,6 +214,7 @@ fn walked(plies: &[(prop::sample::Index, prop::sample::Index)]) -> Position {
 fn weights_file() -> Vec<u8> {
     let mut rng = Rng::seeded(5);
     NetSet {
+        encoding: stargammon::eval::encoding::Encoding::V1,
         contact: Mlp::random(INPUTS, 3, 0.5, &mut rng),
         race: Mlp::random(INPUTS, 2, 0.5, &mut rng),
         games: 7,

@@ -160,7 +160,7 @@ fn training_keeps_the_nets_with_the_lowest_held_out_loss() {
         .flat_map(|(_, e)| e.iter())
         .filter(|e| e.position.phase() == stargammon::game::Phase::Contact)
         .collect();
-    let kept = distill::loss(&nets.contact, &held_out);
+    let kept = distill::loss(&nets.contact, nets.encoding, &held_out);
     assert!((kept - best).abs() < 1e-9, "kept {kept}, best {best}");
     // The labels are the nets' own depth-3 values, so the training loss goes down.
     assert!(contact[3].train_loss < contact[0].train_loss, "{contact:?}");

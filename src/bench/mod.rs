@@ -170,8 +170,10 @@ pub fn run_eval(
     positions: &[Position],
     rounds: u32,
 ) -> EvalResult {
-    use crate::eval::encoding::{encode, SparseInput};
+    use crate::eval::encoding::SparseInput;
     let net = &eval.nets().contact;
+    let encoding = eval.nets().encoding;
+    let encode = |p: &Position, out: &mut SparseInput| encoding.encode_contact(p, out);
     let mut input = SparseInput::default();
     let mut hidden = vec![0.0f32; crate::eval::net::MAX_HIDDEN];
     let mut sink = 0.0f32;

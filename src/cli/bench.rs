@@ -296,7 +296,12 @@ fn eval(a: EvalArgs) -> Result<(), CliError> {
     let positions = bench::eval_positions()?;
     let r = bench::run_eval(&ev, &positions, a.rounds);
     let c = &ev.nets().contact;
-    let net = format!("contact {}x{}x5", c.inputs(), c.hidden());
+    let net = format!(
+        "contact {}x{}x5, encoding {}",
+        c.inputs(),
+        c.hidden(),
+        ev.nets().encoding.id()
+    );
     let simd = crate::eval::net::simd::available();
     let mut command = format!("stargammon bench eval --rounds {}", a.rounds);
     if let Some(p) = &a.weights {

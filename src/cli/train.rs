@@ -57,7 +57,12 @@ pub fn run(a: TrainArgs) -> Result<(), CliError> {
             return Err("--average needs weights files with nets of the same sizes".into());
         };
         let games = sets.iter().map(|s| s.games).max().unwrap_or(0);
+        let encoding = sets.first().map(|s| s.encoding).unwrap_or_default();
+        if sets.iter().any(|s| s.encoding != encoding) {
+            return Err("--average needs weights files of one input encoding".into());
+        }
         NetSet {
+            encoding,
             contact,
             race,
             games,
@@ -102,12 +107,13 @@ pub fn run(a: TrainArgs) -> Result<(), CliError> {
     let stop = Arc::new(AtomicBool::new(false));
     stop_on_signals(stop.clone())?;
     eprintln!(
-        "[train] run {} in {}: {} games so far, contact {}x{}, race {}x{}, {} threads",
+        "[train] run {} in {}: {} games so far, contact {}x{} (encoding {}), race {}x{}, {} threads",
         trainer.config.name,
         trainer.dir().display(),
         trainer.state.games,
         trainer.nets.contact.inputs(),
         trainer.nets.contact.hidden(),
+        trainer.nets.encoding.id(),
         trainer.nets.race.inputs(),
         trainer.nets.race.hidden(),
         trainer.config.threads

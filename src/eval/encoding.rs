@@ -23,7 +23,8 @@
 
 use crate::game::{Dice, Position, ALL_ROLLS};
 
-/// Identifies this encoding in weights files; bump it whenever the layout changes.
+/// Identifies this encoding (the race net's, and the contact net's in files with
+/// encoding 1) in weights files; a changed layout gets a new id (see [`Encoding`]).
 pub const ENCODING_ID: u32 = 1;
 /// Units per side in the board block.
 pub const BOARD_SIDE: usize = 98;
@@ -33,8 +34,72 @@ pub const SIDE_FEATURES: usize = 10;
 pub const FEATURES_START: usize = 2 * BOARD_SIDE;
 /// Total number of inputs.
 pub const INPUTS: usize = FEATURES_START + 2 * SIDE_FEATURES + 2;
-/// The most nonzero inputs an encoding can have (board units plus every feature).
-pub const MAX_NONZERO: usize = 2 * (24 * 2 + 2) + 2 * SIDE_FEATURES + 2;
+/// The most nonzero inputs encoding 1 can have (board units plus every feature).
+pub const MAX_NONZERO_V1: usize = 2 * (24 * 2 + 2) + 2 * SIDE_FEATURES + 2;
+/// The most nonzero inputs any encoding can have (encoding 2 adds its extra features);
+/// the capacity of a [`SparseInput`].
+pub const MAX_NONZERO: usize = MAX_NONZERO_V1 + 2 * super::inputs_v2::EXTRA_FEATURES;
+
+/// The input encodings this build computes. The race net always uses encoding 1; a
+/// weights file's encoding id says which one its contact net reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Encoding {
+    /// Raw points and the ten features per side of this module ([`INPUTS`] inputs).
+    #[default]
+    V1,
+    /// Encoding 1 followed by the expert features of [`super::inputs_v2`]
+    /// ([`super::inputs_v2::INPUTS_V2`] inputs).
+    V2,
+}
+
+impl Encoding {
+    /// Every encoding this build knows, by increasing id.
+    pub const ALL: [Encoding; 2] = [Encoding::V1, Encoding::V2];
+
+    /// The id written in weights files and training configs.
+    pub fn id(self) -> u32 {
+        match self {
+            Encoding::V1 => 1,
+            Encoding::V2 => 2,
+        }
+    }
+
+    /// The encoding with this id, `None` when this build does not know it.
+    pub fn from_id(id: u32) -> Option<Encoding> {
+        Encoding::ALL.into_iter().find(|e| e.id() == id)
+    }
+
+    /// Inputs of a contact net that reads this encoding.
+    pub fn contact_inputs(self) -> usize {
+        match self {
+            Encoding::V1 => INPUTS,
+            Encoding::V2 => super::inputs_v2::INPUTS_V2,
+        }
+    }
+
+    /// Inputs of the race net (encoding 1 whatever the contact net reads).
+    pub fn race_inputs(self) -> usize {
+        INPUTS
+    }
+
+    /// Encodes a contact position for the contact net.
+    #[inline]
+    pub fn encode_contact(self, pos: &Position, out: &mut SparseInput) {
+        match self {
+            Encoding::V1 => encode(pos, out),
+            Encoding::V2 => super::inputs_v2::encode_v2(pos, out),
+        }
+    }
+
+    /// Encodes `pos` for the net of its phase (the race net always reads encoding 1).
+    #[inline]
+    pub fn encode_for(self, pos: &Position, out: &mut SparseInput) {
+        match pos.phase() {
+            crate::game::Phase::Contact => self.encode_contact(pos, out),
+            crate::game::Phase::Race => encode(pos, out),
+        }
+    }
+}
 
 /// The nonzero inputs of one position, in increasing index order.
 #[derive(Debug, Clone)]
@@ -56,7 +121,7 @@ impl Default for SparseInput {
 
 impl SparseInput {
     #[inline]
-    fn push(&mut self, i: usize, v: f32) {
+    pub(crate) fn push(&mut self, i: usize, v: f32) {
         if v != 0.0 {
             self.index[self.len] = i as u16;
             self.value[self.len] = v;
@@ -64,11 +129,19 @@ impl SparseInput {
         }
     }
 
-    /// The dense vector of all [`INPUTS`] values (for tests and tools).
+    /// The dense vector of all [`INPUTS`] values of encoding 1 (for tests and tools).
     pub fn to_dense(&self) -> Vec<f32> {
-        let mut d = vec![0.0; INPUTS];
+        self.to_dense_len(INPUTS)
+    }
+
+    /// The dense vector of `n` inputs (an encoding's input count); indices at or past
+    /// `n` are left out.
+    pub fn to_dense_len(&self, n: usize) -> Vec<f32> {
+        let mut d = vec![0.0; n];
         for k in 0..self.len {
-            d[self.index[k] as usize] = self.value[k];
+            if let Some(slot) = d.get_mut(self.index[k] as usize) {
+                *slot = self.value[k];
+            }
         }
         d
     }
@@ -77,6 +150,26 @@ impl SparseInput {
 /// Encodes `pos` (side to act before rolling) into `out`.
 pub fn encode(pos: &Position, out: &mut SparseInput) {
     out.len = 0;
+    encode_board(pos, out);
+    let mut f = [0.0f32; 2 * SIDE_FEATURES + 2];
+    let contact = pos.highest() > pos.opp_rearmost();
+    side_features(pos, contact, &mut f[..SIDE_FEATURES]);
+    side_features(
+        &pos.swap(),
+        contact,
+        &mut f[SIDE_FEATURES..2 * SIDE_FEATURES],
+    );
+    let lead = pos.opp_pips() as f32 - pos.pips() as f32;
+    f[2 * SIDE_FEATURES] = lead.max(0.0) / 50.0;
+    f[2 * SIDE_FEATURES + 1] = (-lead).max(0.0) / 50.0;
+    for (k, &v) in f.iter().enumerate() {
+        out.push(FEATURES_START + k, v);
+    }
+}
+
+/// Appends the board block (indices below [`FEATURES_START`]) of `pos` to `out`.
+#[inline]
+pub(crate) fn encode_board(pos: &Position, out: &mut SparseInput) {
     let s = pos.slots();
     // Mover: slot p holds the mover's point p.
     for p in 1..=24 {
@@ -96,21 +189,6 @@ pub fn encode(pos: &Position, out: &mut SparseInput) {
     }
     out.push(BOARD_SIDE + 96, s[0].unsigned_abs() as f32 / 2.0);
     out.push(BOARD_SIDE + 97, pos.opp_off() as f32 / 15.0);
-
-    let mut f = [0.0f32; 2 * SIDE_FEATURES + 2];
-    let contact = pos.highest() > pos.opp_rearmost();
-    side_features(pos, contact, &mut f[..SIDE_FEATURES]);
-    side_features(
-        &pos.swap(),
-        contact,
-        &mut f[SIDE_FEATURES..2 * SIDE_FEATURES],
-    );
-    let lead = pos.opp_pips() as f32 - pos.pips() as f32;
-    f[2 * SIDE_FEATURES] = lead.max(0.0) / 50.0;
-    f[2 * SIDE_FEATURES + 1] = (-lead).max(0.0) / 50.0;
-    for (k, &v) in f.iter().enumerate() {
-        out.push(FEATURES_START + k, v);
-    }
 }
 
 #[inline]
@@ -128,19 +206,19 @@ fn push_point(out: &mut SparseInput, base: usize, n: u8) {
 
 /// Bit masks of one side's situation, in the mover's numbering of `pos`.
 #[derive(Debug, Clone, Copy)]
-struct Masks {
+pub(crate) struct Masks {
     /// Points (and bit 25 for the bar) holding mover checkers.
-    sources: u32,
+    pub(crate) sources: u32,
     /// Points holding two or more mover checkers.
-    multi: u32,
+    pub(crate) multi: u32,
     /// Points where the opponent has exactly one checker (the mover's targets).
-    blots: u32,
+    pub(crate) blots: u32,
     /// Points the opponent holds with two or more checkers (closed to the mover).
-    blocked: u32,
+    pub(crate) blocked: u32,
 }
 
 #[inline]
-fn masks(pos: &Position) -> Masks {
+pub(crate) fn masks(pos: &Position) -> Masks {
     let s = pos.slots();
     let mut m = Masks {
         sources: 0,
@@ -170,10 +248,10 @@ pub fn hits_with(pos: &Position, dice: Dice) -> (bool, bool) {
     hits_masks(&masks(pos), pos.bar(), dice)
 }
 
-const BOARD: u32 = 0x01FF_FFFE; // bits 1..=24
+pub(crate) const BOARD: u32 = 0x01FF_FFFE; // bits 1..=24
 
 #[inline(always)]
-fn hits_masks(m: &Masks, bar: u8, dice: Dice) -> (bool, bool) {
+pub(crate) fn hits_masks(m: &Masks, bar: u8, dice: Dice) -> (bool, bool) {
     let open = !m.blocked & BOARD;
     let (d1, d2) = (dice.high() as u32, dice.low() as u32);
     if m.blots == 0 {
@@ -347,7 +425,7 @@ pub fn escape_probability(pos: &Position, p: usize) -> f32 {
     escape_masks(m.blocked, p)
 }
 
-fn escape_masks(blocked: u32, p: usize) -> f32 {
+pub(crate) fn escape_masks(blocked: u32, p: usize) -> f32 {
     if p == 0 {
         return 1.0;
     }
@@ -385,7 +463,7 @@ fn escape_masks(blocked: u32, p: usize) -> f32 {
 /// For each pattern of blocked points among the 12 points in front of a checker (bit 11
 /// = the point just in front, bit 0 = twelve points ahead), the number of the 30
 /// non-double rolls (out of 36) that carry the checker past the furthest blocked point.
-fn escape_table() -> &'static [u8; 4096] {
+pub(crate) fn escape_table() -> &'static [u8; 4096] {
     static TABLE: std::sync::OnceLock<Box<[u8; 4096]>> = std::sync::OnceLock::new();
     TABLE.get_or_init(|| {
         let mut t = Box::new([0u8; 4096]);
@@ -437,6 +515,23 @@ fn escape_table() -> &'static [u8; 4096] {
 ///
 /// `contact` false skips the shot and escape features (0 and 1 in a race).
 pub fn side_features(pos: &Position, contact: bool, out: &mut [f32]) {
+    let has_blots = pos.slots()[1..=24].contains(&1);
+    let shots = if contact && has_blots {
+        hit_probabilities(&pos.swap())
+    } else {
+        (0.0, 0.0)
+    };
+    side_features_with_shots(pos, contact, shots, out);
+}
+
+/// [`side_features`] with features 0 and 1 given: the probabilities that the opponent
+/// hits at least one / two of the mover's blots (zeros without contact).
+pub(crate) fn side_features_with_shots(
+    pos: &Position,
+    contact: bool,
+    shots: (f32, f32),
+    out: &mut [f32],
+) {
     let s = pos.slots();
     let mut made = 0u32;
     let mut blots = 0u32;
@@ -455,13 +550,8 @@ pub fn side_features(pos: &Position, contact: bool, out: &mut [f32]) {
     let on_bar = s[25].max(0) as u32;
     outside += 19 * on_bar;
     pips += 25 * on_bar;
-    let (hit1, hit2) = if contact && blots > 0 {
-        hit_probabilities(&pos.swap())
-    } else {
-        (0.0, 0.0)
-    };
-    out[0] = hit1;
-    out[1] = hit2;
+    out[0] = shots.0;
+    out[1] = shots.1;
     out[2] = outside as f32 / 100.0;
     let closed = (blocked & (0x3F << 19)).count_ones() as f32;
     out[3] = (closed / 6.0) * (closed / 6.0);

@@ -72,6 +72,7 @@ pub trait Evaluator: Send + Sync {
 
 pub mod bearoff;
 pub mod encoding;
+pub mod inputs_v2;
 pub mod net;
 pub mod neural;
 pub mod noisy;

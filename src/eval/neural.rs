@@ -8,7 +8,7 @@
 use std::path::Path;
 
 use super::bearoff;
-use super::encoding::{encode, SparseInput};
+use super::encoding::SparseInput;
 use super::net::{consistent, Mlp, MAX_HIDDEN, OUTPUTS};
 use super::weights::{NetSet, WeightsError};
 use super::{Evaluator, Probabilities};
@@ -78,10 +78,17 @@ impl NeuralEvaluator {
         }
     }
 
+    /// Encodes `pos` for the net of its phase: the contact net reads the file's
+    /// encoding, the race net encoding 1.
+    #[inline]
+    pub fn encode(&self, pos: &Position, out: &mut SparseInput) {
+        self.nets.encoding.encode_for(pos, out);
+    }
+
     /// Raw outputs of the right net (no consistency fix, no finished-game check).
     #[inline]
     pub fn raw_with(&self, pos: &Position, scratch: &mut Scratch) -> [f32; OUTPUTS] {
-        encode(pos, &mut scratch.input);
+        self.encode(pos, &mut scratch.input);
         self.net_for(pos)
             .forward_into(&scratch.input, &mut scratch.hidden)
     }
@@ -120,7 +127,7 @@ impl Evaluator for NeuralEvaluator {
             return p;
         }
         let mut input = SparseInput::default();
-        encode(pos, &mut input);
+        self.encode(pos, &mut input);
         let raw = self.net_for(pos).forward(&input);
         consistent(raw, pos.off(), pos.opp_off())
     }

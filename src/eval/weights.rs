@@ -5,7 +5,8 @@
 //! ```text
 //!   8 bytes   magic "SGNETS\r\n" (the CR LF catches text-mode transfers)
 //!   u32       format version (FORMAT_VERSION)
-//!   u32       input-encoding id (encoding::ENCODING_ID)
+//!   u32       input-encoding id (encoding::Encoding::id: 1 or 2, the contact net's
+//!             inputs; the race net always reads encoding 1)
 //!   u64       self-play games the nets were trained on (informational)
 //!   u32       number of nets (2)
 //!   per net:  u32 phase (0 contact, 1 race), u32 inputs, u32 hidden, u32 outputs (5)
@@ -14,12 +15,13 @@
 //! ```
 //!
 //! A file is refused, with a [`WeightsError`] saying why, unless every part checks out:
-//! a net with the wrong encoding would silently play nonsense.
+//! a net with the wrong encoding would silently play nonsense. An encoding id this build
+//! does not know is refused, and so is a net whose input count is not its encoding's.
 
 use std::fmt;
 use std::path::Path;
 
-use super::encoding::{ENCODING_ID, INPUTS};
+use super::encoding::Encoding;
 use super::net::{Mlp, MAX_HIDDEN, OUTPUTS};
 
 /// The file's magic bytes.
@@ -38,8 +40,8 @@ pub enum WeightsError {
     BadMagic,
     /// A format version this program does not read.
     UnsupportedVersion(u32),
-    /// The nets expect another input encoding than this program computes.
-    EncodingMismatch { found: u32, expected: u32 },
+    /// The nets read an input encoding this program does not compute.
+    UnknownEncoding(u32),
     /// Layer sizes that do not fit this program (wrong input count, too many units...).
     BadShape(String),
     /// The checksum does not match the contents: the file is corrupt.
@@ -61,9 +63,11 @@ impl fmt::Display for WeightsError {
                 f,
                 "weights file format version {v} is not supported (this program reads {FORMAT_VERSION})"
             ),
-            WeightsError::EncodingMismatch { found, expected } => write!(
+            WeightsError::UnknownEncoding(found) => write!(
                 f,
-                "weights file uses input encoding {found}, this program computes encoding {expected}"
+                "weights file uses input encoding {found}, which this program does not know \
+                 (it reads encodings {}); a newer stargammon may read it",
+                known_encodings()
             ),
             WeightsError::BadShape(s) => write!(f, "weights file has unusable layer sizes: {s}"),
             WeightsError::ChecksumMismatch { stored, computed } => write!(
@@ -79,6 +83,15 @@ impl fmt::Display for WeightsError {
 
 impl std::error::Error for WeightsError {}
 
+/// The ids this build reads, as "1, 2".
+fn known_encodings() -> String {
+    Encoding::ALL
+        .iter()
+        .map(|e| e.id().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// FNV-1a, 64-bit.
 pub fn fnv1a64(bytes: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
@@ -92,6 +105,8 @@ pub fn fnv1a64(bytes: &[u8]) -> u64 {
 /// The contact and race nets as stored together.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NetSet {
+    /// The contact net's input encoding (the race net reads encoding 1).
+    pub encoding: Encoding,
     pub contact: Mlp,
     pub race: Mlp,
     /// Self-play games behind these weights.
@@ -104,7 +119,7 @@ impl NetSet {
         let mut b = Vec::new();
         b.extend_from_slice(&MAGIC);
         b.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-        b.extend_from_slice(&ENCODING_ID.to_le_bytes());
+        b.extend_from_slice(&self.encoding.id().to_le_bytes());
         b.extend_from_slice(&self.games.to_le_bytes());
         b.extend_from_slice(&2u32.to_le_bytes());
         for (phase, net) in [(0u32, &self.contact), (1u32, &self.race)] {
@@ -135,13 +150,8 @@ impl NetSet {
         if version != FORMAT_VERSION {
             return Err(WeightsError::UnsupportedVersion(version));
         }
-        let encoding = r.u32()?;
-        if encoding != ENCODING_ID {
-            return Err(WeightsError::EncodingMismatch {
-                found: encoding,
-                expected: ENCODING_ID,
-            });
-        }
+        let id = r.u32()?;
+        let encoding = Encoding::from_id(id).ok_or(WeightsError::UnknownEncoding(id))?;
         let games = r.u64()?;
         let count = r.u32()?;
         if count != 2 {
@@ -158,9 +168,14 @@ impl NetSet {
                     "net {expected_phase} has phase tag {phase}"
                 )));
             }
-            if inputs != INPUTS {
+            let (want, net) = if expected_phase == 0 {
+                (encoding.contact_inputs(), "contact")
+            } else {
+                (encoding.race_inputs(), "race")
+            };
+            if inputs != want {
                 return Err(WeightsError::BadShape(format!(
-                    "{inputs} inputs (this encoding has {INPUTS})"
+                    "the {net} net has {inputs} inputs, encoding {id} gives it {want}"
                 )));
             }
             if hidden == 0 || hidden > MAX_HIDDEN {
@@ -222,6 +237,7 @@ impl NetSet {
             .pop()
             .ok_or(WeightsError::BadShape("missing net".into()))?;
         Ok(NetSet {
+            encoding,
             contact,
             race,
             games,

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::TrainError;
+use crate::eval::encoding::Encoding;
 use crate::eval::net::MAX_HIDDEN;
 
 /// From game `until` on (exclusive of earlier steps), learn with `alpha` and `lambda`.
@@ -27,6 +28,10 @@ pub struct TrainConfig {
     pub threads: usize,
     pub games_per_round: usize,
     pub contact_hidden: usize,
+    /// Input encoding of the contact net (1 or 2); absent means 1, the encoding of the
+    /// runs made before the key existed.
+    #[serde(default = "default_encoding")]
+    pub contact_encoding: u32,
     pub race_hidden: usize,
     pub init_scale: f32,
     #[serde(default)]
@@ -41,7 +46,21 @@ pub struct TrainConfig {
     pub schedule: Vec<ScheduleStep>,
 }
 
+fn default_encoding() -> u32 {
+    1
+}
+
 impl TrainConfig {
+    /// The contact net's encoding (checked by [`TrainConfig::check`]).
+    pub fn encoding(&self) -> Result<Encoding, TrainError> {
+        Encoding::from_id(self.contact_encoding).ok_or_else(|| {
+            TrainError::Config(format!(
+                "contact_encoding {} is not an encoding this program knows (1 or 2)",
+                self.contact_encoding
+            ))
+        })
+    }
+
     /// Reads and checks a config file.
     pub fn load(path: &Path) -> Result<TrainConfig, TrainError> {
         let text = std::fs::read_to_string(path)
@@ -66,6 +85,7 @@ impl TrainConfig {
                 return bad("hidden sizes must be in 1..=1024");
             }
         }
+        self.encoding()?;
         if !(self.init_scale.is_finite() && self.init_scale > 0.0) {
             return bad("init_scale must be a positive number");
         }

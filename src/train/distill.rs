@@ -32,7 +32,7 @@ use serde::{Deserialize, Serialize};
 use super::TrainError;
 use crate::arena::opening_roll;
 use crate::engine::{build as engine_build, Action, EngineSpec, EvaluatorKind};
-use crate::eval::encoding::{encode, SparseInput};
+use crate::eval::encoding::{Encoding, SparseInput};
 use crate::eval::net::{Mlp, MAX_HIDDEN, OUTPUTS};
 use crate::eval::neural::exact;
 use crate::eval::weights::fnv1a64;
@@ -635,16 +635,16 @@ impl Adam {
     }
 }
 
-/// Mean loss of `net` on `examples`: the cross-entropy of the five outputs beyond the
-/// targets' own entropy (summed over the outputs), in nats.
-pub fn loss(net: &Mlp, examples: &[&Example]) -> f64 {
+/// Mean loss of `net` (reading `encoding`) on `examples`: the cross-entropy of the five
+/// outputs beyond the targets' own entropy (summed over the outputs), in nats.
+pub fn loss(net: &Mlp, encoding: Encoding, examples: &[&Example]) -> f64 {
     if examples.is_empty() {
         return 0.0;
     }
     let mut x = SparseInput::default();
     let mut total = 0f64;
     for e in examples {
-        encode(&e.position, &mut x);
+        encoding.encode_for(&e.position, &mut x);
         let out = net.forward(&x);
         for k in 0..OUTPUTS {
             total += excess_loss(out[k], e.target[k]);
@@ -655,8 +655,10 @@ pub fn loss(net: &Mlp, examples: &[&Example]) -> f64 {
 
 /// Fits one net to its examples (see the module doc); returns the best net by held-out
 /// loss and the per-epoch figures.
+#[allow(clippy::too_many_arguments)]
 fn fit(
     start: &Mlp,
+    encoding: Encoding,
     phase: Phase,
     train_set: &[&Example],
     held_out: &[&Example],
@@ -665,11 +667,11 @@ fn fit(
     report: &mut dyn FnMut(EpochReport),
 ) -> Mlp {
     let mut net = start.clone();
-    let mut best = (loss(&net, held_out), net.clone());
+    let mut best = (loss(&net, encoding, held_out), net.clone());
     report(EpochReport {
         net: phase,
         epoch: 0,
-        train_loss: loss(&net, train_set),
+        train_loss: loss(&net, encoding, train_set),
         held_out_loss: best.0,
     });
     let n = param_count(&net);
@@ -689,14 +691,14 @@ fn fit(
             g.fill(0.0);
             for &i in batch {
                 let e = train_set[i];
-                encode(&e.position, &mut x);
+                encoding.encode_for(&e.position, &mut x);
                 total += add_gradient(&net, &x, &e.target, &mut hidden, &mut g);
             }
             let scale = 1.0 / batch.len() as f32;
             g.iter_mut().for_each(|v| *v *= scale);
             adam.step(&mut net, &g, cfg.learning_rate);
         }
-        let held = loss(&net, held_out);
+        let held = loss(&net, encoding, held_out);
         report(EpochReport {
             net: phase,
             epoch,
@@ -739,7 +741,16 @@ pub fn train(
             Phase::Contact => &mut out.contact,
             Phase::Race => &mut out.race,
         };
-        *net = fit(net, phase, &train_set, &held_out, cfg, stop, report);
+        *net = fit(
+            net,
+            start.encoding,
+            phase,
+            &train_set,
+            &held_out,
+            cfg,
+            stop,
+            report,
+        );
     }
     out
 }
@@ -755,7 +766,7 @@ mod tests {
         let net = Mlp::random(crate::eval::encoding::INPUTS, 8, 0.5, &mut rng);
         let pos = Position::OPENING;
         let mut x = SparseInput::default();
-        encode(&pos, &mut x);
+        Encoding::V1.encode_for(&pos, &mut x);
         let target = [0.6, 0.2, 0.01, 0.1, 0.005];
         let mut g = vec![0f32; param_count(&net)];
         let mut hidden = vec![0f32; 8];
@@ -764,7 +775,7 @@ mod tests {
             position: pos,
             target,
         };
-        let f = |n: &Mlp| loss(n, &[&ex]);
+        let f = |n: &Mlp| loss(n, Encoding::V1, &[&ex]);
         // A few weights of each block: w1 of a nonzero input, b1, w2, b2.
         let i = x.index[0] as usize;
         let h = 8;

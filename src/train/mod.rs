@@ -30,7 +30,7 @@ use std::time::{Duration, Instant};
 pub use config::{ScheduleStep, TrainConfig};
 
 use crate::arena::{duel, opening_roll, DuelConfig};
-use crate::eval::encoding::{encode, SparseInput, INPUTS};
+use crate::eval::encoding::SparseInput;
 use crate::eval::net::{Gradient, Mlp, MAX_HIDDEN};
 use crate::eval::neural::{finished, Scratch};
 use crate::eval::{NetSet, NeuralEvaluator, Probabilities};
@@ -180,7 +180,7 @@ pub fn train_game(
         if finished(&s).is_some() {
             continue;
         }
-        encode(&s, &mut ws.input);
+        learner.encoding.encode_for(&s, &mut ws.input);
         let (net, grad) = match s.phase() {
             Phase::Contact => (&mut learner.contact, &mut ws.contact_grad),
             Phase::Race => (&mut learner.race, &mut ws.race_grad),
@@ -223,18 +223,36 @@ impl Trainer {
             )));
         }
         std::fs::create_dir_all(&dir).map_err(|e| io_err(&dir, e))?;
+        let encoding = config.encoding()?;
         let nets = match &config.init_weights {
-            Some(p) => NetSet::load(p).map_err(TrainError::Weights)?,
+            Some(p) => {
+                let nets = NetSet::load(p).map_err(TrainError::Weights)?;
+                if nets.encoding != encoding {
+                    return Err(TrainError::Config(format!(
+                        "init_weights {} read input encoding {}, the config asks for {}",
+                        p.display(),
+                        nets.encoding.id(),
+                        encoding.id()
+                    )));
+                }
+                nets
+            }
             None => {
                 let mut rng = Rng::seeded(splitmix(config.seed ^ 0x1417));
                 NetSet {
+                    encoding,
                     contact: Mlp::random(
-                        INPUTS,
+                        encoding.contact_inputs(),
                         config.contact_hidden,
                         config.init_scale,
                         &mut rng,
                     ),
-                    race: Mlp::random(INPUTS, config.race_hidden, config.init_scale, &mut rng),
+                    race: Mlp::random(
+                        encoding.race_inputs(),
+                        config.race_hidden,
+                        config.init_scale,
+                        &mut rng,
+                    ),
                     games: 0,
                 }
             }
@@ -260,7 +278,8 @@ impl Trainer {
     }
 
     /// Reopens the run in `dir`. `config` replaces the stored config when given (to
-    /// extend a schedule or change limits); the net sizes must stay the same.
+    /// extend a schedule or change limits); the net sizes and the contact encoding must
+    /// stay the same.
     pub fn resume(dir: &Path, config: Option<TrainConfig>) -> Result<Trainer, TrainError> {
         let state = read_state(dir)?;
         let cfg_path = dir.join("config.toml");
@@ -273,6 +292,12 @@ impl Trainer {
                         "a resumed run keeps its net sizes".into(),
                     ));
                 }
+                if c.contact_encoding != stored.contact_encoding {
+                    return Err(TrainError::Config(format!(
+                        "a resumed run keeps its contact encoding ({}; the config says {})",
+                        stored.contact_encoding, c.contact_encoding
+                    )));
+                }
                 let text =
                     toml::to_string_pretty(&c).map_err(|e| TrainError::Config(e.to_string()))?;
                 std::fs::write(&cfg_path, text).map_err(|e| io_err(&cfg_path, e))?;
@@ -283,6 +308,13 @@ impl Trainer {
         config.run_dir = dir.to_path_buf();
         config.check()?;
         let nets = NetSet::load(&dir.join(&state.weights_file)).map_err(TrainError::Weights)?;
+        if nets.encoding != config.encoding()? {
+            return Err(TrainError::State(format!(
+                "weights read input encoding {}, the run's config says {}",
+                nets.encoding.id(),
+                config.contact_encoding
+            )));
+        }
         if nets.games != state.games {
             return Err(TrainError::State(format!(
                 "weights hold {} games, state says {}",

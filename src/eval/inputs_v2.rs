@@ -1,0 +1,559 @@
+//! Encoding 2 of the contact net: everything encoding 1 has (raw points, the ten features
+//! per side, the race lead), followed by [`EXTRA_FEATURES`] expert features per side.
+//!
+//! Layout of [`INPUTS_V2`] values:
+//!
+//! ```text
+//!   0..218    encoding 1, unchanged (see `encoding`)
+//!   218..238  mover extras (EXTRA_FEATURES, see `side_extras`)
+//!   238..258  opponent extras
+//! ```
+//!
+//! Each side's extras are computed in its own numbering (its points 1..24 moving towards
+//! 1, its bar 25), with the other side's checkers as the obstacles and the hitters.
+//! docs/TRAINING.md defines every feature and its scale; `side_extras` below restates
+//! the definitions next to the code. Everything is scaled into [0, 1] (a few counts
+//! that can exceed their scale in rare positions are clamped at 1).
+//!
+//! Speed: the features read the board through bit masks (points held, points blocked,
+//! blots) in one pass over the slots; escapes use a table indexed by the pattern of
+//! blocked points in front of a checker (the non-doubles that get past, the doubles that
+//! do if one landing point beyond is open), and one pass over the rolls gives both encoding
+//! 1's hit probabilities and the pip losses here.
+
+use super::encoding::{
+    escape_table, masks, side_features_with_shots, SparseInput, FEATURES_START, INPUTS,
+    SIDE_FEATURES,
+};
+use crate::game::{Dice, Position, ALL_ROLLS};
+
+/// Extra features per side.
+pub const EXTRA_FEATURES: usize = 20;
+/// Index of the mover's first extra feature.
+pub const EXTRAS_START: usize = INPUTS;
+/// Total inputs of encoding 2.
+pub const INPUTS_V2: usize = INPUTS + 2 * EXTRA_FEATURES;
+
+/// Names of the extra features, in input order (for docs, tests and tools).
+pub const EXTRA_NAMES: [&str; EXTRA_FEATURES] = [
+    "break_contact",
+    "back_checker",
+    "back_anchor",
+    "forward_anchor",
+    "pip_loss_expected",
+    "pip_loss_worst",
+    "back_escapes",
+    "containment",
+    "containment_squared",
+    "mobility",
+    "back_moment",
+    "entering",
+    "timing",
+    "backbone",
+    "back_game",
+    "back_game_one_anchor",
+    "free_pips",
+    "off_first_five",
+    "off_second_five",
+    "off_last_five",
+];
+
+/// Encodes `pos` (side to act before rolling) with encoding 2 into `out`.
+pub fn encode_v2(pos: &Position, out: &mut SparseInput) {
+    out.len = 0;
+    super::encoding::encode_board(pos, out);
+    let swapped = pos.swap();
+    let contact = pos.highest() > pos.opp_rearmost();
+    let mut f = [0.0f32; 2 * SIDE_FEATURES + 2 + 2 * EXTRA_FEATURES];
+    // Shots at the mover come from the opponent (the mover of `swapped`), and the other
+    // way round; one pass over the rolls gives both encoding 1's hit probabilities and
+    // the pip losses.
+    let at_mover = if contact {
+        shots(&swapped)
+    } else {
+        Shots::NONE
+    };
+    let at_opp = if contact { shots(pos) } else { Shots::NONE };
+    side_features_with_shots(
+        pos,
+        contact,
+        (at_mover.one, at_mover.two),
+        &mut f[..SIDE_FEATURES],
+    );
+    side_features_with_shots(
+        &swapped,
+        contact,
+        (at_opp.one, at_opp.two),
+        &mut f[SIDE_FEATURES..2 * SIDE_FEATURES],
+    );
+    let lead = pos.opp_pips() as f32 - pos.pips() as f32;
+    f[2 * SIDE_FEATURES] = lead.max(0.0) / 50.0;
+    f[2 * SIDE_FEATURES + 1] = (-lead).max(0.0) / 50.0;
+    let e = 2 * SIDE_FEATURES + 2;
+    extras_with_shots(pos, &at_mover, &mut f[e..e + EXTRA_FEATURES]);
+    extras_with_shots(&swapped, &at_opp, &mut f[e + EXTRA_FEATURES..]);
+    for (k, &v) in f.iter().enumerate() {
+        out.push(FEATURES_START + k, v);
+    }
+}
+
+/// What the opponent's next roll can do to one side's blots.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Shots {
+    /// P(at least one blot hit), as encoding 1 counts it.
+    pub one: f32,
+    /// P(at least two hit), as encoding 1 counts it.
+    pub two: f32,
+    /// Over the 36 rolls, the mean of the most pips the side loses to one hit.
+    pub loss_expected: f32,
+    /// The most pips one hit can cost the side with any roll.
+    pub loss_worst: u32,
+}
+
+impl Shots {
+    const NONE: Shots = Shots {
+        one: 0.0,
+        two: 0.0,
+        loss_expected: 0.0,
+        loss_worst: 0,
+    };
+}
+
+/// The shots of the mover of `hitter` at the opponent's blots. A blot on the hitter's
+/// slot `t` stands on the victim's point 25 - t; hit, it restarts from 25, losing `t`
+/// pips. Agrees with [`super::encoding::hit_probabilities`] on `one` and `two` (tested).
+pub fn shots(hitter: &Position) -> Shots {
+    let m = masks(hitter);
+    if m.blots == 0 {
+        return Shots::NONE;
+    }
+    let bar = hitter.bar();
+    let mut one = 0u32;
+    let mut two = 0u32;
+    let mut loss_sum = 0u32;
+    let mut worst = 0u32;
+    let mut tally = |weight: u32, hit: u32, (a, b): (bool, bool)| {
+        if hit != 0 {
+            let loss = 31 - hit.leading_zeros();
+            loss_sum += weight * loss;
+            worst = worst.max(loss);
+        }
+        one += weight * a as u32;
+        two += weight * b as u32;
+    };
+    if bar > 0 {
+        for d in ALL_ROLLS {
+            let hit = hit_mask(&m, bar, d);
+            tally(d.weight(), hit, super::encoding::hits_masks(&m, bar, d));
+        }
+    } else {
+        let open = !m.blocked & super::encoding::BOARD;
+        let s = m.sources & super::encoding::BOARD;
+        let mut direct = [0u32; 7];
+        let mut landed = [0u32; 7];
+        for d in 1..=6 {
+            direct[d] = m.blots & (s >> d);
+            landed[d] = (s >> d) & open;
+        }
+        for d1 in 2..=6usize {
+            for d2 in 1..d1 {
+                let h1 = direct[d1];
+                let h2 = direct[d2];
+                let combo = m.blots & ((landed[d1] >> d2) | (landed[d2] >> d1));
+                let hit = h1 | h2 | combo;
+                // The same rule as `hits_masks` for two hits.
+                // (`single`: exactly one bit, without a popcount.)
+                let single = |x: u32| x != 0 && x & (x - 1) == 0;
+                let mut t = h1 != 0 && h2 != 0 && !(h1 == h2 && single(h1));
+                if t && single(h1) && single(h2) {
+                    let t1 = h1.trailing_zeros() as usize;
+                    let t2 = h2.trailing_zeros() as usize;
+                    if t1 + d1 == t2 + d2 && m.multi & (1 << (t1 + d1)) == 0 {
+                        t = false;
+                    }
+                }
+                t |= m.blots & ((h1 >> d2) | (h2 >> d1)) != 0;
+                tally(2, hit, (hit != 0, t));
+            }
+        }
+        for d in 1..=6u8 {
+            let dice = Dice::new_unchecked(d, d);
+            let hit = hit_mask(&m, 0, dice);
+            tally(1, hit, super::encoding::hits_masks(&m, 0, dice));
+        }
+    }
+    Shots {
+        one: one as f32 / 36.0,
+        two: two as f32 / 36.0,
+        loss_expected: loss_sum as f32 / 36.0,
+        loss_worst: worst,
+    }
+}
+
+/// The pips the opponent of `hitter`'s mover loses to the costliest single blot that
+/// mover can hit with `dice` (the slot of that blot in the hitter's numbering), 0 when
+/// it hits none: the per-roll quantity behind [`Shots::loss_expected`].
+pub fn costliest_hit(hitter: &Position, dice: Dice) -> u32 {
+    let hit = hit_mask(&masks(hitter), hitter.bar(), dice);
+    if hit == 0 {
+        0
+    } else {
+        31 - hit.leading_zeros()
+    }
+}
+
+/// The opponent blots (hitter's slots) that the mover of the masks can hit with `dice`,
+/// under the same approximations as `hits_masks` (single checkers through open points,
+/// the bar-entry rule).
+fn hit_mask(m: &super::encoding::Masks, bar: u8, dice: Dice) -> u32 {
+    let open = !m.blocked & super::encoding::BOARD;
+    let (d1, d2) = (dice.high() as u32, dice.low() as u32);
+    if m.blots == 0 {
+        return 0;
+    }
+    if d1 != d2 {
+        if bar >= 2 {
+            return m.blots & ((1 << (25 - d1)) | (1 << (25 - d2)));
+        }
+        let board_sources = m.sources & super::encoding::BOARD;
+        if bar == 1 {
+            let mut hit = 0;
+            for (a, b) in [(d1, d2), (d2, d1)] {
+                let entry = 25 - a;
+                if open & (1 << entry) == 0 {
+                    continue;
+                }
+                let srcs = board_sources | (1 << entry);
+                hit |= m.blots & ((1 << entry) | (srcs >> b));
+            }
+            return hit;
+        }
+        let s = board_sources;
+        return m.blots
+            & ((s >> d1) | (s >> d2) | (((s >> d1) & open) >> d2) | (((s >> d2) & open) >> d1));
+    }
+    let d = d1;
+    let mut steps = 4u32;
+    let mut s = m.sources & super::encoding::BOARD;
+    let mut seen = 0u32;
+    if bar > 0 {
+        let entry = 25 - d;
+        if open & (1 << entry) == 0 {
+            return 0;
+        }
+        seen = m.blots & (1 << entry);
+        if bar >= 4 {
+            return seen;
+        }
+        steps -= bar as u32;
+        s |= 1 << entry;
+    }
+    let mut reach = s;
+    for _ in 0..steps {
+        reach = (reach >> d) & open;
+        seen |= reach & m.blots;
+    }
+    seen
+}
+
+/// Rolls out of 36 that let a checker on slot `p` (1..=25) get past the furthest
+/// blocked point (bit mask, bits 1..=24) among the 12 in front of it; 36 when none
+/// block it. The same count as encoding 1's escape feature, from [`escape_patterns`]:
+/// the non-doubles and, for each double that gets past with its landings inside the
+/// window, one look at the landing point beyond it.
+#[inline]
+pub fn escapes36(blocked: u32, p: usize) -> u32 {
+    let pattern = if p >= 13 {
+        (blocked >> (p - 12)) & 0xFFF
+    } else {
+        (blocked << (12 - p)) & 0xFFF
+    };
+    if pattern == 0 {
+        return 36;
+    }
+    let e = escape_patterns()[pattern as usize];
+    let mut count = e.non_doubles as u32;
+    let mut dice = e.doubles;
+    // Slot q is bit q + 24: slots at or below 0 (off the board) read as open.
+    let ext = (blocked as u64) << 24;
+    while dice != 0 {
+        let a = dice.trailing_zeros() as usize;
+        dice &= dice - 1;
+        let landing = p + 24 - e.landing[a] as usize;
+        count += ((ext >> landing) & 1 == 0) as u32;
+    }
+    count
+}
+
+/// What one pattern of blocked points in front of a checker decides about its escapes.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct EscapePattern {
+    /// Non-double rolls (of the 30) that get past the furthest blocked point.
+    non_doubles: u8,
+    /// Bit a set: with the double a-a, the checker's landings before it gets past are
+    /// all open (and it gets past within four moves).
+    doubles: u8,
+    /// For such a double, how far ahead it lands once past: the escape needs that
+    /// landing point open too, and it may lie beyond the 12 points.
+    landing: [u8; 7],
+}
+
+/// For each pattern of blocked points among the 12 points in front of a checker (bit 11
+/// = the point just in front, bit 0 = twelve points ahead), its [`EscapePattern`].
+fn escape_patterns() -> &'static [EscapePattern; 4096] {
+    static TABLE: std::sync::OnceLock<Box<[EscapePattern; 4096]>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        let non_doubles = escape_table();
+        let mut t = Box::new([EscapePattern::default(); 4096]);
+        for (pattern, entry) in t.iter_mut().enumerate().skip(1) {
+            entry.non_doubles = non_doubles[pattern];
+            // The checker sits at 12 relative to the pattern's bits.
+            let lowest = (pattern as u32).trailing_zeros() as usize;
+            let distance = 12 - lowest;
+            for a in 1..=6usize {
+                // The first move count that carries it past the furthest blocked point.
+                let moves = distance / a + 1;
+                if moves > 4 {
+                    continue;
+                }
+                let open_before = (1..moves).all(|k| pattern & (1 << (12 - k * a)) == 0);
+                if open_before {
+                    entry.doubles |= 1 << a;
+                    entry.landing[a] = (moves * a) as u8;
+                }
+            }
+        }
+        t
+    })
+}
+
+/// The mover's extra features of `pos` into `out` ([`EXTRA_FEATURES`] values), with
+/// contact decided as in encoding 1.
+pub fn side_extras(pos: &Position, out: &mut [f32]) {
+    let contact = pos.highest() > pos.opp_rearmost();
+    let s = if contact {
+        shots(&pos.swap())
+    } else {
+        Shots::NONE
+    };
+    extras_with_shots(pos, &s, out);
+}
+
+/// The extras of the mover of `pos`, given the opponent's shots at it.
+///
+/// 0. break_contact: sum over the mover's checkers behind the opponent's rearmost
+///    checker (slot r) of their distance to it, p - r; / 200, at most 1
+/// 1. back_checker: slot of the rearmost mover checker (25 on the bar) / 25
+/// 2. back_anchor: highest point held with 2+ checkers / 24 (0 when none)
+/// 3. forward_anchor: the lowest point p in 13..=24 held with 2+ checkers as
+///    (25 - p) / 12 (0 when none)
+/// 4. pip_loss_expected: over the opponent's 36 rolls, the mean of the most pips one hit
+///    costs the mover / 24
+/// 5. pip_loss_worst: the most pips one hit can cost it with any roll / 24
+/// 6. back_escapes: mean over the mover's checkers on 19..=25 of their escape
+///    probability (all 36 rolls; 1 when none stand there)
+/// 7. containment: 1 - the least escape probability of a checker on points 15..=24
+/// 8. containment squared
+/// 9. mobility: sum over the mover's checkers of the die values 1..6 that move it to an
+///    open point on the board, / 90
+/// 10. back_moment: mean squared distance behind the mean checker position of the
+///     checkers behind it / 576, at most 1
+/// 11. entering: expected number of the mover's bar checkers still on the bar after
+///     its roll / 4, at most 1
+/// 12. timing: pips playable without moving checkers on 19..=25 or breaking a
+///     home-board point: checkers on 7..=18 count p - 1, home-board spares beyond two
+///     count p - 1; / 150, at most 1
+/// 13. backbone: most points held (2+) in any six consecutive points / 6
+/// 14. back_game: checkers on 19..=25 / 15 when the mover holds two or more points in
+///     19..=24, else 0
+/// 15. back_game_one_anchor: the same when it holds exactly one
+/// 16. free_pips: pips of the checkers that have passed every opponent checker / 150,
+///     at most 1
+/// 17. off_first_five: checkers borne off, min(off, 5) / 5
+/// 18. off_second_five: the next five, clamp(off - 5, 0, 5) / 5
+/// 19. off_last_five: the last five, clamp(off - 10, 0, 5) / 5
+pub(crate) fn extras_with_shots(pos: &Position, shots: &Shots, out: &mut [f32]) {
+    let s = pos.slots();
+    let r = pos.opp_rearmost();
+    let mut made = 0u32;
+    let mut blocked = 0u32;
+    let mut count = 0u32;
+    let mut sum = 0u32;
+    let mut break_contact = 0u32;
+    let mut free = 0u32;
+    let mut timing = 0u32;
+    let mut back_checker = 0usize;
+    let mut back_count = 0u32;
+    let mut moves = 0u32;
+    // Slots 1..=25 (25: the bar) in increasing order, so the points below p, where its
+    // checkers land, already have their `blocked` bits.
+    for p in 1..=25usize {
+        let n = s[p];
+        made |= ((n >= 2) as u32) << p;
+        blocked |= ((n <= -2) as u32) << p;
+        let c = n.max(0) as u32;
+        count += c;
+        sum += c * p as u32;
+        if c > 0 {
+            back_checker = p;
+        }
+        if p > r {
+            break_contact += c * (p - r) as u32;
+        } else if p < r {
+            free += c * p as u32;
+        }
+        if (7..=18).contains(&p) {
+            timing += c * (p as u32 - 1);
+        } else if (2..=6).contains(&p) {
+            timing += c.saturating_sub(2) * (p as u32 - 1);
+        }
+        back_count += c * (p >= 19) as u32;
+        // Open points among p-1..p-6 (bit q + 6 stands for point q; points <= 0 closed).
+        let open = ((!blocked & super::encoding::BOARD) as u64) << 6;
+        moves += c * POP6[((open >> p) & 0x3F) as usize] as u32;
+    }
+    made &= super::encoding::BOARD;
+    let bar = s[25].max(0) as u32;
+    out[0] = (break_contact as f32 / 200.0).min(1.0);
+    out[1] = back_checker as f32 / 25.0;
+    out[2] = if made == 0 {
+        0.0
+    } else {
+        (31 - made.leading_zeros()) as f32 / 24.0
+    };
+    let forward = made & 0x01FF_E000; // points 13..=24
+    out[3] = if forward == 0 {
+        0.0
+    } else {
+        (25 - forward.trailing_zeros()) as f32 / 12.0
+    };
+    out[4] = shots.loss_expected / 24.0;
+    out[5] = shots.loss_worst as f32 / 24.0;
+    // Escapes.
+    let mut escapes = 0u32;
+    let mut trapped = 0u32;
+    for p in 19..=25 {
+        let n = s[p].max(0) as u32;
+        if n > 0 {
+            escapes += n * escapes36(blocked, p);
+            trapped += n;
+        }
+    }
+    out[6] = if trapped == 0 {
+        1.0
+    } else {
+        escapes as f32 / (36.0 * trapped as f32)
+    };
+    let mut least = 36;
+    for p in 15..=24 {
+        least = least.min(escapes36(blocked, p));
+    }
+    let containment = 1.0 - least as f32 / 36.0;
+    out[7] = containment;
+    out[8] = containment * containment;
+    out[9] = moves as f32 / 90.0;
+    // Second moment of the checkers behind the mean: sums of n, n p and n p^2 over the
+    // slots behind it, in integers.
+    out[10] = if count == 0 {
+        0.0
+    } else {
+        let (mut k, mut s1, mut s2) = (0u32, 0u32, 0u32);
+        for p in 1..=25u32 {
+            let n = s[p as usize].max(0) as u32 * (p * count > sum) as u32;
+            k += n;
+            s1 += n * p;
+            s2 += n * p * p;
+        }
+        if k == 0 {
+            0.0
+        } else {
+            let mean = sum as f64 / count as f64;
+            let sq = s2 as f64 - 2.0 * mean * s1 as f64 + mean * mean * k as f64;
+            ((sq / k as f64 / 576.0) as f32).clamp(0.0, 1.0)
+        }
+    };
+    out[11] = if bar == 0 {
+        0.0
+    } else {
+        (expected_left_on_bar(bar, blocked) / 4.0).min(1.0)
+    };
+    out[12] = (timing as f32 / 150.0).min(1.0);
+    let mut best = 0u8;
+    for lo in 1..=19 {
+        best = best.max(POP6[((made >> lo) & 0x3F) as usize]);
+    }
+    out[13] = best as f32 / 6.0;
+    let anchors = POP6[((made >> 19) & 0x3F) as usize];
+    let back = back_count as f32 / 15.0;
+    out[14] = if anchors >= 2 { back } else { 0.0 };
+    out[15] = if anchors == 1 { back } else { 0.0 };
+    out[16] = (free as f32 / 150.0).min(1.0);
+    let off = 15.0 - count as f32;
+    out[17] = off.min(5.0) / 5.0;
+    out[18] = (off - 5.0).clamp(0.0, 5.0) / 5.0;
+    out[19] = (off - 10.0).clamp(0.0, 5.0) / 5.0;
+}
+
+/// Set bits of each 6-bit number (a table: the default x86-64 target has no popcount
+/// instruction).
+const POP6: [u8; 64] = {
+    let mut t = [0u8; 64];
+    let mut i = 0;
+    while i < 64 {
+        t[i] = (i as u32).count_ones() as u8;
+        i += 1;
+    }
+    t
+};
+
+/// Expected number of `bar` checkers that fail to enter against the blocked points
+/// 19..=24 (entry with die d lands on 25 - d).
+fn expected_left_on_bar(bar: u32, blocked: u32) -> f32 {
+    let open = |d: u32| blocked & (1 << (25 - d)) == 0;
+    let mut left = 0u32;
+    for a in 1..=6u32 {
+        for b in 1..=6u32 {
+            let entered = if a == b {
+                if open(a) {
+                    bar.min(4)
+                } else {
+                    0
+                }
+            } else {
+                bar.min(open(a) as u32 + open(b) as u32)
+            };
+            left += bar - entered;
+        }
+    }
+    left as f32 / 36.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes36_counts_what_the_encoding_1_feature_counts() {
+        // Every 12-point pattern in front of the 24 point, then pseudo-random boards
+        // for every starting point.
+        let v1 = super::super::encoding::escape_masks;
+        for pattern in 0..4096u32 {
+            let blocked = pattern << 12;
+            assert_eq!(
+                escapes36(blocked, 24) as f32,
+                (v1(blocked, 24) * 36.0).round()
+            );
+        }
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        for _ in 0..20_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let blocked = (x as u32) & (x >> 32) as u32 & super::super::encoding::BOARD;
+            for p in 1..=25 {
+                let want = (v1(blocked, p) * 36.0).round();
+                assert_eq!(escapes36(blocked, p) as f32, want, "{blocked:025b} {p}");
+            }
+        }
+    }
+}
