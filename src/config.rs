@@ -571,7 +571,10 @@ mod tests {
         assert_eq!(c, Config::default());
         // The shipped engine searches: depth 3 always, 5 when it fits the budget.
         let e = c.engine_spec();
-        assert_eq!((e.depth.get(), e.min_depth.get(), e.cube_depth.get()), (5, 3, 3));
+        assert_eq!(
+            (e.depth.get(), e.min_depth.get(), e.cube_depth.get()),
+            (5, 3, 3)
+        );
         assert!(e.budget.duration().is_some_and(|b| b.as_millis() <= 1000));
         let text = include_str!("../config/throughput.toml");
         let t = Config::from_toml(text, "config/throughput.toml").unwrap();

@@ -126,7 +126,16 @@ fn bad_answers_forfeit_the_game_and_the_series_goes_on() {
 fn the_match_command_prints_one_json_object() {
     let out = Command::new(env!("CARGO_BIN_EXE_stargammon"))
         .args([
-            "match", "--a", "engine:config/throughput.toml", "--b", "pubeval", "--games", "6", "--seed", "9", "--json",
+            "match",
+            "--a",
+            "engine:config/throughput.toml",
+            "--b",
+            "pubeval",
+            "--games",
+            "6",
+            "--seed",
+            "9",
+            "--json",
         ])
         .output()
         .unwrap();

@@ -172,7 +172,8 @@ fn the_engine_against_gnubg_has_no_forfeits() {
     }
     let g = GnubgServer::start();
     let gnubg = factory(&g, "gnubg");
-    let engine = players::factory("engine:config/throughput.toml", BuildOptions { cube: true }).unwrap();
+    let engine =
+        players::factory("engine:config/throughput.toml", BuildOptions { cube: true }).unwrap();
     let mut forfeits = Vec::new();
     for (kind, cube) in [
         (SeriesKind::Money { games: 10 }, false),

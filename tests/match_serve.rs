@@ -49,7 +49,8 @@ fn serve_and_the_in_process_engine_agree_through_the_referee() {
     config.server.board_convention = BoardConvention::Gnubg;
     let serve = start_serve(config);
     let remote = factory(&serve, 2);
-    let local = players::factory("engine:config/throughput.toml", BuildOptions { cube: true }).unwrap();
+    let local =
+        players::factory("engine:config/throughput.toml", BuildOptions { cube: true }).unwrap();
 
     // Cubeless money games over two connections: mirrored pairs cancel exactly.
     let s = run_series(
