@@ -9,6 +9,7 @@ use crate::players::{PubevalPlayer, RandomPlayer};
 
 pub mod search;
 pub mod server;
+pub mod strength;
 
 /// The committed movegen benchmark set (from seeded pubeval self-play games, see
 /// tests/movegen_set.rs): one `slots d1 d2` line per (position, roll) pair,

@@ -24,6 +24,11 @@ pub enum BenchCommand {
     Server(ServerArgs),
     /// Random playouts (full games) per second on one thread, as MCTS plays them.
     Mcts(MctsArgs),
+    /// A player's error rate (millipoints per decision, by phase) on the shipped decision
+    /// set, whose plays carry reference equities from rollouts.
+    Strength(super::strength::StrengthArgs),
+    /// How the strength benchmark's decision set is made: sample, label, merge.
+    StrengthSet(super::strength::StrengthSetArgs),
 }
 
 #[derive(Debug, Args)]
@@ -104,6 +109,8 @@ pub fn run(args: BenchArgs) -> Result<(), CliError> {
         BenchCommand::Eval(a) => eval(a),
         BenchCommand::Server(a) => server(a),
         BenchCommand::Mcts(a) => mcts(a),
+        BenchCommand::Strength(a) => super::strength::run(a),
+        BenchCommand::StrengthSet(a) => super::strength::run_set(a),
     }
 }
 

@@ -17,6 +17,7 @@ pub mod rollout;
 mod search_bench;
 pub mod serve;
 pub mod show;
+mod strength;
 pub mod train;
 pub mod ubgi;
 

@@ -99,7 +99,7 @@ pub fn run(a: RolloutArgs) -> Result<(), CliError> {
         return Err("the game is over: nothing to roll out".into());
     }
     let stop = Arc::new(AtomicBool::new(false));
-    stop_on_ctrl_c(stop.clone())?;
+    stop_on_ctrl_c(stop.clone(), "finishing with the trials completed so far")?;
     let spec = EngineSpec {
         depth: a.depth,
         tt_megabytes: TRIAL_TT_MB,
@@ -311,7 +311,7 @@ fn print_plays(h: &Header<'_>, dice: Dice, r: &PlaysRollout) {
 
 /// Raises `stop` at the first SIGINT; a second one ends the process. The handler is
 /// registered before this returns, so a Ctrl-C right after start is not lost.
-fn stop_on_ctrl_c(stop: Arc<AtomicBool>) -> Result<(), CliError> {
+pub(super) fn stop_on_ctrl_c(stop: Arc<AtomicBool>, what: &'static str) -> Result<(), CliError> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -332,7 +332,7 @@ fn stop_on_ctrl_c(stop: Arc<AtomicBool>) -> Result<(), CliError> {
                         return;
                     }
                     stop.store(true, Ordering::Relaxed);
-                    eprintln!("interrupted: finishing with the trials completed so far");
+                    eprintln!("interrupted: {what}");
                     if interrupts.recv().await.is_some() {
                         std::process::exit(130);
                     }
@@ -341,7 +341,7 @@ fn stop_on_ctrl_c(stop: Arc<AtomicBool>) -> Result<(), CliError> {
                 {
                     if tokio::signal::ctrl_c().await.is_ok() {
                         stop.store(true, Ordering::Relaxed);
-                        eprintln!("interrupted: finishing with the trials completed so far");
+                        eprintln!("interrupted: {what}");
                     }
                     if tokio::signal::ctrl_c().await.is_ok() {
                         std::process::exit(130);
