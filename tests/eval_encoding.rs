@@ -265,3 +265,48 @@ fn shot_probabilities_sum_the_per_roll_answers() {
         );
     }
 }
+
+fn fnv(h: &mut u64, bytes: &[u8]) {
+    for &b in bytes {
+        *h ^= b as u64;
+        *h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+}
+
+/// Encoding 1 and the shipped nets' evaluations are pinned bit for bit: these digests were
+/// taken on the code before encoding 2 existed, over the positions of 80 seeded random
+/// and 80 pubeval games (12,724 positions), and must not move while encoding 1 is read.
+#[test]
+fn encoding_1_and_the_shipped_evaluations_are_pinned() {
+    use stargammon::eval::{Evaluator, NeuralEvaluator};
+    let ev = NeuralEvaluator::default_nets().unwrap();
+    let mut enc = 0xcbf2_9ce4_8422_2325u64;
+    let mut out = 0xcbf2_9ce4_8422_2325u64;
+    let mut x = SparseInput::default();
+    let mut n = 0;
+    for seed in [1u64, 2] {
+        for (pos, _) in stargammon::bench::random_game_positions(seed, 40)
+            .into_iter()
+            .chain(stargammon::bench::pubeval_game_positions(seed, 40))
+        {
+            encode(&pos, &mut x);
+            for v in x.to_dense() {
+                fnv(&mut enc, &v.to_bits().to_le_bytes());
+            }
+            for v in ev.evaluate(&pos).0 {
+                fnv(&mut out, &v.to_bits().to_le_bytes());
+            }
+            n += 1;
+        }
+    }
+    assert_eq!(n, 12_724);
+    assert_eq!(enc, 0xa093_3c3f_07c4_f51a, "encoding 1 changed");
+    // The evaluations' last bits depend on the kernels: pinned on the AVX2/FMA path.
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
+        assert_eq!(
+            out, 0xf35d_e987_08c6_5e35,
+            "the shipped nets' evaluations changed"
+        );
+    }
+}
