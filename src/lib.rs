@@ -40,4 +40,5 @@ pub mod protocol;
 pub mod rollout;
 pub mod search;
 pub mod server;
+pub mod tavli;
 pub mod train;
