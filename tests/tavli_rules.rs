@@ -447,3 +447,13 @@ fn impossible_positions_are_refused() {
     }
     assert!(parse_position_string("plakoto:24-15:").is_ok());
 }
+
+#[test]
+fn portes_game_ending_step_needs_no_second_die() {
+    // C5: 2/off with the 3 ends the game; 2/1*/off uses both dice and hits O's blot.
+    // Backgammon's rules allow only the second.
+    let p = pos("portes:2-1:24-1,19-1,12-2,9-1,8-1,6-1,5-1,4-1,2-4,1-2");
+    assert_eq!(moves(&p, 3, 1), set(&["2/off", "2/1*/off"]));
+    let bg = pos("backgammon:2-1:24-1,19-1,12-2,9-1,8-1,6-1,5-1,4-1,2-4,1-2");
+    assert_eq!(moves(&bg, 3, 1), set(&["2/1*/off"]));
+}
