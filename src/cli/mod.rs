@@ -16,6 +16,7 @@ pub mod rollout;
 mod search_bench;
 pub mod serve;
 pub mod show;
+pub mod tavli_pos;
 pub mod train;
 pub mod ubgi;
 
