@@ -45,7 +45,20 @@ pub struct Scratch {
     cur: Vec<Node>,
     next: Vec<Node>,
     leaves: Vec<Leaf>,
-    table: Vec<u32>,
+    /// (index + 1, generation): a slot is in use only when its generation is current.
+    table: Vec<(u32, u32)>,
+    generation: u32,
+}
+
+impl Scratch {
+    /// Empties the table in O(1): a new generation.
+    fn clear_table(&mut self) {
+        self.generation = self.generation.wrapping_add(1);
+        if self.generation == 0 {
+            self.table.iter_mut().for_each(|x| *x = (0, 0));
+            self.generation = 1;
+        }
+    }
 }
 
 #[inline]
@@ -69,27 +82,33 @@ pub(crate) fn hash(pos: &TavliPosition, extra: u8) -> u64 {
 
 /// Inserts `node` into `into` unless an equal (position, first die) is there; `table`
 /// holds indices + 1 into `into`, open addressing, size a power of two.
-fn insert(table: &mut Vec<u32>, into: &mut Vec<Node>, node: Node, key_first: bool) {
+fn insert(
+    table: &mut Vec<(u32, u32)>,
+    generation: u32,
+    into: &mut Vec<Node>,
+    node: Node,
+    key_first: bool,
+) {
     if (into.len() + 1) * 2 > table.len() {
         let size = (table.len() * 2).max(64);
         table.clear();
-        table.resize(size, 0);
+        table.resize(size, (0, 0));
         let mask = size - 1;
         for (i, n) in into.iter().enumerate() {
             let mut at = hash(&n.pos, if key_first { n.first } else { 0 }) as usize & mask;
-            while table[at] != 0 {
+            while table[at].1 == generation {
                 at = (at + 1) & mask;
             }
-            table[at] = i as u32 + 1;
+            table[at] = (i as u32 + 1, generation);
         }
     }
     let mask = table.len() - 1;
     let extra = if key_first { node.first } else { 0 };
     let mut at = hash(&node.pos, extra) as usize & mask;
     loop {
-        let slot = table[at];
-        if slot == 0 {
-            table[at] = into.len() as u32 + 1;
+        let (slot, g) = table[at];
+        if g != generation {
+            table[at] = (into.len() as u32 + 1, generation);
             into.push(node);
             return;
         }
@@ -121,7 +140,7 @@ pub(crate) fn generate<G: StepRules>(
     });
     for depth in 0..total {
         s.next.clear();
-        s.table.iter_mut().for_each(|x| *x = 0);
+        s.clear_table();
         let last = depth + 1 == total;
         for i in 0..s.cur.len() {
             let node = s.cur[i];
@@ -163,7 +182,7 @@ pub(crate) fn generate<G: StepRules>(
                             end,
                         });
                     } else {
-                        insert(&mut s.table, &mut s.next, child, !double);
+                        insert(&mut s.table, s.generation, &mut s.next, child, !double);
                     }
                 }
             }
@@ -185,8 +204,7 @@ pub(crate) fn generate<G: StepRules>(
     let larger_only =
         !double && most == 1 && s.leaves.iter().any(|l| l.used == 1 && l.node.first == h);
     s.next.clear();
-    s.table.iter_mut().for_each(|x| *x = 0);
-    let mut ends: Vec<(usize, GameEnd, u8)> = Vec::new();
+    s.clear_table();
     for leaf in &s.leaves {
         let keep =
             leaf.end.is_some() || (leaf.used == most && !(larger_only && leaf.node.first != h));
@@ -194,23 +212,14 @@ pub(crate) fn generate<G: StepRules>(
             continue;
         }
         let before = s.next.len();
-        insert(&mut s.table, &mut s.next, leaf.node, false);
+        insert(&mut s.table, s.generation, &mut s.next, leaf.node, false);
         if s.next.len() > before {
-            ends.push((
-                before,
-                leaf.end.unwrap_or(GameEnd::Tie),
-                leaf.used | if leaf.end.is_some() { 8 } else { 0 },
+            out.push(TavliPlay::new(
+                leaf.node.pos,
+                leaf.node.steps,
+                leaf.used,
+                leaf.end,
             ));
         }
-    }
-    for (i, end, used) in ends {
-        let n = &s.next[i];
-        let len = used & 7;
-        out.push(TavliPlay::new(
-            n.pos,
-            n.steps,
-            len,
-            if used & 8 != 0 { Some(end) } else { None },
-        ));
     }
 }
