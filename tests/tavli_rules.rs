@@ -457,3 +457,24 @@ fn portes_game_ending_step_needs_no_second_die() {
     let bg = pos("backgammon:2-1:24-1,19-1,12-2,9-1,8-1,6-1,5-1,4-1,2-4,1-2");
     assert_eq!(moves(&bg, 3, 1), set(&["2/1*/off"]));
 }
+
+#[test]
+fn position_strings_of_random_bytes_never_panic() {
+    let alphabet: &[u8] = b"portesplakotofevga:,-p0123456789bar \x00\xff";
+    let mut rng = Rng::seeded(99);
+    for _ in 0..20_000 {
+        let len = rng.index(40);
+        let bytes: Vec<u8> = (0..len)
+            .map(|_| alphabet[rng.index(alphabet.len())])
+            .collect();
+        let text = String::from_utf8_lossy(&bytes);
+        if let Ok(p) = parse_position_string(&text) {
+            assert_eq!(parse_position_string(&position_string(&p)), Ok(p));
+        }
+        // Mutations of a valid string.
+        let mut s = position_string(&TavliPosition::start(Variant::Plakoto)).into_bytes();
+        let at = rng.index(s.len());
+        s[at] = alphabet[rng.index(alphabet.len())];
+        let _ = parse_position_string(&String::from_utf8_lossy(&s));
+    }
+}
