@@ -6,6 +6,7 @@
 //! |---|---|
 //! | [`game`] | the rules: positions, dice, legal plays, match state |
 //! | [`notation`] | text around the rules: moves, gnubg ids, XGID, FIBS boards |
+//! | [`tavli`] | Portes, Plakoto, Fevga: positions, legal plays, game end, notation |
 //! | [`eval`] | evaluators: the nets, pubeval, a pip sigmoid, deterministic noise |
 //! | [`cube`] | match equity, cubeful equity, double and take decisions |
 //! | [`search`] | Expectimax, Star1, Star2, the transposition table, the worker pool |
@@ -40,4 +41,5 @@ pub mod protocol;
 pub mod rollout;
 pub mod search;
 pub mod server;
+pub mod tavli;
 pub mod train;

@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 
 /// Bottom first; a module may use only those before it (and itself).
 const LAYERS: &[&str] = &[
-    "game", "notation", "eval", "cube", "search", "engine", "rollout", "analysis", "protocol",
-    "config", "players", "arena", "train", "server", "http", "fibs", "bench", "cli",
+    "game", "notation", "tavli", "eval", "cube", "search", "engine", "rollout", "analysis",
+    "protocol", "config", "players", "arena", "train", "server", "http", "fibs", "bench", "cli",
 ];
 
 fn rank(layer: &str) -> Option<usize> {

@@ -267,3 +267,62 @@ pub fn run_bearoff(
         max_rolls: db.max_rolls(),
     }
 }
+
+/// Pairs in a Tavli movegen benchmark set.
+pub const TAVLI_MOVEGEN_PAIRS: usize = 12_000;
+
+/// The fixed Tavli movegen set of `variant`: the first 12,000 (position, roll) pairs of
+/// seeded games of random legal plays (seed 2026, one generator per game).
+pub fn tavli_movegen_set(
+    variant: crate::tavli::Variant,
+) -> Vec<(crate::tavli::TavliPosition, Dice)> {
+    let rules = crate::tavli::Rules::default();
+    let mut seeds = crate::game::Rng::seeded(2026);
+    let mut set = Vec::with_capacity(TAVLI_MOVEGEN_PAIRS);
+    while set.len() < TAVLI_MOVEGEN_PAIRS {
+        let mut rng = crate::game::Rng::seeded(seeds.next_u64());
+        crate::tavli::play_random_game(variant, &rules, &mut rng, 5000, |p, d| {
+            if set.len() < TAVLI_MOVEGEN_PAIRS {
+                set.push((*p, d));
+            }
+        });
+    }
+    set
+}
+
+/// [`run_movegen`] for a Tavli set: every distinct play of each pair, `rounds` times.
+pub fn run_tavli_movegen(
+    set: &[(crate::tavli::TavliPosition, Dice)],
+    rounds: u32,
+) -> MovegenResult {
+    let rules = crate::tavli::Rules::default();
+    let mut list = crate::tavli::TavliPlayList::new();
+    for (p, d) in set {
+        crate::tavli::generate_plays(p, *d, &rules, &mut list);
+    }
+    let mut plays = 0u64;
+    let mut round_secs = Vec::with_capacity(rounds as usize);
+    let start = Instant::now();
+    for _ in 0..rounds {
+        let round = Instant::now();
+        for (p, d) in set {
+            crate::tavli::generate_plays(p, *d, &rules, &mut list);
+            plays += list.len() as u64;
+        }
+        round_secs.push(round.elapsed().as_secs_f64());
+    }
+    let secs = start.elapsed().as_secs_f64();
+    let decisions = set.len() as u64 * rounds as u64;
+    round_secs.sort_by(f64::total_cmp);
+    let per_round = |s: f64| s * 1e9 / set.len().max(1) as f64;
+    MovegenResult {
+        decisions,
+        plays,
+        ns_per_decision: secs * 1e9 / decisions.max(1) as f64,
+        decisions_per_sec: decisions as f64 / secs,
+        min_round_ns_per_decision: round_secs.first().map_or(0.0, |&s| per_round(s)),
+        median_round_ns_per_decision: round_secs
+            .get(round_secs.len() / 2)
+            .map_or(0.0, |&s| per_round(s)),
+    }
+}

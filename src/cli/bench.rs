@@ -97,6 +97,10 @@ pub struct MovegenArgs {
     /// Passes over the whole set.
     #[arg(long, default_value_t = 20)]
     pub rounds: u32,
+    /// The game: backgammon (the committed set, default), or portes, plakoto or fevga
+    /// (12,000 pairs from seeded random games of the variant).
+    #[arg(long)]
+    pub variant: Option<crate::tavli::Variant>,
     /// Print one JSON object on stdout.
     #[arg(long)]
     pub json: bool,
@@ -253,9 +257,33 @@ fn movegen(a: MovegenArgs) -> Result<(), CliError> {
     if a.rounds == 0 {
         return Err("--rounds must be at least 1".into());
     }
-    let set = bench::movegen_set()?;
-    let r = bench::run_movegen(&set, a.rounds);
-    let command = format!("stargammon bench movegen --rounds {}", a.rounds);
+    let (r, len, command) = match a.variant.filter(|v| v.is_tavli()) {
+        Some(v) => {
+            let set = bench::tavli_movegen_set(v);
+            let r = bench::run_tavli_movegen(&set, a.rounds);
+            (
+                r,
+                set.len(),
+                format!(
+                    "stargammon bench movegen --variant {v} --rounds {}",
+                    a.rounds
+                ),
+            )
+        }
+        None => {
+            let set = bench::movegen_set()?;
+            let r = bench::run_movegen(&set, a.rounds);
+            (
+                r,
+                set.len(),
+                format!("stargammon bench movegen --rounds {}", a.rounds),
+            )
+        }
+    };
+    let variant = a
+        .variant
+        .unwrap_or(crate::tavli::Variant::Backgammon)
+        .name();
     if a.json {
         println!(
             "{}",
@@ -266,15 +294,15 @@ fn movegen(a: MovegenArgs) -> Result<(), CliError> {
                 "decisions_per_sec": r.decisions_per_sec,
                 "min_round_ns_per_decision": r.min_round_ns_per_decision,
                 "median_round_ns_per_decision": r.median_round_ns_per_decision,
-                "positions": set.len(),
+                "positions": len,
+                "variant": variant,
                 "command": command,
             })
         );
     } else {
         println!(
-            "movegen: {} (position, roll) pairs x {} rounds",
-            set.len(),
-            a.rounds
+            "movegen ({variant}): {} (position, roll) pairs x {} rounds",
+            len, a.rounds
         );
         println!("decisions:        {}", r.decisions);
         println!("plays generated:  {}", r.plays);

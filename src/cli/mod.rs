@@ -18,6 +18,7 @@ mod search_bench;
 pub mod serve;
 pub mod show;
 mod strength;
+pub mod tavli_pos;
 pub mod train;
 pub mod ubgi;
 
@@ -58,9 +59,11 @@ pub enum Command {
     Fibs(fibs::FibsArgs),
     /// Rolls out a position, or the best plays of a roll side by side.
     Rollout(rollout::RolloutArgs),
-    /// Every legal play of a roll, with the Position ID after each.
+    /// Every legal play of a roll, with the Position ID after each (or, with --variant
+    /// portes|plakoto|fevga, the Tavli position string after each).
     Moves(moves::MovesArgs),
-    /// Draw a position with its ids, pip counts, cube, score and dice.
+    /// Draw a position with its ids, pip counts, cube, score and dice (or a Tavli
+    /// position with --variant, the starting one when POS is left out).
     Show(show::ShowArgs),
     /// The bot server: gnubg external players and external-interface requests over TCP.
     Serve(serve::ServeArgs),

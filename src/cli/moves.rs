@@ -1,5 +1,7 @@
 //! `stargammon moves POS D1 D2 [--json]`: every distinct legal play, in gnubg notation,
 //! each with the Position ID after it (opponent on roll), as gnubg shows it.
+//! With `--variant portes|plakoto|fevga` POS is a Tavli position string and each play
+//! comes with the position string after it (opponent on roll) and how it ended the game.
 
 use clap::Args;
 use serde::Serialize;
@@ -11,8 +13,12 @@ use crate::notation::{format_play, position_id, MoveStyle};
 
 #[derive(Debug, Args)]
 pub struct MovesArgs {
-    /// Position: gnubg Position ID, PositionID:MatchID, XGID or FIBS board string.
+    /// Position: gnubg Position ID, PositionID:MatchID, XGID or FIBS board string; with a
+    /// Tavli --variant, a position string VARIANT:MOVER:OPPONENT (docs/VARIANTS.md).
     pub pos: String,
+    /// The game: backgammon (default), portes, plakoto or fevga.
+    #[arg(long)]
+    pub variant: Option<crate::tavli::Variant>,
     /// First die (1-6).
     pub d1: u8,
     /// Second die (1-6).
@@ -31,7 +37,63 @@ struct PlayOut {
 
 #[derive(Debug, Serialize)]
 struct MovesOut {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    variant: Option<&'static str>,
     plays: Vec<PlayOut>,
+}
+
+#[derive(Debug, Serialize)]
+struct TavliPlayOut {
+    #[serde(rename = "move")]
+    mv: String,
+    /// The position string after the play, opponent on roll.
+    position: String,
+    /// "win 1", "win 2" or "tie" when the play ended the game (from the mover's view).
+    end: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+struct TavliMovesOut {
+    variant: &'static str,
+    plays: Vec<TavliPlayOut>,
+}
+
+fn run_tavli(args: &MovesArgs, variant: crate::tavli::Variant) -> Result<(), CliError> {
+    let pos = super::tavli_pos::parse_variant_pos(variant, &args.pos)?;
+    let dice = Dice::new(args.d1, args.d2)?;
+    if pos.result().is_some() {
+        return Err("the game is over in this position".into());
+    }
+    let plays = crate::tavli::legal_plays(&pos, dice, &crate::tavli::Rules::default());
+    let out: Vec<TavliPlayOut> = plays
+        .iter()
+        .map(|p| TavliPlayOut {
+            mv: crate::tavli::format_play(p),
+            position: crate::tavli::position_string(&p.next_position()),
+            end: super::tavli_pos::end_name(p.end),
+        })
+        .collect();
+    if args.json {
+        let o = TavliMovesOut {
+            variant: variant.name(),
+            plays: out,
+        };
+        println!("{}", serde_json::to_string(&o)?);
+    } else {
+        let mut text = String::new();
+        for p in out {
+            text.push_str(&p.mv);
+            text.push('\t');
+            text.push_str(&p.position);
+            if let Some(e) = p.end {
+                text.push('\t');
+                text.push_str(&e);
+            }
+            text.push('\n');
+        }
+        print!("{text}");
+    }
+    Ok(())
 }
 
 /// The board seen by the player on roll: the taker's view is swapped back to the doubler.
@@ -57,11 +119,15 @@ pub fn list_plays(pos: &Position, dice: Dice) -> Vec<(String, String)> {
 }
 
 pub fn run(args: MovesArgs) -> Result<(), CliError> {
+    if let Some(v) = args.variant.filter(|v| v.is_tavli()) {
+        return run_tavli(&args, v);
+    }
     let ms = parse_pos_arg(&args.pos)?;
     let dice = Dice::new(args.d1, args.d2)?;
     let plays = list_plays(&on_roll_position(&ms), dice);
     if args.json {
         let out = MovesOut {
+            variant: args.variant.map(|v| v.name()),
             plays: plays
                 .into_iter()
                 .map(|(mv, position_id)| PlayOut { mv, position_id })

@@ -1,5 +1,7 @@
 //! `stargammon show POS [--json]`: the position drawn as text with pip counts, cube,
-//! score and dice, and its gnubg Position ID and Match ID (and XGID).
+//! score and dice, and its gnubg Position ID and Match ID (and XGID). With
+//! `--variant portes|plakoto|fevga`: a Tavli position string (the starting position when
+//! POS is left out), drawn with its pins, pips, checkers off and its string.
 
 use clap::Args;
 use serde::Serialize;
@@ -11,8 +13,13 @@ use crate::notation::{encode_match_state, parse_gnubg_ids, MatchId, Xgid};
 
 #[derive(Debug, Args)]
 pub struct ShowArgs {
-    /// Position: gnubg Position ID, PositionID:MatchID, XGID or FIBS board string.
-    pub pos: String,
+    /// Position: gnubg Position ID, PositionID:MatchID, XGID or FIBS board string; with a
+    /// Tavli --variant, a position string VARIANT:MOVER:OPPONENT (docs/VARIANTS.md), or
+    /// nothing for the variant's starting position.
+    pub pos: Option<String>,
+    /// The game: backgammon (default), portes, plakoto or fevga.
+    #[arg(long)]
+    pub variant: Option<crate::tavli::Variant>,
     /// Print one JSON object on stdout.
     #[arg(long)]
     pub json: bool,
@@ -150,14 +157,95 @@ pub fn describe(ms: &MatchState) -> String {
     )
 }
 
+#[derive(Debug, Serialize)]
+struct TavliShowOut {
+    variant: &'static str,
+    /// The position string (side to act first).
+    position: String,
+    /// Pip counts (side to act, opponent).
+    pips: [u32; 2],
+    /// Checkers borne off (side to act, opponent).
+    off: [u8; 2],
+    /// Checkers on the bar (Portes; side to act, opponent).
+    bar: [u8; 2],
+    /// Pinned checkers' points, each in its own side's numbering (Plakoto).
+    pinned: [Vec<u8>; 2],
+    /// "win 1", "win 2", "loss 1", "loss 2" or "tie" (side to act's view) when over.
+    result: Option<String>,
+}
+
+fn run_tavli(args: &ShowArgs, variant: crate::tavli::Variant) -> Result<(), CliError> {
+    use crate::tavli::position::Outcome;
+    let pos = match &args.pos {
+        Some(text) => super::tavli_pos::parse_variant_pos(variant, text)?,
+        None => crate::tavli::TavliPosition::start(variant),
+    };
+    let pinned = |side: usize| -> Vec<u8> {
+        (1..=24u8)
+            .filter(|&m| pos.pins(side) >> m & 1 == 1)
+            .collect()
+    };
+    let result = pos.result().map(|o| match o {
+        Outcome::MoverWins(p) => format!("win {p}"),
+        Outcome::OpponentWins(p) => format!("loss {p}"),
+        Outcome::Tie => "tie".to_string(),
+    });
+    let out = TavliShowOut {
+        variant: variant.name(),
+        position: crate::tavli::position_string(&pos),
+        pips: [pos.pips(0), pos.pips(1)],
+        off: [pos.off(0), pos.off(1)],
+        bar: [pos.counts(0)[25], pos.counts(1)[25]],
+        pinned: [pinned(0), pinned(1)],
+        result,
+    };
+    if args.json {
+        println!("{}", serde_json::to_string(&out)?);
+    } else {
+        let pins = |v: &[u8]| {
+            if v.is_empty() {
+                String::new()
+            } else {
+                let list: Vec<String> = v.iter().map(|m| m.to_string()).collect();
+                format!(", pinned on {}", list.join(" "))
+            }
+        };
+        print!(
+            " {} {}\n{} X: pips {}, off {}, bar {}{}\n O: pips {}, off {}, bar {}{}\n {}\n",
+            variant,
+            out.position,
+            crate::tavli::draw_board(&pos),
+            out.pips[0],
+            out.off[0],
+            out.bar[0],
+            pins(&out.pinned[0]),
+            out.pips[1],
+            out.off[1],
+            out.bar[1],
+            pins(&out.pinned[1]),
+            match &out.result {
+                Some(r) => format!("the game is over: X {r}"),
+                None => "X to roll".to_string(),
+            }
+        );
+    }
+    Ok(())
+}
+
 pub fn run(args: ShowArgs) -> Result<(), CliError> {
-    let ms = parse_pos_arg(&args.pos)?;
+    if let Some(v) = args.variant.filter(|v| v.is_tavli()) {
+        return run_tavli(&args, v);
+    }
+    let Some(pos_text) = args.pos.as_deref() else {
+        return Err("show needs POS (or a Tavli --variant for its starting position)".into());
+    };
+    let ms = parse_pos_arg(pos_text)?;
     let (position_id, mut match_id) = encode_match_state(&ms)?;
     // A pasted Match ID may hold what the typed state does not (a resignation on offer,
     // how a finished game ended): show it as given when it describes this state.
-    if let Some((_, given)) = args.pos.trim().split_once(':') {
+    if let Some((_, given)) = pos_text.trim().split_once(':') {
         if let Ok(m) = MatchId::decode(given.trim()) {
-            if parse_gnubg_ids(args.pos.trim()).as_ref() == Ok(&ms) {
+            if parse_gnubg_ids(pos_text.trim()).as_ref() == Ok(&ms) {
                 match_id = m.encode()?;
             }
         }

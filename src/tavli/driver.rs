@@ -1,0 +1,71 @@
+//! Random games: the opening of C8 and games of uniformly random legal plays, for tests
+//! and for drawing (position, roll) pairs from real games.
+
+use super::position::{Outcome, TavliPosition};
+use super::{generate_plays, Rules, TavliPlayList, Variant};
+use crate::game::{Dice, Rng};
+
+/// The opening of a game (C8): each side rolls one die until they differ; the higher
+/// starts and rolls both dice again, so the first roll may be a double. Returns the
+/// starter (0 or 1) and its first roll.
+pub fn opening(rng: &mut Rng) -> (usize, Dice) {
+    loop {
+        let (a, b) = (rng.die(), rng.die());
+        if a != b {
+            return (usize::from(b > a), rng.dice());
+        }
+    }
+}
+
+/// How a random game went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RandomGame {
+    /// The result from the starter's view; `None` when `max_turns` ran out first.
+    pub outcome: Option<Outcome>,
+    /// Turns played (passes included).
+    pub turns: u32,
+}
+
+/// Plays one game of `variant` from its start with random legal plays, the opening of
+/// C8 included. `visit` sees every (position, roll) before the play is chosen, with the
+/// side to act's position.
+pub fn play_random_game(
+    variant: Variant,
+    rules: &Rules,
+    rng: &mut Rng,
+    max_turns: u32,
+    mut visit: impl FnMut(&TavliPosition, Dice),
+) -> RandomGame {
+    let mut pos = TavliPosition::start(variant);
+    let (starter, mut dice) = opening(rng);
+    let mut list = TavliPlayList::new();
+    // Whose turn, relative to the starter (0 = starter).
+    let mut side = 0usize;
+    let _ = starter;
+    for turn in 0..max_turns {
+        visit(&pos, dice);
+        generate_plays(&pos, dice, rules, &mut list);
+        let Some(play) = rng.pick(list.as_slice()).copied() else {
+            break;
+        };
+        if let Some(done) = play.after.result() {
+            let from_starter = match (done, side) {
+                (o, 0) => o,
+                (Outcome::MoverWins(p), _) => Outcome::OpponentWins(p),
+                (Outcome::OpponentWins(p), _) => Outcome::MoverWins(p),
+                (Outcome::Tie, _) => Outcome::Tie,
+            };
+            return RandomGame {
+                outcome: Some(from_starter),
+                turns: turn + 1,
+            };
+        }
+        pos = play.next_position();
+        side ^= 1;
+        dice = rng.dice();
+    }
+    RandomGame {
+        outcome: None,
+        turns: max_turns,
+    }
+}

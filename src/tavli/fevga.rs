@@ -1,0 +1,154 @@
+//! Fevga (section 5 of the rules text): parallel movement, a single checker blocks (FE2),
+//! the runner rule (FE3), the starting-quarter rule (FE4) and the no-full-trap rule (FE5),
+//! or the wall rules of the switches (FE8).
+
+use super::position::{opp_point, TavliPosition, CHECKERS};
+use super::search::{generate as search, Scratch, StepRules};
+use super::{GameEnd, Rules, TavliPlay, Variant};
+use crate::game::Dice;
+
+/// The Fevga step rules.
+#[derive(Debug)]
+pub struct Fevga;
+
+/// Whether the runner rule (FE3) still binds the mover: no checker on points 1-11 and
+/// none borne off.
+pub fn runner_rule_active(pos: &TavliPosition) -> bool {
+    let me = &pos.sides[0];
+    pos.off(0) == 0 && (1..=11).all(|m| me[m] == 0)
+}
+
+/// The opponent's points (bit q, his numbering) on which the mover has a checker.
+#[inline]
+fn held_on_his_path(me: &[u8; 26]) -> u32 {
+    let mut held = 0u32;
+    for m in 1..=24 {
+        if me[m] > 0 {
+            held |= 1 << opp_point(Variant::Fevga, m);
+        }
+    }
+    held
+}
+
+/// Whether the mover has a wall with every one of the opponent's 15 checkers behind it
+/// (FE5).
+pub fn full_trap(pos: &TavliPosition) -> bool {
+    let opp = &pos.sides[1];
+    let Some(lo) = (1..=24).find(|&q| opp[q] > 0) else {
+        return false;
+    };
+    if pos.off(1) > 0 {
+        return false;
+    }
+    let m = held_on_his_path(&pos.sides[0]) & ((1u32 << lo) - 2);
+    m & m >> 1 & m >> 2 & m >> 3 & m >> 4 & m >> 5 != 0
+}
+
+/// The mover's points forming a wall directly ahead of the single point holding every
+/// opposing checker on the board (`unblock_when_piled`), as a mask of the mover's points.
+pub fn piled_wall(pos: &TavliPosition) -> Option<u32> {
+    let opp = &pos.sides[1];
+    let mut occupied = (1..=24).filter(|&q| opp[q] > 0);
+    let pile = occupied.next()?;
+    if occupied.next().is_some() || pile < 7 {
+        return None;
+    }
+    let held = held_on_his_path(&pos.sides[0]);
+    let mut wall = 0u32;
+    for q in pile - 6..pile {
+        if held >> q & 1 == 0 {
+            return None;
+        }
+        // His q is my q + 12 or q - 12.
+        wall |= 1 << opp_point(Variant::Fevga, q);
+    }
+    Some(wall)
+}
+
+impl StepRules for Fevga {
+    #[inline]
+    fn sources(pos: &TavliPosition) -> u32 {
+        let me = &pos.sides[0];
+        let mut mask = 0u32;
+        for m in 1..=24 {
+            if me[m] > 0 {
+                mask |= 1 << m;
+            }
+        }
+        if mask & 0xffe == 0 && pos.off(0) == 0 {
+            // FE3: only the runner (the checkers off the 24-point), or a first one.
+            let runners = mask & !(1 << 24);
+            if runners != 0 {
+                return runners;
+            }
+        }
+        mask
+    }
+
+    #[inline]
+    fn step(
+        pos: &TavliPosition,
+        from: usize,
+        die: u8,
+        rules: &Rules,
+    ) -> Option<(TavliPosition, u8, bool)> {
+        let me = &pos.sides[0];
+        if me[from] == 0 {
+            return None;
+        }
+        let to = from as isize - die as isize;
+        let mut p = *pos;
+        if to >= 1 {
+            let to = to as usize;
+            if pos.sides[1][opp_point(Variant::Fevga, to)] > 0 {
+                return None;
+            }
+            p.sides[0][to] += 1;
+        } else {
+            if (7..=24).any(|m| me[m] > 0) {
+                return None;
+            }
+            if to < 0 && (from + 1..=6).any(|m| me[m] > 0) {
+                return None;
+            }
+        }
+        p.sides[0][from] -= 1;
+        let after = &p.sides[0];
+        // FE4: never all six points of the starting quarter.
+        if (19..=24).all(|m| after[m] > 0) {
+            return None;
+        }
+        if !rules.unblock_when_piled && !rules.start_quarter_only && full_trap(&p) {
+            return None;
+        }
+        Some((p, to.max(0) as u8, false))
+    }
+
+    #[inline]
+    fn end(pos: &TavliPosition) -> Option<GameEnd> {
+        if pos.off(0) == CHECKERS {
+            return Some(GameEnd::Win(if pos.off(1) == 0 { 2 } else { 1 }));
+        }
+        None
+    }
+}
+
+/// Every distinct legal Fevga play, with the `unblock_when_piled` filter when set.
+pub(crate) fn generate(
+    pos: &TavliPosition,
+    dice: Dice,
+    rules: &Rules,
+    scratch: &mut Scratch,
+    out: &mut Vec<TavliPlay>,
+) {
+    search::<Fevga>(pos, dice, rules, scratch, out);
+    if rules.unblock_when_piled {
+        if let Some(wall) = piled_wall(pos) {
+            let opens =
+                |p: &TavliPlay| (1..=24).any(|m| wall >> m & 1 == 1 && p.after.sides[0][m] == 0);
+            if out.iter().any(opens) {
+                out.retain(opens);
+            }
+        }
+    }
+}

@@ -1,0 +1,283 @@
+//! Text around the Tavli rules: plays in gnubg's notation, a text board, and the
+//! position string of docs/VARIANTS.md.
+//!
+//! Position string: `VARIANT:MOVER:OPPONENT`. Each side is a comma-separated list of
+//! `POINT-COUNT` entries in the side's own numbering, points 24 down to 1, then `bar-N`
+//! (Portes and backgammon); a `p` after the count marks that side's single checker on the
+//! point as pinned (Plakoto). A side with nothing on the board is empty. Borne-off
+//! checkers are the rest of the 15. The writer lists points from 24 down, which makes
+//! the string of a position unique, so `parse(write(p)) == p` and writing a parsed
+//! string gives the canonical form.
+//! Example: Plakoto's start is `plakoto:24-15:24-15`.
+
+use std::fmt;
+
+use super::position::{opp_point, TavliPosition, TavliPositionError, BAR};
+use super::{TavliPlay, Variant, VariantError};
+
+/// Longest position string accepted.
+const MAX_LEN: usize = 400;
+
+/// Why a position string was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PositionStringError {
+    Empty,
+    TooLong,
+    /// Not three `:`-separated parts.
+    Parts,
+    Variant(VariantError),
+    /// An entry that is not `POINT-COUNT[p]`.
+    Entry(String),
+    /// A point named twice for one side.
+    Repeated(String),
+    /// Well formed, but not a position of the variant.
+    Position(TavliPositionError),
+}
+
+impl fmt::Display for PositionStringError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PositionStringError::Empty => write!(f, "empty position string"),
+            PositionStringError::TooLong => {
+                write!(f, "position string longer than {MAX_LEN} bytes")
+            }
+            PositionStringError::Parts => {
+                write!(f, "a position string is VARIANT:MOVER:OPPONENT")
+            }
+            PositionStringError::Variant(e) => write!(f, "{e}"),
+            PositionStringError::Entry(e) => {
+                write!(f, "bad entry {e:?}: expected POINT-COUNT (point 1-24 or bar, count 1-15, optional p)")
+            }
+            PositionStringError::Repeated(e) => write!(f, "point of {e:?} given twice"),
+            PositionStringError::Position(e) => write!(f, "impossible position: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for PositionStringError {}
+
+fn side_string(pos: &TavliPosition, side: usize) -> String {
+    let counts = pos.counts(side);
+    let pins = pos.pins(side);
+    let mut parts = Vec::new();
+    for m in (1..=24).rev() {
+        if counts[m] > 0 {
+            let pin = if pins >> m & 1 == 1 { "p" } else { "" };
+            parts.push(format!("{m}-{}{pin}", counts[m]));
+        }
+    }
+    if counts[BAR] > 0 {
+        parts.push(format!("bar-{}", counts[BAR]));
+    }
+    parts.join(",")
+}
+
+/// The position string of `pos` (module docs).
+pub fn position_string(pos: &TavliPosition) -> String {
+    format!(
+        "{}:{}:{}",
+        pos.variant(),
+        side_string(pos, 0),
+        side_string(pos, 1)
+    )
+}
+
+fn parse_side(text: &str) -> Result<([u8; 26], u32), PositionStringError> {
+    let mut counts = [0u8; 26];
+    let mut pins = 0u32;
+    let text = text.trim();
+    if text.is_empty() {
+        return Ok((counts, pins));
+    }
+    for entry in text.split(',') {
+        let e = entry.trim();
+        let bad = || PositionStringError::Entry(e.chars().take(20).collect());
+        let (point, count) = e.split_once('-').ok_or_else(bad)?;
+        let point: usize = if point.eq_ignore_ascii_case("bar") {
+            BAR
+        } else {
+            match point.parse::<usize>() {
+                Ok(p) if (1..=24).contains(&p) && point.bytes().all(|b| b.is_ascii_digit()) => p,
+                _ => return Err(bad()),
+            }
+        };
+        let (count, pinned) = match count.strip_suffix(['p', 'P']) {
+            Some(c) => (c, true),
+            None => (count, false),
+        };
+        if count.is_empty() || !count.bytes().all(|b| b.is_ascii_digit()) || count.len() > 2 {
+            return Err(bad());
+        }
+        let n: u8 = count.parse().map_err(|_| bad())?;
+        if !(1..=15).contains(&n) || (pinned && point == BAR) {
+            return Err(bad());
+        }
+        if counts[point] != 0 {
+            return Err(PositionStringError::Repeated(e.chars().take(20).collect()));
+        }
+        counts[point] = n;
+        if pinned {
+            pins |= 1 << point;
+        }
+    }
+    Ok((counts, pins))
+}
+
+/// Reads a position string (module docs). Any bytes give a position or a typed error.
+pub fn parse_position_string(text: &str) -> Result<TavliPosition, PositionStringError> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Err(PositionStringError::Empty);
+    }
+    if text.len() > MAX_LEN {
+        return Err(PositionStringError::TooLong);
+    }
+    let parts: Vec<&str> = text.split(':').collect();
+    let [v, a, b] = parts.as_slice() else {
+        return Err(PositionStringError::Parts);
+    };
+    let variant: Variant = v.parse().map_err(PositionStringError::Variant)?;
+    let (ma, pa) = parse_side(a)?;
+    let (mb, pb) = parse_side(b)?;
+    TavliPosition::new(variant, ma, mb, [pa, pb]).map_err(PositionStringError::Position)
+}
+
+fn point_name(p: u8) -> String {
+    match p {
+        0 => "off".to_string(),
+        25 => "bar".to_string(),
+        p => p.to_string(),
+    }
+}
+
+/// The play in gnubg's notation (`24/18 13/11`, `13/7(2)`, `24/13`, `bar/22*`), in the
+/// mover's own numbering; `*` marks a hit in Portes and a pin in Plakoto. The empty play
+/// is the empty string.
+pub fn format_play(play: &TavliPlay) -> String {
+    // Chains of one checker: (from, [(to, mark)]).
+    let mut chains: Vec<(u8, Vec<(u8, bool)>)> = Vec::new();
+    for s in play.steps() {
+        let cont = chains
+            .iter_mut()
+            .rev()
+            .find(|(_, path)| path.last().is_some_and(|&(to, _)| to == s.from && to != 0));
+        match cont {
+            Some((_, path)) => path.push((s.to, s.mark)),
+            None => chains.push((s.from, vec![(s.to, s.mark)])),
+        }
+    }
+    let mut texts: Vec<(u8, u8, String)> = chains
+        .iter()
+        .map(|(from, path)| {
+            let mut t = point_name(*from);
+            let n = path.len();
+            for (i, &(to, mark)) in path.iter().enumerate() {
+                if mark || i + 1 == n {
+                    t.push('/');
+                    t.push_str(&point_name(to));
+                    if mark {
+                        t.push('*');
+                    }
+                }
+            }
+            let last = path.last().map_or(0, |&(to, _)| to);
+            (*from, last, t)
+        })
+        .collect();
+    texts.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)));
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < texts.len() {
+        let mut j = i + 1;
+        while j < texts.len() && texts[j].2 == texts[i].2 {
+            j += 1;
+        }
+        if j - i > 1 {
+            out.push(format!("{}({})", texts[i].2, j - i));
+        } else {
+            out.push(texts[i].2.clone());
+        }
+        i = j;
+    }
+    out.join(" ")
+}
+
+/// The checkers of one point from the edge inwards: the pinned checker (lower case)
+/// first, then the other side's.
+fn stack(pos: &TavliPosition, m: usize) -> Vec<char> {
+    let mut v = Vec::new();
+    let mine = pos.counts(0)[m] as usize;
+    let (theirs, pinned_mine, pinned_theirs) = if m == 0 || m == BAR {
+        (0, false, false)
+    } else {
+        let q = opp_point(pos.variant(), m);
+        (
+            pos.counts(1)[q] as usize,
+            pos.pins(0) >> m & 1 == 1,
+            pos.pins(1) >> q & 1 == 1,
+        )
+    };
+    if pinned_mine {
+        v.push('x');
+        v.extend(std::iter::repeat('O').take(theirs));
+    } else if pinned_theirs {
+        v.push('o');
+        v.extend(std::iter::repeat('X').take(mine));
+    } else {
+        v.extend(std::iter::repeat('X').take(mine));
+        v.extend(std::iter::repeat('O').take(theirs));
+    }
+    v
+}
+
+fn cell(stack: &[char], row: usize) -> String {
+    if row == 4 && stack.len() > 5 {
+        format!("{:>2} ", stack.len())
+    } else {
+        match stack.get(row) {
+            Some(c) => format!(" {c} "),
+            None => "   ".to_string(),
+        }
+    }
+}
+
+/// The board as text in gnubg's layout, the side to act as X at the bottom moving
+/// 24 -> 1; a pinned checker is drawn in lower case at the edge under its pinners. The
+/// bar column shows Portes' bars (O's above, X's below).
+pub fn draw_board(pos: &TavliPosition) -> String {
+    let stacks: Vec<Vec<char>> = (0..=25).map(|m| stack(pos, m)).collect();
+    let opp_bar: Vec<char> = std::iter::repeat('O')
+        .take(pos.counts(1)[BAR] as usize)
+        .collect();
+    let mut out = String::new();
+    out.push_str(" +13-14-15-16-17-18------19-20-21-22-23-24-+\n");
+    for row in 0..5 {
+        out.push_str(" |");
+        for p in 13..=18 {
+            out.push_str(&cell(&stacks[p], row));
+        }
+        out.push('|');
+        out.push_str(&cell(&opp_bar, row));
+        out.push('|');
+        for p in 19..=24 {
+            out.push_str(&cell(&stacks[p], row));
+        }
+        out.push_str("|\n");
+    }
+    out.push_str(" |                  |BAR|                  |\n");
+    for row in (0..5).rev() {
+        out.push_str(" |");
+        for p in (7..=12).rev() {
+            out.push_str(&cell(&stacks[p], row));
+        }
+        out.push('|');
+        out.push_str(&cell(&stacks[BAR], row));
+        out.push('|');
+        for p in (1..=6).rev() {
+            out.push_str(&cell(&stacks[p], row));
+        }
+        out.push_str("|\n");
+    }
+    out.push_str(" +12-11-10--9--8--7-------6--5--4--3--2--1-+\n");
+    out
+}
