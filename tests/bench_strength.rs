@@ -258,6 +258,23 @@ fn the_shipped_set_has_the_promised_decisions() {
 }
 
 #[test]
+fn the_shipped_set_is_what_its_sampling_command_draws() {
+    // The first 30 games of the shipped sampling fill no quota, so their decisions are the
+    // set's first ones, position for position and roll for roll.
+    let prefix = sample(&SampleConfig {
+        max_games: 30,
+        ..SampleConfig::default()
+    })
+    .unwrap();
+    assert_eq!(prefix.games, 30);
+    let set = strength::shipped_set().unwrap();
+    assert!(prefix.decisions.len() > 50, "{}", prefix.decisions.len());
+    for (d, l) in prefix.decisions.iter().zip(&set) {
+        assert_eq!(*d, l.decision);
+    }
+}
+
+#[test]
 fn the_command_reports_json_by_phase_and_refuses_bad_arguments() {
     let dir = std::env::temp_dir().join(format!("sg-strength-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

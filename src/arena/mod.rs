@@ -62,12 +62,26 @@ pub fn play_game(
     rng: &mut Rng,
     list: &mut PlayList,
 ) -> GameOutcome {
+    play_game_visiting(p0, p1, rng, list, |_, _, _| {})
+}
+
+/// [`play_game`], showing `visit` each checker decision (the position of the side to act,
+/// its roll and its legal plays) before the side answers: how positions are sampled from
+/// games between players.
+pub fn play_game_visiting(
+    p0: &mut dyn Decide,
+    p1: &mut dyn Decide,
+    rng: &mut Rng,
+    list: &mut PlayList,
+    mut visit: impl FnMut(&Position, Dice, &PlayList),
+) -> GameOutcome {
     let mut pos = Position::OPENING;
     let mut mover = 0usize;
     let mut plies = 0u32;
     let mut dice = opening_roll(rng);
     loop {
         generate_plays(&pos, dice, list);
+        visit(&pos, dice, list);
         let player: &mut dyn Decide = if mover == 0 { &mut *p0 } else { &mut *p1 };
         let state = MatchState::money(pos, Decision::Move(dice));
         // In-process players answer checker plays with a legal play (the referee, not

@@ -244,39 +244,30 @@ pub fn sample(cfg: &SampleConfig) -> Result<Sample, String> {
         let [p0, p1] = &mut pairs[k];
         p0.new_game(splitmix(game_seed ^ 1));
         p1.new_game(splitmix(game_seed ^ 2));
-        let mut mover = usize::from(round % 2 == 1);
-        let mut pos = Position::OPENING;
-        let mut dice = crate::arena::opening_roll(&mut dice_rng);
-        loop {
-            generate_plays(&pos, dice, &mut list);
-            let phase = SetPhase::of(&pos);
-            if list.len() >= 2
-                && keep_rng.below(cfg.every) == 0
-                && counts.get(&phase).copied().unwrap_or(0) < quota(phase)
-                && seen.insert((position_key(&pos), dice.index()))
-            {
-                *counts.entry(phase).or_default() += 1;
-                decisions.push(Sampled {
-                    id: decisions.len() as u32,
-                    phase,
-                    position: pos,
-                    dice,
-                    source: k as u8,
-                });
-            }
-            let player: &mut dyn Decide = if mover == 0 { p0.as_mut() } else { p1.as_mut() };
-            let state = MatchState::money(pos, Decision::Move(dice));
-            let play = match player.decide(&state, &list) {
-                Ok(Action::Move(p)) => p,
-                _ => list[0],
-            };
-            if play.position.mover_result().is_some() {
-                break;
-            }
-            pos = play.next_position();
-            mover ^= 1;
-            dice = Dice::roll(&mut dice_rng);
-        }
+        let (first, second) = if round % 2 == 1 { (p1, p0) } else { (p0, p1) };
+        crate::arena::play_game_visiting(
+            first.as_mut(),
+            second.as_mut(),
+            &mut dice_rng,
+            &mut list,
+            |pos, dice, plays| {
+                let phase = SetPhase::of(pos);
+                if plays.len() >= 2
+                    && keep_rng.below(cfg.every) == 0
+                    && counts.get(&phase).copied().unwrap_or(0) < quota(phase)
+                    && seen.insert((position_key(pos), dice.index()))
+                {
+                    *counts.entry(phase).or_default() += 1;
+                    decisions.push(Sampled {
+                        id: decisions.len() as u32,
+                        phase,
+                        position: *pos,
+                        dice,
+                        source: k as u8,
+                    });
+                }
+            },
+        );
     }
     Ok(Sample { decisions, games })
 }

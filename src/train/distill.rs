@@ -30,16 +30,13 @@ use std::sync::Mutex;
 use serde::{Deserialize, Serialize};
 
 use super::TrainError;
-use crate::arena::opening_roll;
-use crate::engine::{build as engine_build, Action, EngineSpec, EvaluatorKind};
+use crate::engine::{build as engine_build, EngineSpec, EvaluatorKind};
 use crate::eval::encoding::{Encoding, SparseInput};
 use crate::eval::net::{Mlp, MAX_HIDDEN, OUTPUTS};
 use crate::eval::neural::exact;
 use crate::eval::weights::fnv1a64;
 use crate::eval::NetSet;
-use crate::game::{
-    generate_plays, splitmix, Decision, Dice, MatchState, Phase, PlayList, Position, Rng,
-};
+use crate::game::{splitmix, Phase, PlayList, Position, Rng};
 use crate::players::{factory, BuildOptions, Decide};
 use crate::search::Cancel;
 
@@ -280,29 +277,22 @@ fn make_chunk(
         let mut keep_rng = Rng::seeded(splitmix(game_seed ^ 0x6B65_6570));
         p0.new_game(splitmix(game_seed ^ 1));
         p1.new_game(splitmix(game_seed ^ 2));
-        let mut mover = usize::from((g / n) % 2 == 1);
-        let mut pos = Position::OPENING;
-        let mut dice = opening_roll(&mut dice_rng);
-        for ply in 0.. {
-            // The opening position is valued before the opening roll, which is no
-            // position the nets are asked about mid-game; it is kept like any other.
-            if ply > 0 && keep_rng.chance(cfg.keep) && exact(&pos).is_none() {
-                positions.push(pos);
-            }
-            generate_plays(&pos, dice, &mut list);
-            let player: &mut dyn Decide = if mover == 0 { p0.as_mut() } else { p1.as_mut() };
-            let state = MatchState::money(pos, Decision::Move(dice));
-            let play = match player.decide(&state, &list) {
-                Ok(Action::Move(p)) => p,
-                _ => list[0],
-            };
-            if play.position.mover_result().is_some() {
-                break;
-            }
-            pos = play.next_position();
-            mover ^= 1;
-            dice = Dice::roll(&mut dice_rng);
-        }
+        let (first, second) = if (g / n) % 2 == 1 { (p1, p0) } else { (p0, p1) };
+        let mut ply = 0u32;
+        crate::arena::play_game_visiting(
+            first.as_mut(),
+            second.as_mut(),
+            &mut dice_rng,
+            &mut list,
+            |pos, _, _| {
+                // The opening position is valued before the opening roll, which is no
+                // position the nets are asked about mid-game; it is left out.
+                if ply > 0 && keep_rng.chance(cfg.keep) && exact(pos).is_none() {
+                    positions.push(*pos);
+                }
+                ply += 1;
+            },
+        );
     }
     let settings = labeller.plan().settings(depth);
     positions
