@@ -113,18 +113,25 @@ pub struct MovegenResult {
 /// Generates every distinct play for each pair, `rounds` times over, on this thread.
 pub fn run_movegen(set: &[(Position, Dice)], rounds: u32) -> MovegenResult {
     let mut list = PlayList::new();
-    // Warm-up pass.
-    for (p, d) in set {
+    time_rounds(set, rounds, |(p, d)| {
         generate_plays(p, *d, &mut list);
+        list.len()
+    })
+}
+
+/// Times `rounds` passes of `generate` over `set` (after one warm-up pass); `generate`
+/// returns the number of plays it found.
+fn time_rounds<T>(set: &[T], rounds: u32, mut generate: impl FnMut(&T) -> usize) -> MovegenResult {
+    for item in set {
+        generate(item);
     }
     let mut plays = 0u64;
     let mut round_secs = Vec::with_capacity(rounds as usize);
     let start = Instant::now();
     for _ in 0..rounds {
         let round = Instant::now();
-        for (p, d) in set {
-            generate_plays(p, *d, &mut list);
-            plays += list.len() as u64;
+        for item in set {
+            plays += generate(item) as u64;
         }
         round_secs.push(round.elapsed().as_secs_f64());
     }
@@ -135,7 +142,7 @@ pub fn run_movegen(set: &[(Position, Dice)], rounds: u32) -> MovegenResult {
     MovegenResult {
         decisions,
         plays,
-        ns_per_decision: secs * 1e9 / decisions as f64,
+        ns_per_decision: secs * 1e9 / decisions.max(1) as f64,
         decisions_per_sec: decisions as f64 / secs,
         min_round_ns_per_decision: round_secs.first().map_or(0.0, |&s| per_round(s)),
         median_round_ns_per_decision: round_secs
@@ -297,32 +304,8 @@ pub fn run_tavli_movegen(
 ) -> MovegenResult {
     let rules = crate::tavli::Rules::default();
     let mut list = crate::tavli::TavliPlayList::new();
-    for (p, d) in set {
+    time_rounds(set, rounds, |(p, d)| {
         crate::tavli::generate_plays(p, *d, &rules, &mut list);
-    }
-    let mut plays = 0u64;
-    let mut round_secs = Vec::with_capacity(rounds as usize);
-    let start = Instant::now();
-    for _ in 0..rounds {
-        let round = Instant::now();
-        for (p, d) in set {
-            crate::tavli::generate_plays(p, *d, &rules, &mut list);
-            plays += list.len() as u64;
-        }
-        round_secs.push(round.elapsed().as_secs_f64());
-    }
-    let secs = start.elapsed().as_secs_f64();
-    let decisions = set.len() as u64 * rounds as u64;
-    round_secs.sort_by(f64::total_cmp);
-    let per_round = |s: f64| s * 1e9 / set.len().max(1) as f64;
-    MovegenResult {
-        decisions,
-        plays,
-        ns_per_decision: secs * 1e9 / decisions.max(1) as f64,
-        decisions_per_sec: decisions as f64 / secs,
-        min_round_ns_per_decision: round_secs.first().map_or(0.0, |&s| per_round(s)),
-        median_round_ns_per_decision: round_secs
-            .get(round_secs.len() / 2)
-            .map_or(0.0, |&s| per_round(s)),
-    }
+        list.len()
+    })
 }

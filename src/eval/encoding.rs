@@ -217,6 +217,24 @@ pub(crate) struct Masks {
     pub(crate) blocked: u32,
 }
 
+impl Masks {
+    /// For each die d (1..=6), with no mover checker on the bar: the blots that a mover
+    /// checker d pips away hits directly, and the open points a mover checker lands on
+    /// with d (the first step of a combination shot).
+    #[inline(always)]
+    pub(crate) fn die_masks(&self) -> ([u32; 7], [u32; 7]) {
+        let open = !self.blocked & BOARD;
+        let s = self.sources & BOARD;
+        let mut direct = [0u32; 7];
+        let mut landed = [0u32; 7];
+        for d in 1..=6 {
+            direct[d] = self.blots & (s >> d);
+            landed[d] = (s >> d) & open;
+        }
+        (direct, landed)
+    }
+}
+
 #[inline]
 pub(crate) fn masks(pos: &Position) -> Masks {
     let s = pos.slots();
@@ -379,14 +397,7 @@ pub fn hit_probabilities(pos: &Position) -> (f32, f32) {
     }
     // No checker on the bar: the same rules as `hits_masks`, with the per-die masks
     // computed once instead of once per roll.
-    let open = !m.blocked & BOARD;
-    let s = m.sources & BOARD;
-    let mut direct = [0u32; 7];
-    let mut landed = [0u32; 7];
-    for d in 1..=6 {
-        direct[d] = m.blots & (s >> d);
-        landed[d] = (s >> d) & open;
-    }
+    let (direct, landed) = m.die_masks();
     for d1 in 2..=6usize {
         for d2 in 1..d1 {
             let h1 = direct[d1];

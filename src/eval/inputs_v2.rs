@@ -147,14 +147,7 @@ pub fn shots(hitter: &Position) -> Shots {
             tally(d.weight(), hit, super::encoding::hits_masks(&m, bar, d));
         }
     } else {
-        let open = !m.blocked & super::encoding::BOARD;
-        let s = m.sources & super::encoding::BOARD;
-        let mut direct = [0u32; 7];
-        let mut landed = [0u32; 7];
-        for d in 1..=6 {
-            direct[d] = m.blots & (s >> d);
-            landed[d] = (s >> d) & open;
-        }
+        let (direct, landed) = m.die_masks();
         for d1 in 2..=6usize {
             for d2 in 1..d1 {
                 let h1 = direct[d1];

@@ -68,13 +68,7 @@ pub fn piled_wall(pos: &TavliPosition) -> Option<u32> {
 impl StepRules for Fevga {
     #[inline]
     fn sources(pos: &TavliPosition) -> u32 {
-        let me = &pos.sides[0];
-        let mut mask = 0u32;
-        for m in 1..=24 {
-            if me[m] > 0 {
-                mask |= 1 << m;
-            }
-        }
+        let mask = pos.occupied(0);
         if mask & 0xffe == 0 && pos.off(0) == 0 {
             // FE3: only the runner (the checkers off the 24-point), or a first one.
             let runners = mask & !(1 << 24);

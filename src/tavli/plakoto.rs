@@ -16,14 +16,7 @@ const MOTHER: u32 = 1 << 24;
 impl StepRules for Plakoto {
     #[inline]
     fn sources(pos: &TavliPosition) -> u32 {
-        let me = &pos.sides[0];
-        let mut mask = 0u32;
-        for m in 1..=24 {
-            if me[m] > 0 {
-                mask |= 1 << m;
-            }
-        }
-        mask & !pos.pins[0]
+        pos.occupied(0) & !pos.pins[0]
     }
 
     #[inline]

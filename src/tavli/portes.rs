@@ -50,17 +50,10 @@ pub struct Portes;
 impl StepRules for Portes {
     #[inline]
     fn sources(pos: &TavliPosition) -> u32 {
-        let me = &pos.sides[0];
-        if me[BAR] > 0 {
+        if pos.sides[0][BAR] > 0 {
             return 1 << BAR;
         }
-        let mut mask = 0u32;
-        for m in 1..=24 {
-            if me[m] > 0 {
-                mask |= 1 << m;
-            }
-        }
-        mask
+        pos.occupied(0)
     }
 
     #[inline]

@@ -231,6 +231,19 @@ impl TavliPosition {
         CHECKERS.saturating_sub(on.min(CHECKERS as u32) as u8)
     }
 
+    /// Bit m set for each of the side's own points 1..=24 that holds one of its checkers.
+    #[inline]
+    pub fn occupied(&self, side: usize) -> u32 {
+        let me = &self.sides[side & 1];
+        let mut mask = 0u32;
+        for m in 1..=24 {
+            if me[m] > 0 {
+                mask |= 1 << m;
+            }
+        }
+        mask
+    }
+
     /// Pip count of a side (the bar counts 25).
     pub fn pips(&self, side: usize) -> u32 {
         self.sides[side & 1]
