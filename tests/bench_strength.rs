@@ -289,10 +289,10 @@ fn the_command_reports_json_by_phase_and_refuses_bad_arguments() {
     assert_eq!(v["player"], "pubeval");
     assert_eq!(v["decisions"].as_u64().unwrap() as usize, small_set().len());
     for phase in ["contact", "race", "bearoff"] {
-        assert!(
-            v["by_phase"][phase]["error_mppg"].as_f64().unwrap() >= 0.0,
-            "{v}"
-        );
+        let e = v["by_phase"][phase].as_f64().unwrap();
+        assert!(e >= 0.0, "{v}");
+        assert_eq!(v["phases"][phase]["error_mppg"].as_f64().unwrap(), e);
+        assert!(v["phases"][phase]["decisions"].as_u64().unwrap() > 0);
     }
     assert!(v["error_mppg"].as_f64().unwrap() > 0.0);
     let bad = dir.join("bad.txt");

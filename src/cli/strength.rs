@@ -144,7 +144,16 @@ pub fn run(a: StrengthArgs) -> Result<(), CliError> {
                 "unlisted": p.unlisted,
             })
         };
+        // `by_phase` as cli.md has it (the error rate of each phase); `phases` with counts.
         let by_phase: serde_json::Map<String, serde_json::Value> = SetPhase::ALL
+            .iter()
+            .filter_map(|k| {
+                s.by_phase
+                    .get(k)
+                    .map(|p| (k.name().to_string(), serde_json::json!(p.error_mppg)))
+            })
+            .collect();
+        let phases: serde_json::Map<String, serde_json::Value> = SetPhase::ALL
             .iter()
             .filter_map(|k| s.by_phase.get(k).map(|p| (k.name().to_string(), phase(p))))
             .collect();
@@ -157,6 +166,7 @@ pub fn run(a: StrengthArgs) -> Result<(), CliError> {
                 "best": s.all.best,
                 "unlisted": s.all.unlisted,
                 "by_phase": by_phase,
+                "phases": phases,
                 "seconds": s.seconds,
                 "threads": threads,
                 "command": command,
