@@ -233,6 +233,34 @@ impl Masks {
         }
         (direct, landed)
     }
+
+    /// The blots the non-double roll (`d1`, `d2`), `d1 > d2`, hits with no mover checker on
+    /// the bar (from [`Masks::die_masks`]), and whether it can hit two: the rules of
+    /// `hits_masks` with the per-die masks computed once for all rolls.
+    #[inline(always)]
+    pub(crate) fn non_double_shots(
+        &self,
+        direct: &[u32; 7],
+        landed: &[u32; 7],
+        d1: usize,
+        d2: usize,
+    ) -> (u32, bool) {
+        let h1 = direct[d1];
+        let h2 = direct[d2];
+        let combo = self.blots & ((landed[d1] >> d2) | (landed[d2] >> d1));
+        // `single`: exactly one bit, without a popcount.
+        let single = |x: u32| x != 0 && x & (x - 1) == 0;
+        let mut two = h1 != 0 && h2 != 0 && !(h1 == h2 && single(h1));
+        if two && single(h1) && single(h2) {
+            let t1 = h1.trailing_zeros() as usize;
+            let t2 = h2.trailing_zeros() as usize;
+            if t1 + d1 == t2 + d2 && self.multi & (1 << (t1 + d1)) == 0 {
+                two = false;
+            }
+        }
+        two |= self.blots & ((h1 >> d2) | (h2 >> d1)) != 0;
+        (h1 | h2 | combo, two)
+    }
 }
 
 #[inline]
@@ -400,21 +428,10 @@ pub fn hit_probabilities(pos: &Position) -> (f32, f32) {
     let (direct, landed) = m.die_masks();
     for d1 in 2..=6usize {
         for d2 in 1..d1 {
-            let h1 = direct[d1];
-            let h2 = direct[d2];
-            let combo = m.blots & ((landed[d1] >> d2) | (landed[d2] >> d1));
-            if h1 | h2 | combo != 0 {
+            let (hit, t) = m.non_double_shots(&direct, &landed, d1, d2);
+            if hit != 0 {
                 one += 2;
             }
-            let mut t = h1 != 0 && h2 != 0 && !(h1 == h2 && h1.count_ones() == 1);
-            if t && h1.count_ones() == 1 && h2.count_ones() == 1 {
-                let t1 = h1.trailing_zeros() as usize;
-                let t2 = h2.trailing_zeros() as usize;
-                if t1 + d1 == t2 + d2 && m.multi & (1 << (t1 + d1)) == 0 {
-                    t = false;
-                }
-            }
-            t |= m.blots & ((h1 >> d2) | (h2 >> d1)) != 0;
             if t {
                 two += 2;
             }

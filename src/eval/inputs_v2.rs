@@ -150,22 +150,7 @@ pub fn shots(hitter: &Position) -> Shots {
         let (direct, landed) = m.die_masks();
         for d1 in 2..=6usize {
             for d2 in 1..d1 {
-                let h1 = direct[d1];
-                let h2 = direct[d2];
-                let combo = m.blots & ((landed[d1] >> d2) | (landed[d2] >> d1));
-                let hit = h1 | h2 | combo;
-                // The same rule as `hits_masks` for two hits.
-                // (`single`: exactly one bit, without a popcount.)
-                let single = |x: u32| x != 0 && x & (x - 1) == 0;
-                let mut t = h1 != 0 && h2 != 0 && !(h1 == h2 && single(h1));
-                if t && single(h1) && single(h2) {
-                    let t1 = h1.trailing_zeros() as usize;
-                    let t2 = h2.trailing_zeros() as usize;
-                    if t1 + d1 == t2 + d2 && m.multi & (1 << (t1 + d1)) == 0 {
-                        t = false;
-                    }
-                }
-                t |= m.blots & ((h1 >> d2) | (h2 >> d1)) != 0;
+                let (hit, t) = m.non_double_shots(&direct, &landed, d1, d2);
                 tally(2, hit, (hit != 0, t));
             }
         }
