@@ -42,11 +42,7 @@ pub fn run(a: AnalyseArgs) -> Result<(), CliError> {
         (None, Some(p)) => return Err(format!("--plies {p}: expected 0 to 4").into()),
         (None, None) => Depth::ONE,
     };
-    let threads = match a.threads {
-        Some(0) => return Err("--threads must be at least 1".into()),
-        Some(t) => t.min(64),
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-    };
+    let threads = super::threads_arg(a.threads)?.min(64);
     let bytes = std::fs::read(&a.file).map_err(|e| format!("{}: {e}", a.file.display()))?;
     let text = read_match_file(&bytes).map_err(|e| format!("{}: {e}", a.file.display()))?;
     let games = replay(&text).map_err(|e| format!("{}: {e}", a.file.display()))?;

@@ -92,12 +92,7 @@ fn generate(a: GenerateArgs) -> Result<(), CliError> {
     if let Some(t) = a.threads {
         cfg.threads = t;
     }
-    let shard = a
-        .shard
-        .split_once('/')
-        .and_then(|(i, n)| Some((i.parse::<u64>().ok()?, n.parse::<u64>().ok()?)))
-        .filter(|&(i, n)| n > 0 && i < n)
-        .ok_or("--shard must be I/N with 0 <= I < N")?;
+    let shard = super::shard_arg(&a.shard)?;
     let stop = Arc::new(AtomicBool::new(false));
     stop_on_signals(stop.clone())?;
     let started = Instant::now();

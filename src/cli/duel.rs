@@ -42,11 +42,7 @@ pub fn run(a: DuelArgs) -> Result<(), CliError> {
     }
     let fa = build(&spec_a, BuildOptions::default()).map_err(|e| format!("--a: {e}"))?;
     let fb = build(&spec_b, BuildOptions::default()).map_err(|e| format!("--b: {e}"))?;
-    let threads = match a.threads {
-        Some(0) => return Err("--threads must be at least 1".into()),
-        Some(t) => t,
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-    };
+    let threads = super::threads_arg(a.threads)?;
     let r = duel(
         &fa,
         &fb,

@@ -71,6 +71,23 @@ pub enum Command {
     Ubgi(ubgi::UbgiArgs),
 }
 
+/// `--threads`: at least 1; absent, one per available core.
+pub fn threads_arg(threads: Option<usize>) -> Result<usize, CliError> {
+    match threads {
+        Some(0) => Err("--threads must be at least 1".into()),
+        Some(t) => Ok(t),
+        None => Ok(std::thread::available_parallelism().map_or(1, |n| n.get())),
+    }
+}
+
+/// `--shard I/N`: the part `I` of `N` (0 <= I < N) a sharded job does.
+pub fn shard_arg(text: &str) -> Result<(u64, u64), CliError> {
+    text.split_once('/')
+        .and_then(|(i, n)| Some((i.parse::<u64>().ok()?, n.parse::<u64>().ok()?)))
+        .filter(|&(i, n)| n > 0 && i < n)
+        .ok_or_else(|| "--shard must be I/N with 0 <= I < N".into())
+}
+
 /// `text` on one line: the contract gives every error message one line of stderr, and a
 /// wrapped message (a TOML parser's, an OS error's) is joined with spaces.
 pub fn one_line(text: &str) -> String {

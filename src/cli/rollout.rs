@@ -74,11 +74,7 @@ pub fn run(a: RolloutArgs) -> Result<(), CliError> {
     } else {
         state.position
     };
-    let threads = match a.threads {
-        Some(0) => return Err("--threads must be at least 1".into()),
-        Some(t) => t,
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-    };
+    let threads = super::threads_arg(a.threads)?;
     let settings = RolloutSettings {
         trials: a.trials,
         seed: a.seed,

@@ -107,20 +107,12 @@ pub struct MergeArgs {
     pub labels: Vec<PathBuf>,
 }
 
-fn threads_arg(t: Option<usize>) -> Result<usize, CliError> {
-    match t {
-        Some(0) => Err("--threads must be at least 1".into()),
-        Some(t) => Ok(t),
-        None => Ok(std::thread::available_parallelism().map_or(1, |n| n.get())),
-    }
-}
-
 fn read(path: &PathBuf) -> Result<String, CliError> {
     std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()).into())
 }
 
 pub fn run(a: StrengthArgs) -> Result<(), CliError> {
-    let threads = threads_arg(a.threads)?;
+    let threads = super::threads_arg(a.threads)?;
     let set = match &a.set {
         Some(p) => strength::parse_set(&read(p)?).map_err(|e| format!("{}: {e}", p.display()))?,
         None => strength::shipped_set()?,
@@ -256,13 +248,13 @@ fn sample(a: SampleArgs) -> Result<(), CliError> {
 }
 
 fn label(a: LabelArgs) -> Result<(), CliError> {
-    let threads = threads_arg(a.threads)?;
-    let shard = a
-        .shard
-        .split_once('/')
-        .and_then(|(i, n)| Some((i.parse::<u32>().ok()?, n.parse::<u32>().ok()?)))
-        .filter(|&(i, n)| n > 0 && i < n)
-        .ok_or("--shard must be I/N with 0 <= I < N")?;
+    let threads = super::threads_arg(a.threads)?;
+    let (i, n) = super::shard_arg(&a.shard)?;
+    // Decision ids are u32, so a larger shard count is one no decision falls into.
+    let shard = (
+        u32::try_from(i).map_err(|_| "--shard: I/N beyond 2^32")?,
+        u32::try_from(n).map_err(|_| "--shard: I/N beyond 2^32")?,
+    );
     if a.top == 0 {
         return Err("--top must be at least 1".into());
     }
