@@ -401,3 +401,54 @@ fn serve_turns_the_http_listener_on_from_the_config() {
     assert_eq!(status, 200);
     assert_eq!(v["status"], "ok");
 }
+
+#[test]
+fn a_client_that_leaves_cancels_its_search() {
+    // One worker and a search far too deep to finish, with no time cap: only a cancelled
+    // search frees the worker for the next deep request.
+    let mut config = Config::throughput();
+    config.engine.threads = 1;
+    config.engine.tt_megabytes = 8;
+    config.server.max_request_depth = stargammon::engine::Depth::new(9).unwrap();
+    config.server.max_request_ms = 0;
+    let s = ServerThread::with_http(&config);
+    let addr = s.http.unwrap();
+    let abandoned = || {
+        let (_, _, body) = http_request(addr, "GET", "/metrics", None);
+        let text = String::from_utf8(body).unwrap();
+        text.lines()
+            .find_map(|l| {
+                l.strip_prefix("stargammon_searches_abandoned_total{protocol=\"http\"} ")
+                    .map(|n| n.parse::<u64>().unwrap())
+            })
+            .unwrap()
+    };
+    assert_eq!(abandoned(), 0);
+    let body = format!(r#"{{"position":"{MIDGAME}","dice":[3,1],"depth":9}}"#);
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    write!(
+        stream,
+        "POST /v1/move HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    drop(stream);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while abandoned() == 0 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the search was not cancelled"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    // The worker is free again: a depth-3 search (the deep lane) is answered.
+    let (status, v) = post(
+        &s,
+        "/v1/move",
+        &format!(r#"{{"position":"{MIDGAME}","dice":[3,1],"depth":3}}"#),
+    );
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(abandoned(), 1);
+}

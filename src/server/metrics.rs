@@ -98,6 +98,7 @@ struct ProtocolSeries {
     open: AtomicI64,
     decisions: AtomicU64,
     errors: AtomicU64,
+    abandoned: AtomicU64,
     latency: Histogram,
 }
 
@@ -188,6 +189,11 @@ impl Metrics {
         self.series(p).errors.fetch_add(1, Ordering::Relaxed);
     }
 
+    /// A search stopped because its client went away before the answer, in protocol `p`.
+    pub fn abandoned(&self, p: Protocol) {
+        self.series(p).abandoned.fetch_add(1, Ordering::Relaxed);
+    }
+
     /// An HTTP response on `route` with `status`.
     pub fn response(&self, route: &'static str, status: u16) {
         if let Ok(mut m) = self.responses.lock() {
@@ -203,6 +209,11 @@ impl Metrics {
     /// Error replies of protocol `p` so far.
     pub fn errors(&self, p: Protocol) -> u64 {
         self.series(p).errors.load(Ordering::Relaxed)
+    }
+
+    /// Searches of protocol `p` cancelled because their client went away.
+    pub fn abandoned_searches(&self, p: Protocol) -> u64 {
+        self.series(p).abandoned.load(Ordering::Relaxed)
     }
 
     /// Open connections of protocol `p`.
@@ -264,6 +275,15 @@ impl Metrics {
         );
         per_protocol(&mut out, "stargammon_errors_total", &|s| {
             s.errors.load(Ordering::Relaxed) as i64
+        });
+        family(
+            &mut out,
+            "stargammon_searches_abandoned_total",
+            "counter",
+            "Searches cancelled because their client went away before the answer, by protocol.",
+        );
+        per_protocol(&mut out, "stargammon_searches_abandoned_total", &|s| {
+            s.abandoned.load(Ordering::Relaxed) as i64
         });
         family(
             &mut out,

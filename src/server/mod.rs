@@ -880,6 +880,8 @@ impl Connection {
                         Ok(0) | Err(_) => {
                             // The client left: dropping the guard cancels the search.
                             self.eof = true;
+                            let mode = self.mode.unwrap_or(Mode::Interface);
+                            self.shared.metrics.abandoned(mode.protocol());
                             info!("client went away during a decision; cancelled");
                             return Err(Failure::ClientGone(self.end_reason()));
                         }

@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use tokio::sync::oneshot;
 
-use super::metrics::Metrics;
-use super::{request_settings, CancelOnDrop, Shared};
+use super::metrics::{Metrics, Protocol};
+use super::{request_settings, Shared};
 use crate::config::ServerConfig;
 use crate::search::{Cancel, Job, Query, SearchOutcome, SearchSettings};
 
@@ -43,6 +43,25 @@ impl std::error::Error for PoolError {}
 pub struct Searched {
     pub outcome: SearchOutcome,
     pub capped_from: Option<u32>,
+}
+
+/// Cancels a search whose caller stopped waiting (an HTTP client that went away drops the
+/// request's future) and counts it as abandoned; once the answer is in, dropping it only
+/// lowers the flag of a finished search.
+struct AbandonGuard<'a> {
+    cancel: Cancel,
+    metrics: &'a Metrics,
+    answered: bool,
+}
+
+impl Drop for AbandonGuard<'_> {
+    fn drop(&mut self) {
+        if !self.answered {
+            self.metrics.abandoned(Protocol::Http);
+            tracing::info!("HTTP client went away during a search; cancelled");
+        }
+        self.cancel.cancel();
+    }
 }
 
 impl Shared {
@@ -97,7 +116,11 @@ impl Shared {
             .map_err(|_| PoolError::ShuttingDown)?;
         let (tx, rx) = oneshot::channel::<Result<T, PoolError>>();
         let cancel = Cancel::new();
-        let _guard = CancelOnDrop(cancel.clone());
+        let mut guard = AbandonGuard {
+            cancel: cancel.clone(),
+            metrics: &self.metrics,
+            answered: false,
+        };
         let job = Job::new(query, settings, move |outcome| {
             drop(slot);
             let answer = match outcome {
@@ -115,7 +138,9 @@ impl Shared {
             .try_submit(job)
             .map_err(|_| PoolError::ShuttingDown)?;
         // The reply dropped unanswered: the search (or `finish`) panicked.
-        rx.await.unwrap_or(Err(PoolError::Failed))
+        let answer = rx.await.unwrap_or(Err(PoolError::Failed));
+        guard.answered = true;
+        answer
     }
 
     /// Runs `task` on a pool worker and awaits its result. The task holds a queue slot
