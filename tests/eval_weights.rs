@@ -1,7 +1,7 @@
 //! The weights file format: round trip, and every kind of bad file refused with its
 //! own error.
 #![allow(clippy::unwrap_used)]
-use stargammon::eval::encoding::{Encoding, INPUTS};
+use stargammon::eval::encoding::{Encoding, SparseInput, INPUTS};
 use stargammon::eval::inputs_v2::INPUTS_V2;
 use stargammon::eval::net::Mlp;
 use stargammon::eval::neural::DEFAULT_WEIGHTS;
@@ -287,4 +287,38 @@ fn the_evaluator_feeds_each_net_its_encoding() {
         assert_eq!(ev.evaluate(&pos), want, "{pos:?}");
     }
     assert!(contact > 50 && race > 5, "{contact} contact, {race} race");
+}
+
+#[test]
+fn widened_nets_evaluate_as_before_and_refuse_to_shrink() {
+    let shipped = NetSet::from_bytes(DEFAULT_WEIGHTS).unwrap();
+    let wide = shipped.widened(Encoding::V2, 160, 7).unwrap();
+    assert_eq!(wide.encoding, Encoding::V2);
+    assert_eq!(
+        (wide.contact.inputs(), wide.contact.hidden()),
+        (INPUTS_V2, 160)
+    );
+    assert_eq!(wide.race, shipped.race);
+    // Every contact position of real games gets the same evaluation through encoding 2
+    // and the wider net as through encoding 1 and the shipped one.
+    let (mut x1, mut x2) = (SparseInput::default(), SparseInput::default());
+    let mut contact = 0;
+    for (pos, _) in stargammon::bench::pubeval_game_positions(5, 40) {
+        if pos.phase() != stargammon::game::Phase::Contact {
+            continue;
+        }
+        contact += 1;
+        Encoding::V1.encode_for(&pos, &mut x1);
+        Encoding::V2.encode_for(&pos, &mut x2);
+        let (a, b) = (shipped.contact.forward(&x1), wide.contact.forward(&x2));
+        for k in 0..5 {
+            assert!((a[k] - b[k]).abs() < 1e-5, "{pos:?}: {a:?} vs {b:?}");
+        }
+    }
+    assert!(contact > 200, "{contact}");
+    // Same encoding, same size: the same nets.
+    assert_eq!(shipped.widened(Encoding::V1, 128, 1).unwrap(), shipped);
+    // Smaller, or from encoding 2 to 1: refused.
+    assert!(shipped.widened(Encoding::V1, 64, 1).is_err());
+    assert!(wide.widened(Encoding::V1, 160, 1).is_err());
 }

@@ -9,6 +9,7 @@ use std::time::Instant;
 use clap::{Args, Subcommand};
 
 use super::CliError;
+use crate::eval::encoding::Encoding;
 use crate::eval::NetSet;
 use crate::train::distill::{self, DataConfig, FitConfig};
 use crate::train::stop_on_signals;
@@ -66,6 +67,14 @@ pub struct FitArgs {
     /// Where to write the trained nets.
     #[arg(long)]
     pub out: PathBuf,
+    /// Widen the starting contact net to read this encoding first (only 1 -> 2: the new
+    /// inputs start with zero weights, so training begins from the same evaluations).
+    #[arg(long)]
+    pub encoding: Option<u32>,
+    /// Widen the starting contact net to this many hidden units first (the new units start
+    /// with zero output weights).
+    #[arg(long)]
+    pub contact_hidden: Option<usize>,
     #[arg(long, default_value_t = 10)]
     pub epochs: usize,
     #[arg(long, default_value_t = 128)]
@@ -131,6 +140,26 @@ fn fit(a: FitArgs) -> Result<(), CliError> {
     let start = match &a.from {
         Some(p) => NetSet::load(p)?,
         None => NetSet::from_bytes(crate::eval::neural::DEFAULT_WEIGHTS)?,
+    };
+    let start = if a.encoding.is_some() || a.contact_hidden.is_some() {
+        let encoding = match a.encoding {
+            None => start.encoding,
+            Some(id) => Encoding::from_id(id)
+                .ok_or_else(|| format!("--encoding {id}: no such input encoding"))?,
+        };
+        let hidden = a.contact_hidden.unwrap_or(start.contact.hidden());
+        let wide = start.widened(encoding, hidden, a.seed)?;
+        eprintln!(
+            "contact net widened from {}x{} to {}x{} (encoding {})",
+            start.contact.inputs(),
+            start.contact.hidden(),
+            wide.contact.inputs(),
+            wide.contact.hidden(),
+            encoding.id()
+        );
+        wide
+    } else {
+        start
     };
     let data = distill::load(&a.data)?;
     let positions: usize = data.iter().map(|(_, e)| e.len()).sum();

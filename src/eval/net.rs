@@ -109,6 +109,45 @@ impl Mlp {
         })
     }
 
+    /// This net with more inputs and hidden units that computes the same function: the new
+    /// inputs' weights into the old hidden units are zero, and the new hidden units (input
+    /// weights and biases uniform in `-scale..scale`) have zero output weights. Training
+    /// then starts from this net's evaluations and can only learn to use what was added.
+    /// `None` when a size shrinks or the hidden layer grows past the largest allowed.
+    pub fn widened(
+        &self,
+        inputs: usize,
+        hidden: usize,
+        scale: f32,
+        rng: &mut crate::game::Rng,
+    ) -> Option<Mlp> {
+        if inputs < self.inputs || hidden < self.hidden || hidden > MAX_HIDDEN {
+            return None;
+        }
+        let (h0, h) = (self.hidden, hidden);
+        let mut w1 = vec![0f32; inputs * h];
+        for i in 0..inputs {
+            for j in 0..h {
+                w1[i * h + j] = if j < h0 {
+                    if i < self.inputs {
+                        self.w1[i * h0 + j]
+                    } else {
+                        0.0
+                    }
+                } else {
+                    rng.uniform_f32(-scale, scale)
+                };
+            }
+        }
+        let mut b1 = self.b1.clone();
+        b1.extend((h0..h).map(|_| rng.uniform_f32(-scale, scale)));
+        let mut w2 = vec![0f32; OUTPUTS * h];
+        for o in 0..OUTPUTS {
+            w2[o * h..o * h + h0].copy_from_slice(&self.w2[o * h0..(o + 1) * h0]);
+        }
+        Mlp::from_parts(inputs, h, w1, b1, w2, self.b2)
+    }
+
     pub fn inputs(&self) -> usize {
         self.inputs
     }

@@ -244,6 +244,44 @@ impl NetSet {
         })
     }
 
+    /// These nets with the contact net read through `encoding` and given `contact_hidden`
+    /// hidden units, evaluating every position as before ([`Mlp::widened`]: what is added
+    /// starts with no say). An encoding whose inputs do not begin with the current ones
+    /// (only encoding 1 is the prefix of another), or a smaller hidden layer, is refused.
+    pub fn widened(
+        &self,
+        encoding: Encoding,
+        contact_hidden: usize,
+        seed: u64,
+    ) -> Result<NetSet, WeightsError> {
+        let prefix = self.encoding == encoding || self.encoding == Encoding::V1;
+        if !prefix {
+            return Err(WeightsError::BadShape(format!(
+                "encoding {} cannot be widened to encoding {}",
+                self.encoding.id(),
+                encoding.id()
+            )));
+        }
+        let mut rng = crate::game::Rng::seeded(seed);
+        let contact = self
+            .contact
+            .widened(encoding.contact_inputs(), contact_hidden, 0.1, &mut rng)
+            .ok_or_else(|| {
+                WeightsError::BadShape(format!(
+                    "the contact net ({}x{}) cannot be widened to {}x{contact_hidden}",
+                    self.contact.inputs(),
+                    self.contact.hidden(),
+                    encoding.contact_inputs()
+                ))
+            })?;
+        Ok(NetSet {
+            encoding,
+            contact,
+            race: self.race.clone(),
+            games: self.games,
+        })
+    }
+
     /// Reads and checks a weights file.
     pub fn load(path: &Path) -> Result<NetSet, WeightsError> {
         let bytes = std::fs::read(path)
