@@ -331,6 +331,7 @@ impl Config {
             // depth never exceeds the depth.
             min_depth: e.min_depth.min(e.depth),
             noise: crate::engine::Noise::NONE,
+            cube_noise: crate::engine::Noise::NONE,
             cube_policy: if e.cubeful_plays {
                 CubePolicy::Cubeful
             } else {

@@ -14,6 +14,7 @@
 //! | `depth` | odd, 1 to 9 (1 = evaluate each play) | 1 |
 //! | `algo` | `star2`, `star1`, `expectimax`, `filter` | `star2` |
 //! | `noise` | equity noise, a number >= 0 | 0 |
+//! | `cube_noise` | equity noise on cube decisions only (a player that errs on the cube), >= 0 | 0 |
 //! | `cube_depth` | odd, 1 to 9 | 1 |
 //! | `time` | per-decision budget in ms (0 = none) | 0 |
 //! | `min_depth` | odd, 1 to 9: iterations up to it (and the depth) complete whatever the budget | 1 |
@@ -288,6 +289,9 @@ pub struct EngineSpec {
     /// Iterations of the search up to this depth complete whatever the budget.
     pub min_depth: Depth,
     pub noise: Noise,
+    /// Noise on the evaluations behind cube decisions (not with `cubeful=on`, whose one
+    /// evaluator takes `noise`).
+    pub cube_noise: Noise,
     pub cube_policy: CubePolicy,
     /// Cube efficiencies and money rules for cube decisions.
     pub cube: CubeSettings,
@@ -306,6 +310,7 @@ impl Default for EngineSpec {
             budget: Budget::Unlimited,
             min_depth: Depth::ONE,
             noise: Noise::NONE,
+            cube_noise: Noise::NONE,
             cube_policy: CubePolicy::Cubeless,
             cube: CubeSettings::default(),
             tt_megabytes: DEFAULT_TT_MB,
@@ -387,6 +392,7 @@ pub const OPTIONS: &[&str] = &[
     "depth",
     "algo",
     "noise",
+    "cube_noise",
     "cube_depth",
     "time",
     "min_depth",
@@ -433,6 +439,13 @@ impl EngineSpec {
                 expected: "these options only with algo=mcts",
             });
         }
+        if self.cube_policy == CubePolicy::Cubeful && !self.cube_noise.is_none() {
+            return Err(SpecError::BadValue {
+                option: "cube_noise",
+                value: self.cube_noise.sigma().to_string(),
+                expected: "no cube_noise with cubeful=on (its one evaluator takes noise)",
+            });
+        }
         if !self.evaluator.is_evaluator() {
             let plain = EngineSpec::of(self.evaluator.clone());
             let same_play = self.depth == plain.depth
@@ -440,6 +453,7 @@ impl EngineSpec {
                 && self.budget == plain.budget
                 && self.min_depth == plain.min_depth
                 && self.noise == plain.noise
+                && self.cube_noise == plain.cube_noise
                 && self.cube_policy == plain.cube_policy
                 && self.cube_depth == plain.cube_depth;
             if !same_play {
@@ -473,6 +487,13 @@ impl EngineSpec {
                     .ok()
                     .and_then(|x| Noise::new(x).ok())
                     .ok_or_else(|| bad("noise", NOISE_EXPECTED))?
+            }
+            "cube_noise" => {
+                self.cube_noise = value
+                    .parse::<f32>()
+                    .ok()
+                    .and_then(|x| Noise::new(x).ok())
+                    .ok_or_else(|| bad("cube_noise", NOISE_EXPECTED))?
             }
             "min_depth" => {
                 self.min_depth =
@@ -595,6 +616,9 @@ impl fmt::Display for EngineSpec {
         if self.noise != d.noise {
             write!(f, ",noise={}", self.noise.sigma())?;
         }
+        if self.cube_noise != d.cube_noise {
+            write!(f, ",cube_noise={}", self.cube_noise.sigma())?;
+        }
         if self.cube_depth != d.cube_depth {
             write!(f, ",cube_depth={}", self.cube_depth)?;
         }
@@ -664,6 +688,7 @@ mod tests {
             "net,depth=5,algo=expectimax",
             "net,noise=0.03",
             "net,depth=3,noise=0.015",
+            "net,noise=0.03,cube_noise=0.2",
             "net,algo=mcts",
             "net,algo=mcts,time=500,playout=net,truncate=10",
             "pipsigmoid,algo=mcts,playouts=800",
@@ -697,6 +722,9 @@ mod tests {
             ("net,algo=alpha", "star2"),
             ("net,noise=-1", "noise=-1"),
             ("net,noise=NaN", "noise"),
+            ("net,cube_noise=-1", "cube_noise=-1"),
+            ("net,cubeful=on,cube_noise=0.1", "cubeful=on"),
+            ("pubeval,cube_noise=0.1", "takes no options"),
             ("net,tt=0", "at least 1"),
             ("net,cubeful=maybe", "on or off"),
             ("net,depth=3,depth=5", "twice"),

@@ -7,7 +7,8 @@
 //! - otherwise checker plays by cubeless equity: the net evaluating each play at depth 1
 //!   (the fastest path, used by duels and training benchmarks), or a search player deeper
 //!   or under a time budget; cube decisions, when asked for, from the engine of the same
-//!   spec without its noise (noise only varies checker plays).
+//!   spec without its noise (noise only varies checker plays) but with its `cube_noise`
+//!   (a player that errs on the cube).
 
 use std::sync::Arc;
 
@@ -57,7 +58,8 @@ pub fn build(spec: &PlayerSpec, options: BuildOptions) -> Result<PlayerFactory, 
         return Ok(plays);
     }
     let cube = engine_build::engine(&EngineSpec {
-        noise: Noise::NONE,
+        noise: e.cube_noise,
+        cube_noise: Noise::NONE,
         ..e.clone()
     })?;
     Ok(PlayerFactory::new(name, move || {
@@ -136,6 +138,42 @@ mod tests {
                 other => panic!("{spec}: {other:?}"),
             }
         }
+    }
+
+    #[test]
+    fn cube_noise_varies_cube_decisions_only() {
+        // Positions of a few games of random plays.
+        let mut rng = crate::game::Rng::seeded(3);
+        let mut positions = Vec::new();
+        for _ in 0..10 {
+            let mut pos = Position::OPENING;
+            while !pos.is_game_over() && positions.len() < 150 {
+                positions.push(pos);
+                let plays = legal_plays(&pos, rng.dice());
+                pos = plays[rng.index(plays.len())].next_position();
+            }
+        }
+        let mut differ = 0;
+        for pos in &positions {
+            let state = MatchState::money(*pos, Decision::DoubleOrRoll);
+            let plain = answer("net", true, &state);
+            assert_eq!(answer("net,cube_noise=0", true, &state), plain);
+            if answer("net,cube_noise=0.3", true, &state) != plain {
+                differ += 1;
+            }
+        }
+        assert!(
+            differ > 0,
+            "no cube decision of {} changed",
+            positions.len()
+        );
+        // Checker plays stay those of the plain net.
+        let dice = Dice::new(3, 1).unwrap();
+        let state = MatchState::money(Position::OPENING, Decision::Move(dice));
+        assert_eq!(
+            answer("net,cube_noise=0.3", true, &state),
+            answer("net", true, &state)
+        );
     }
 
     #[test]
