@@ -76,14 +76,14 @@ def main(args):
                 kind = kinds.get(d["action"])
                 if kind is None:
                     continue
-                k = seen.get(kind, 0)
-                seen[kind] = k + 1
+                nth = seen.get(kind, 0)
+                seen[kind] = nth + 1
                 mine_list = our_cube.get(kind, [])
-                if k >= len(mine_list):
+                if nth >= len(mine_list):
                     tot["cube_unmatched"] += 1
                     continue
                 tot["cube_actions"] += 1
-                ours_rank = OUR_RANK[mine_list[k]["skill"]]
+                ours_rank = OUR_RANK[mine_list[nth]["skill"]]
                 theirs_rank = RANK.get(d["skill"], 0)
                 if theirs_rank >= 2:
                     tot["g_cube_errors"] += 1
