@@ -193,6 +193,26 @@ fn the_commands_refuse_bad_arguments_in_one_line() {
         vec![
             "distill", "train", "--data", "x", "--out", "x.sgnet", "--epochs", "0",
         ],
+        vec![
+            "distill",
+            "train",
+            "--data",
+            "x",
+            "--out",
+            "x.sgnet",
+            "--encoding",
+            "9",
+        ],
+        vec![
+            "distill",
+            "train",
+            "--data",
+            "x",
+            "--out",
+            "x.sgnet",
+            "--contact-hidden",
+            "16",
+        ],
     ] {
         let out = common::stargammon(&args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
