@@ -15,6 +15,9 @@ mkdir -p "$OUT"
 cargo build --release --quiet
 BIN=target/release/stargammon
 OPEN=4HPwATDgc/ABMA
+# The figures were measured with the TD-trained nets, named by file so that shipping other
+# nets does not move them (tests/seeded_pins.rs pins the same).
+TD=net:weights/td.sgnet
 
 run() {
   local name=$1
@@ -26,29 +29,31 @@ run() {
   echo "   $(($(date +%s) - t0)) s" >&2
 }
 
-# Strength of the shipped nets, no search.
-run duel-pubeval-s1 "$BIN" duel --a net --b pubeval --games 100000 --seed 1 --threads 2 --json
-run duel-pubeval-s2 "$BIN" duel --a net --b pubeval --games 100000 --seed 2 --threads 2 --json
-run duel-heuristic "$BIN" duel --a net --b heuristic --games 2000 --seed 1 --json
-run duel-random "$BIN" duel --a net --b random --games 10000 --seed 1 --json
+# Strength of the TD nets, no search.
+run duel-pubeval-s1 "$BIN" duel --a "$TD" --b pubeval --games 100000 --seed 1 --threads 2 --json
+run duel-pubeval-s2 "$BIN" duel --a "$TD" --b pubeval --games 100000 --seed 2 --threads 2 --json
+run duel-heuristic "$BIN" duel --a "$TD" --b heuristic --games 2000 --seed 1 --json
+run duel-random "$BIN" duel --a "$TD" --b random --games 10000 --seed 1 --json
 
 # Rollouts: equities and errors (timings are measured by scripts/rollout_bench.sh).
-run rollout-open-novr "$BIN" rollout "$OPEN" --trials 5184 --no-vr --seed 1 --threads 2 --json
-run rollout-open-vr "$BIN" rollout "$OPEN" --trials 576 --seed 1 --threads 2 --json
+run rollout-open-novr "$BIN" rollout "$OPEN" --eval "$TD" --trials 5184 --no-vr --seed 1 --threads 2 --json
+run rollout-open-vr "$BIN" rollout "$OPEN" --eval "$TD" --trials 576 --seed 1 --threads 2 --json
 for s in 1 2; do
-  run "rollout-open-novr-20736-s$s" "$BIN" rollout "$OPEN" --trials 20736 --no-vr --seed "$s" --json
+  run "rollout-open-novr-20736-s$s" "$BIN" rollout "$OPEN" --eval "$TD" --trials 20736 --no-vr --seed "$s" --json
 done
 for s in 1 2 3; do
-  run "rollout-open-vr-1296-s$s" "$BIN" rollout "$OPEN" --trials 1296 --seed "$s" --json
+  run "rollout-open-vr-1296-s$s" "$BIN" rollout "$OPEN" --eval "$TD" --trials 1296 --seed "$s" --json
 done
-run rollout-open-trunc-novr "$BIN" rollout "$OPEN" --trials 41472 --truncate 10 --no-vr --json
-run rollout-open-trunc-vr "$BIN" rollout "$OPEN" --trials 5184 --truncate 10 --json
-run rollout-31-vr-1296 "$BIN" rollout sGfwATDgc/ABMA --trials 1296 --json
+run rollout-open-trunc-novr "$BIN" rollout "$OPEN" --eval "$TD" --trials 41472 --truncate 10 --no-vr --json
+run rollout-open-trunc-vr "$BIN" rollout "$OPEN" --eval "$TD" --trials 5184 --truncate 10 --json
+run rollout-31-vr-1296 "$BIN" rollout sGfwATDgc/ABMA --eval "$TD" --trials 1296 --json
 
-# Against gnubg 0-ply (money games, then 7-point matches), through its external listeners.
+# Against gnubg 0-ply (money games, then 7-point matches), through its external listeners,
+# with the TD nets named directly (the figures of docs/BENCHMARKS.md were taken with the
+# engine of config/throughput.toml when it played the TD nets).
 if command -v gnubg >/dev/null 2>&1 || [ -x /usr/games/gnubg ]; then
-  nice scripts/vs_gnubg.sh >"$OUT/vs-gnubg-money.json"
-  nice scripts/vs_gnubg.sh --length 7 --matches 200 >"$OUT/vs-gnubg-7pt.json"
+  nice scripts/vs_gnubg.sh --engine "$TD" >"$OUT/vs-gnubg-money.json"
+  nice scripts/vs_gnubg.sh --engine "$TD" --length 7 --matches 200 >"$OUT/vs-gnubg-7pt.json"
   nice scripts/gnubg_vs_server.sh --games 2000 --parallel 4 --seed 1 --port 4941 \
     >"$OUT/gnubg-vs-server.txt" 2>&1
 else

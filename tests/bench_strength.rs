@@ -216,8 +216,8 @@ fn scores_do_not_depend_on_threads_and_rank_known_players() {
             threads,
         )
     };
-    let net1 = score("net", 1);
-    let net2 = score("net", 2);
+    let net1 = score(strength::TD_NETS, 1);
+    let net2 = score(strength::TD_NETS, 2);
     assert_eq!(net1.all, net2.all);
     assert_eq!(net1.by_phase, net2.by_phase);
     assert_eq!(net1.all.decisions, set.len());
@@ -225,13 +225,20 @@ fn scores_do_not_depend_on_threads_and_rank_known_players() {
         net1.by_phase.values().map(|p| p.decisions).sum::<usize>(),
         set.len()
     );
-    // The nets' own choice is among the candidates they ranked, except in bear-offs where
+    // The TD nets' own choice is among the candidates they ranked, except in bear-offs where
     // more plays than listed tie (a lost position): any of them costs nothing.
     assert_eq!(net1.by_phase[&SetPhase::Contact].unlisted, 0);
     assert_eq!(net1.by_phase[&SetPhase::Race].unlisted, 0);
     assert_eq!(net1.by_phase[&SetPhase::Bearoff].error_mppg, 0.0);
     let pubeval = score("pubeval", 2);
     let random = score("random", 2);
+    let shipped = score("net", 2);
+    assert!(
+        shipped.all.error_mppg < pubeval.all.error_mppg,
+        "shipped {} pubeval {}",
+        shipped.all.error_mppg,
+        pubeval.all.error_mppg
+    );
     assert!(
         net1.all.error_mppg < pubeval.all.error_mppg
             && pubeval.all.error_mppg < random.all.error_mppg,

@@ -273,13 +273,17 @@ fn fnv(h: &mut u64, bytes: &[u8]) {
     }
 }
 
-/// Encoding 1 and the shipped nets' evaluations are pinned bit for bit: these digests were
-/// taken on the code before encoding 2 existed, over the positions of 80 seeded random
-/// and 80 pubeval games (12,724 positions), and must not move while encoding 1 is read.
+/// Encoding 1 and the TD nets' evaluations are pinned bit for bit: these digests were
+/// taken on the code before encoding 2 existed (when the TD nets, `weights/td.sgnet`, were
+/// the shipped ones), over the positions of 80 seeded random and 80 pubeval games (12,724
+/// positions), and must not move while encoding 1 is read.
 #[test]
-fn encoding_1_and_the_shipped_evaluations_are_pinned() {
-    use stargammon::eval::{Evaluator, NeuralEvaluator};
-    let ev = NeuralEvaluator::default_nets().unwrap();
+fn encoding_1_and_the_td_nets_evaluations_are_pinned() {
+    use stargammon::eval::{Evaluator, NetSet, NeuralEvaluator};
+    let ev = NeuralEvaluator::new(
+        NetSet::load(std::path::Path::new("weights/td.sgnet")).unwrap(),
+        "td",
+    );
     let mut enc = 0xcbf2_9ce4_8422_2325u64;
     let mut out = 0xcbf2_9ce4_8422_2325u64;
     let mut x = SparseInput::default();
@@ -306,7 +310,7 @@ fn encoding_1_and_the_shipped_evaluations_are_pinned() {
     if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
         assert_eq!(
             out, 0xf35d_e987_08c6_5e35,
-            "the shipped nets' evaluations changed"
+            "the TD nets' evaluations changed"
         );
     }
 }

@@ -12,6 +12,10 @@ mod common;
 
 use common::{json_of, stargammon};
 
+/// The TD-trained nets, named by file so that these pins (and the figures of
+/// docs/BENCHMARKS.md measured with them) do not move when other nets are shipped.
+const TD: &str = "net:weights/td.sgnet";
+
 fn run(args: &[&str]) -> serde_json::Value {
     json_of(&stargammon(args))
 }
@@ -34,7 +38,7 @@ fn net_against_pubeval_on_seed_2_on_any_thread_count() {
         let v = run(&[
             "duel",
             "--a",
-            "net",
+            TD,
             "--b",
             "pubeval",
             "--games",
@@ -60,7 +64,7 @@ fn net_against_pubeval_on_seed_2_on_any_thread_count() {
 #[test]
 fn net_against_random_on_seed_1() {
     let v = run(&[
-        "duel", "--a", "net", "--b", "random", "--games", "100", "--seed", "1", "--json",
+        "duel", "--a", TD, "--b", "random", "--games", "100", "--seed", "1", "--json",
     ]);
     assert_eq!(
         (
@@ -79,9 +83,9 @@ fn depth_three_search_against_the_net_on_seed_800() {
     let v = run(&[
         "duel",
         "--a",
-        "net,depth=3",
+        "net:weights/td.sgnet,depth=3",
         "--b",
-        "net",
+        TD,
         "--games",
         "20",
         "--seed",
@@ -107,7 +111,7 @@ fn five_point_matches_with_the_cube_on_seed_3() {
         "--a",
         "engine:config/throughput.toml",
         "--b",
-        "net",
+        TD,
         "--length",
         "5",
         "--matches",
@@ -135,6 +139,8 @@ fn truncated_rollout_on_seed_1_on_any_thread_count() {
         let v = run(&[
             "rollout",
             "4HPwATDgc/ABMA",
+            "--eval",
+            TD,
             "--trials",
             "72",
             "--truncate",

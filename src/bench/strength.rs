@@ -49,12 +49,17 @@ pub const STRENGTH_SET: &str = include_str!("../../tests/data/strength_set.txt")
 /// The pairs of players whose games the decisions are drawn from (game `g` is played by
 /// pair `g % SOURCES.len()`, the first player rolling first in even rounds).
 pub const SOURCES: &[(&str, &str)] = &[
-    ("net", "pubeval"),
-    ("net", "heuristic"),
+    (TD_NETS, "pubeval"),
+    (TD_NETS, "heuristic"),
     ("pubeval", "heuristic"),
-    ("net", "net,noise=0.05"),
-    ("net,depth=3", "net"),
+    (TD_NETS, "net:weights/td.sgnet,noise=0.05"),
+    ("net:weights/td.sgnet,depth=3", TD_NETS),
 ];
+
+/// The nets that played and ranked the shipped set: the TD-trained nets, by file (relative
+/// to the repository root, where the set's commands run), so that the set stays what its
+/// commands make whatever nets are shipped.
+pub const TD_NETS: &str = "net:weights/td.sgnet";
 
 /// The phase of a decision, as the benchmark reports it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -287,7 +292,7 @@ pub struct LabelConfig {
 impl Default for LabelConfig {
     fn default() -> Self {
         LabelConfig {
-            spec: EngineSpec::default(),
+            spec: TD_NETS.parse().unwrap_or_default(),
             top: 6,
             trials: 36,
             truncate: Some(7),

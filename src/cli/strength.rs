@@ -73,8 +73,9 @@ pub struct LabelArgs {
     /// Label only the decisions with id % N == I.
     #[arg(long, default_value = "0/1")]
     pub shard: String,
-    /// Players, evaluator and candidate ranking of the rollouts.
-    #[arg(long, default_value = "net")]
+    /// Players, evaluator and candidate ranking of the rollouts (default: the TD nets that
+    /// labelled the shipped set).
+    #[arg(long, default_value = crate::bench::strength::TD_NETS)]
     pub spec: String,
     /// Plays rolled out per decision.
     #[arg(long, default_value_t = 6)]
