@@ -104,6 +104,8 @@ fn depth_three_search_against_the_net_on_seed_800() {
     assert_eq!(num(&v, "ppg"), -0.15);
 }
 
+/// The engine of `config/throughput.toml` plays the shipped nets: this pin moves when
+/// other nets are shipped.
 #[test]
 fn five_point_matches_with_the_cube_on_seed_3() {
     let v = run(&[
@@ -128,7 +130,7 @@ fn five_point_matches_with_the_cube_on_seed_3() {
             int(&v, "gammons_a"),
             int(&v, "gammons_b")
         ),
-        (3, 24, 13, 2, 4),
+        (4, 22, 13, 0, 3),
         "{v}"
     );
 }
