@@ -236,6 +236,11 @@ impl Noise {
         }
     }
 
+    /// The noise written as a number (`0.05`); `None` when it is not one or not allowed.
+    pub fn parse(text: &str) -> Option<Noise> {
+        text.parse::<f32>().ok().and_then(|x| Noise::new(x).ok())
+    }
+
     pub fn sigma(self) -> f32 {
         self.0
     }
@@ -482,18 +487,11 @@ impl EngineSpec {
                 self.algorithm = value.parse().map_err(|_| bad("algo", ALGO_EXPECTED))?;
             }
             "noise" => {
-                self.noise = value
-                    .parse::<f32>()
-                    .ok()
-                    .and_then(|x| Noise::new(x).ok())
-                    .ok_or_else(|| bad("noise", NOISE_EXPECTED))?
+                self.noise = Noise::parse(value).ok_or_else(|| bad("noise", NOISE_EXPECTED))?
             }
             "cube_noise" => {
-                self.cube_noise = value
-                    .parse::<f32>()
-                    .ok()
-                    .and_then(|x| Noise::new(x).ok())
-                    .ok_or_else(|| bad("cube_noise", NOISE_EXPECTED))?
+                self.cube_noise =
+                    Noise::parse(value).ok_or_else(|| bad("cube_noise", NOISE_EXPECTED))?
             }
             "min_depth" => {
                 self.min_depth =
