@@ -1,4 +1,4 @@
-//! `moves`, `show` and `bench movegen` with `--variant`: Tavli position strings in and
+//! `moves`, `show`, `bench movegen` and `duel` with `--variant`: Tavli position strings in and
 //! out, JSON shapes with the variant, one-line errors with exit status 2.
 
 mod common;
@@ -121,4 +121,92 @@ fn bench_movegen_reports_the_variant() {
     ]));
     assert_eq!(v["variant"], "fevga");
     assert_eq!(v["positions"], 12000);
+}
+
+#[test]
+fn duels_in_each_game_report_the_variant_and_refuse_players_it_cannot_have() {
+    for (variant, a, b) in [
+        ("portes", "net", "pubeval"),
+        ("plakoto", "heuristic", "random"),
+        ("fevga", "heuristic", "random"),
+    ] {
+        let v = json_of(&stargammon(&[
+            "duel",
+            "--variant",
+            variant,
+            "--a",
+            a,
+            "--b",
+            b,
+            "--games",
+            "40",
+            "--seed",
+            "3",
+            "--json",
+        ]));
+        assert_eq!(v["variant"], variant);
+        assert_eq!(v["games"], 40);
+        assert_eq!(v["unfinished"], 0);
+        let total = v["a_wins"].as_u64().unwrap_or(0)
+            + v["b_wins"].as_u64().unwrap_or(0)
+            + v["ties"].as_u64().unwrap_or(0);
+        assert_eq!(total, 40, "{v}");
+        assert!(v["ppg"].as_f64().is_some_and(f64::is_finite), "{v}");
+    }
+    one_line_error(&[
+        "duel",
+        "--variant",
+        "plakoto",
+        "--a",
+        "net",
+        "--b",
+        "random",
+    ]);
+    one_line_error(&[
+        "duel",
+        "--variant",
+        "fevga",
+        "--a",
+        "pubeval",
+        "--b",
+        "random",
+    ]);
+    one_line_error(&[
+        "duel",
+        "--variant",
+        "portes",
+        "--a",
+        "net:",
+        "--b",
+        "random",
+    ]);
+    one_line_error(&[
+        "duel",
+        "--variant",
+        "portes",
+        "--a",
+        "net:no/such.sgnet",
+        "--b",
+        "random",
+    ]);
+    one_line_error(&[
+        "duel",
+        "--variant",
+        "fevga",
+        "--a",
+        "héuristic",
+        "--b",
+        "random",
+    ]);
+    one_line_error(&[
+        "duel",
+        "--variant",
+        "fevga",
+        "--a",
+        "random",
+        "--b",
+        "random",
+        "--games",
+        "3",
+    ]);
 }

@@ -10,6 +10,7 @@ pub mod export;
 pub mod referee;
 pub mod socket;
 pub mod stats;
+pub mod tavli;
 
 use crate::game::Rng;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -1,4 +1,5 @@
-//! `stargammon duel --a SPEC --b SPEC --games N [--seed S] [--threads T] [--json]`.
+//! `stargammon duel --a SPEC --b SPEC --games N [--seed S] [--threads T] [--json]
+//! [--variant V]`.
 
 use clap::Args;
 
@@ -25,11 +26,14 @@ pub struct DuelArgs {
     /// Print one JSON object on stdout.
     #[arg(long)]
     pub json: bool,
+    /// The game: backgammon (default), portes, plakoto or fevga. In the Tavli games the
+    /// players are heuristic and random (and in Portes pubeval and the backgammon nets,
+    /// net or net:PATH); games run on one thread.
+    #[arg(long)]
+    pub variant: Option<crate::tavli::Variant>,
 }
 
 pub fn run(a: DuelArgs) -> Result<(), CliError> {
-    let spec_a = PlayerSpec::parse(&a.a).map_err(|e| format!("--a: {e}"))?;
-    let spec_b = PlayerSpec::parse(&a.b).map_err(|e| format!("--b: {e}"))?;
     // Games come in mirrored pairs, and the interval needs two pairs: with one it is
     // undefined.
     if a.games < 4 || a.games % 2 == 1 {
@@ -40,6 +44,11 @@ pub fn run(a: DuelArgs) -> Result<(), CliError> {
         )
         .into());
     }
+    if let Some(v) = a.variant.filter(|v| v.is_tavli()) {
+        return run_tavli(&a, v);
+    }
+    let spec_a = PlayerSpec::parse(&a.a).map_err(|e| format!("--a: {e}"))?;
+    let spec_b = PlayerSpec::parse(&a.b).map_err(|e| format!("--b: {e}"))?;
     let fa = build(&spec_a, BuildOptions::default()).map_err(|e| format!("--a: {e}"))?;
     let fb = build(&spec_b, BuildOptions::default()).map_err(|e| format!("--b: {e}"))?;
     let threads = super::threads_arg(a.threads)?;
@@ -89,6 +98,53 @@ pub fn run(a: DuelArgs) -> Result<(), CliError> {
             r.backgammons_b
         );
         println!("time: {:.1} s ({threads} threads)", r.seconds);
+        println!("command: {command}");
+    }
+    Ok(())
+}
+
+fn run_tavli(a: &DuelArgs, variant: crate::tavli::Variant) -> Result<(), CliError> {
+    use crate::players::tavli::TavliSpec;
+    let spec_a = TavliSpec::parse(&a.a, variant).map_err(|e| format!("--a: {e}"))?;
+    let spec_b = TavliSpec::parse(&a.b, variant).map_err(|e| format!("--b: {e}"))?;
+    let r = crate::arena::tavli::duel(variant, &spec_a, &spec_b, a.games, a.seed)?;
+    let command = format!(
+        "stargammon duel --variant {} --a {} --b {} --games {} --seed {}",
+        variant.name(),
+        a.a,
+        a.b,
+        r.games,
+        a.seed
+    );
+    if a.json {
+        let mut v = r.to_json();
+        v["seed"] = serde_json::json!(a.seed);
+        v["command"] = serde_json::json!(command);
+        println!("{v}");
+    } else {
+        println!(
+            "{}: {} vs {}: {} games ({} mirrored pairs), seed {}",
+            variant.name(),
+            r.a,
+            r.b,
+            r.games,
+            r.pairs,
+            a.seed
+        );
+        let interval = if r.ci95.is_finite() {
+            format!("+/- {:.4} (95%)", r.ci95)
+        } else {
+            "+/- n/a".to_string()
+        };
+        println!("ppg (A's view): {:+.4} {interval}", r.ppg);
+        println!(
+            "A wins: {}, B wins: {}, ties: {}; won with 2 points: A {}, B {}",
+            r.a_wins, r.b_wins, r.ties, r.doubles_a, r.doubles_b
+        );
+        if r.unfinished > 0 {
+            println!("unfinished games: {}", r.unfinished);
+        }
+        println!("time: {:.1} s", r.seconds);
         println!("command: {command}");
     }
     Ok(())

@@ -21,6 +21,7 @@ pub mod build;
 pub mod search;
 pub mod simple;
 pub mod spec;
+pub mod tavli;
 
 pub use build::{build, factory, BuildOptions};
 pub use search::SearchPlayer;
