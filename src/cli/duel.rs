@@ -33,22 +33,35 @@ pub struct DuelArgs {
     pub variant: Option<crate::tavli::Variant>,
 }
 
-pub fn run(a: DuelArgs) -> Result<(), CliError> {
-    // Games come in mirrored pairs, and the interval needs two pairs: with one it is
-    // undefined.
-    if a.games < 4 || a.games % 2 == 1 {
+/// Games come in mirrored pairs, and the interval needs two pairs: with one it is
+/// undefined.
+fn check_games(games: u64) -> Result<(), CliError> {
+    if games < 4 || games % 2 == 1 {
         return Err(format!(
             "--games must be an even number of at least 4 (whole mirrored pairs, two for \
-             an interval), not {}",
-            a.games
+             an interval), not {games}"
         )
         .into());
     }
+    Ok(())
+}
+
+/// The 95% interval as the text reports print it.
+fn interval_text(ci95: f64) -> String {
+    if ci95.is_finite() {
+        format!("+/- {ci95:.4} (95%)")
+    } else {
+        "+/- n/a".to_string()
+    }
+}
+
+pub fn run(a: DuelArgs) -> Result<(), CliError> {
     if let Some(v) = a.variant.filter(|v| v.is_tavli()) {
         return run_tavli(&a, v);
     }
     let spec_a = PlayerSpec::parse(&a.a).map_err(|e| format!("--a: {e}"))?;
     let spec_b = PlayerSpec::parse(&a.b).map_err(|e| format!("--b: {e}"))?;
+    check_games(a.games)?;
     let fa = build(&spec_a, BuildOptions::default()).map_err(|e| format!("--a: {e}"))?;
     let fb = build(&spec_b, BuildOptions::default()).map_err(|e| format!("--b: {e}"))?;
     let threads = super::threads_arg(a.threads)?;
@@ -77,12 +90,7 @@ pub fn run(a: DuelArgs) -> Result<(), CliError> {
             "{} vs {}: {} games ({} mirrored pairs), seed {}",
             r.a, r.b, r.games, r.pairs, a.seed
         );
-        let interval = if r.ci95.is_finite() {
-            format!("+/- {:.4} (95%)", r.ci95)
-        } else {
-            "+/- n/a".to_string()
-        };
-        println!("ppg (A's view): {:+.4} {interval}", r.ppg);
+        println!("ppg (A's view): {:+.4} {}", r.ppg, interval_text(r.ci95));
         println!(
             "A wins: {} ({:.1}%)",
             r.a_wins,
@@ -107,6 +115,7 @@ fn run_tavli(a: &DuelArgs, variant: crate::tavli::Variant) -> Result<(), CliErro
     use crate::players::tavli::TavliSpec;
     let spec_a = TavliSpec::parse(&a.a, variant).map_err(|e| format!("--a: {e}"))?;
     let spec_b = TavliSpec::parse(&a.b, variant).map_err(|e| format!("--b: {e}"))?;
+    check_games(a.games)?;
     let r = crate::arena::tavli::duel(variant, &spec_a, &spec_b, a.games, a.seed)?;
     let command = format!(
         "stargammon duel --variant {} --a {} --b {} --games {} --seed {}",
@@ -131,12 +140,7 @@ fn run_tavli(a: &DuelArgs, variant: crate::tavli::Variant) -> Result<(), CliErro
             r.pairs,
             a.seed
         );
-        let interval = if r.ci95.is_finite() {
-            format!("+/- {:.4} (95%)", r.ci95)
-        } else {
-            "+/- n/a".to_string()
-        };
-        println!("ppg (A's view): {:+.4} {interval}", r.ppg);
+        println!("ppg (A's view): {:+.4} {}", r.ppg, interval_text(r.ci95));
         println!(
             "A wins: {}, B wins: {}, ties: {}; won with 2 points: A {}, B {}",
             r.a_wins, r.b_wins, r.ties, r.doubles_a, r.doubles_b
