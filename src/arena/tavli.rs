@@ -106,15 +106,31 @@ pub fn duel(
     games: u64,
     seed: u64,
 ) -> Result<TavliDuel, String> {
+    let pa = TavliPlayer::build(a, variant, splitmix(seed ^ 0xa))?;
+    let pb = TavliPlayer::build(b, variant, splitmix(seed ^ 0xb))?;
+    Ok(duel_players(
+        variant,
+        [(a.to_string(), pa), (b.to_string(), pb)],
+        games,
+        seed,
+    ))
+}
+
+/// [`duel`] between players already built (named for the report).
+pub fn duel_players(
+    variant: Variant,
+    players: [(String, TavliPlayer); 2],
+    games: u64,
+    seed: u64,
+) -> TavliDuel {
     let rules = Rules::default();
     let started = Instant::now();
-    let mut pa = TavliPlayer::build(a, splitmix(seed ^ 0xa))?;
-    let mut pb = TavliPlayer::build(b, splitmix(seed ^ 0xb))?;
+    let [(name_a, mut pa), (name_b, mut pb)] = players;
     let pairs = games / 2;
     let mut r = TavliDuel {
         variant,
-        a: a.to_string(),
-        b: b.to_string(),
+        a: name_a,
+        b: name_b,
         games: pairs * 2,
         pairs,
         ppg: 0.0,
@@ -160,7 +176,308 @@ pub fn duel(
     r.ppg = mean;
     r.ci95 = ci;
     r.seconds = started.elapsed().as_secs_f64();
-    Ok(r)
+    r
+}
+
+/// A Tavli match's rotation (M2): the games in the order they are played, repeating.
+pub const TAVLI_ROTATION: [Variant; 3] = [Variant::Portes, Variant::Plakoto, Variant::Fevga];
+
+/// The chances of each score of one game between equal players, per game: single win,
+/// double win (each side), and a tie. Measured in self-play of the shipped players
+/// (docs/BENCHMARKS.md, "Tavli matches"); they only shape the match table below.
+fn score_rates(v: Variant) -> (f64, f64, f64) {
+    match v {
+        // (single, double, tie), each side's single and double; 2 * (s + d) + t = 1.
+        Variant::Portes => (0.37, 0.13, 0.0),
+        Variant::Plakoto => (0.33, 0.165, 0.01),
+        _ => (0.43, 0.07, 0.0),
+    }
+}
+
+/// The chance to win a Tavli match (M4, M5) for the side needing `need[0]` points against
+/// one needing `need[1]`, before game `k` of the rotation, between equal players: a table
+/// computed by iterating the game-score chances of [`score_rates`] to its fixed point.
+#[derive(Debug, Clone)]
+pub struct TavliMatchTable {
+    length: u32,
+    rotation: Vec<Variant>,
+    /// [x][y][k], x and y in 0..=length.
+    table: Vec<f64>,
+}
+
+impl TavliMatchTable {
+    pub fn new(length: u32, rotation: &[Variant]) -> TavliMatchTable {
+        let n = length as usize + 1;
+        let r = rotation.len().max(1);
+        let mut t = TavliMatchTable {
+            length,
+            rotation: rotation.to_vec(),
+            table: vec![0.5; n * n * r],
+        };
+        for _ in 0..200 {
+            let mut delta = 0.0f64;
+            for x in 1..n {
+                for y in 1..n {
+                    for k in 0..r {
+                        let v = rotation.get(k).copied().unwrap_or(Variant::Portes);
+                        let (s, d, tie) = score_rates(v);
+                        let next = (k + 1) % r;
+                        let e = |a: i64, b: i64| t.get(a, b, next);
+                        let (xi, yi) = (x as i64, y as i64);
+                        let value = s * e(xi - 1, yi)
+                            + d * e(xi - 2, yi)
+                            + s * e(xi, yi - 1)
+                            + d * e(xi, yi - 2)
+                            + tie * e(xi, yi);
+                        let i = (x * n + y) * r + k;
+                        delta = delta.max((t.table[i] - value).abs());
+                        t.table[i] = value;
+                    }
+                }
+            }
+            if delta < 1e-12 {
+                break;
+            }
+        }
+        t
+    }
+
+    /// The chance that the side needing `a` points wins against one needing `b`, before
+    /// game `k` of the rotation (a need of 0 or less has won).
+    pub fn get(&self, a: i64, b: i64, k: usize) -> f64 {
+        if a <= 0 {
+            return 1.0;
+        }
+        if b <= 0 {
+            return 0.0;
+        }
+        let n = self.length as usize + 1;
+        let r = self.rotation.len().max(1);
+        let (a, b) = ((a as usize).min(n - 1), (b as usize).min(n - 1));
+        self.table[(a * n + b) * r + k % r]
+    }
+
+    /// The values for the mover of the four scores of game `k` (single win, double win,
+    /// single loss, double loss) as match-winning chances, when it needs `me` points and
+    /// the opponent `them`.
+    pub fn values(&self, me: u32, them: u32, k: usize) -> [f64; 4] {
+        let (a, b) = (i64::from(me), i64::from(them));
+        let next = k + 1;
+        [
+            self.get(a - 1, b, next),
+            self.get(a - 2, b, next),
+            self.get(a, b - 1, next),
+            self.get(a, b - 2, next),
+        ]
+    }
+}
+
+/// One game of a Tavli match, from A's view.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TavliGameRecord {
+    pub variant: Variant,
+    /// Whether A started the game (rolled first).
+    pub a_started: bool,
+    /// Points to A (positive), to B (negative), 0 for a tie or an unfinished game.
+    pub points: i32,
+    pub turns: u32,
+    /// The score before the game, A's first.
+    pub score_before: [u32; 2],
+    /// Stopped at [`MAX_TURNS`].
+    pub unfinished: bool,
+}
+
+/// A whole Tavli match, from A's view.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TavliMatchRecord {
+    pub length: u32,
+    pub games: Vec<TavliGameRecord>,
+    pub score: [u32; 2],
+    /// Whether A won (`None` when a defect stopped it: a game cut at MAX_TURNS).
+    pub a_won: Option<bool>,
+}
+
+impl TavliMatchRecord {
+    pub fn to_json(&self, index: u64) -> serde_json::Value {
+        let games: Vec<serde_json::Value> = self
+            .games
+            .iter()
+            .map(|g| {
+                serde_json::json!({
+                    "variant": g.variant.name(),
+                    "starter": if g.a_started { "A" } else { "B" },
+                    "winner": match g.points.signum() { 1 => "A", -1 => "B", _ => if g.unfinished { "unfinished" } else { "tie" } },
+                    "points": g.points.unsigned_abs(),
+                    "turns": g.turns,
+                    "score_before": g.score_before,
+                })
+            })
+            .collect();
+        serde_json::json!({
+            "match": index,
+            "length": self.length,
+            "winner": match self.a_won { Some(true) => "A", Some(false) => "B", None => "none" },
+            "score": self.score,
+            "games": games,
+        })
+    }
+}
+
+/// The players of one seat: one per game of the rotation.
+pub type Seat = Vec<(Variant, TavliPlayer)>;
+
+fn seat_player(seat: &mut Seat, v: Variant) -> Option<&mut TavliPlayer> {
+    seat.iter_mut().find(|(w, _)| *w == v).map(|(_, p)| p)
+}
+
+/// Plays one Tavli match to `length` points on the dice of `seed`: the games of
+/// `rotation` in turn (M2), the first game and any after a tie opened by C8, every other
+/// game started by the previous game's winner, who rolls both dice (M3). Net players
+/// value each play by the chance of winning the match (M5).
+pub fn play_match(
+    length: u32,
+    rotation: &[Variant],
+    table: &TavliMatchTable,
+    seats: [&mut Seat; 2],
+    seed: u64,
+) -> TavliMatchRecord {
+    let rules = Rules::default();
+    let [a, b] = seats;
+    let mut rng = Rng::seeded(seed);
+    let mut score = [0u32; 2];
+    let mut games = Vec::new();
+    let mut starter: Option<usize> = None;
+    let mut list = TavliPlayList::new();
+    let mut k = 0usize;
+    while score[0] < length && score[1] < length {
+        let variant = rotation[k % rotation.len()];
+        let (first, mut dice) = match starter {
+            Some(s) => (s, rng.dice()),
+            None => crate::tavli::driver::opening(&mut rng),
+        };
+        let mut pos = TavliPosition::start(variant);
+        let mut side = first;
+        let mut result: Option<i32> = None;
+        let mut turns = 0;
+        while turns < MAX_TURNS {
+            turns += 1;
+            generate_plays(&pos, dice, &rules, &mut list);
+            let plays = list.as_slice();
+            if plays.is_empty() {
+                break;
+            }
+            let seat: &mut Seat = if side == 0 { &mut *a } else { &mut *b };
+            let index = match seat_player(seat, variant) {
+                Some(p) => {
+                    let need_me = length - score[side];
+                    let need_them = length - score[1 - side];
+                    p.set_values(table.values(need_me, need_them, k));
+                    p.choose(&pos, plays)
+                }
+                None => 0,
+            };
+            let play = plays[index.min(plays.len() - 1)];
+            if let Some(done) = play.after.result() {
+                let pts = match done {
+                    Outcome::Tie => 0,
+                    o => o.mover_points(),
+                };
+                result = Some(if side == 0 { pts } else { -pts });
+                break;
+            }
+            pos = play.next_position();
+            side = 1 - side;
+            dice = rng.dice();
+        }
+        let points = result.unwrap_or(0);
+        games.push(TavliGameRecord {
+            variant,
+            a_started: first == 0,
+            points,
+            turns,
+            score_before: score,
+            unfinished: result.is_none(),
+        });
+        if result.is_none() {
+            return TavliMatchRecord {
+                length,
+                games,
+                score,
+                a_won: None,
+            };
+        }
+        starter = match points.signum() {
+            1 => {
+                score[0] += points.unsigned_abs();
+                Some(0)
+            }
+            -1 => {
+                score[1] += points.unsigned_abs();
+                Some(1)
+            }
+            _ => None,
+        };
+        k += 1;
+    }
+    TavliMatchRecord {
+        length,
+        games,
+        score,
+        a_won: Some(score[0] >= length),
+    }
+}
+
+/// Plays `matches` Tavli matches between two seats on `threads` threads, in mirrored
+/// pairs (match 2i and 2i + 1 share their dice, the seats swapped), calling `each` with
+/// the records in match order.
+pub fn play_matches(
+    length: u32,
+    rotation: &[Variant],
+    seats: [&Seat; 2],
+    matches: u64,
+    seed: u64,
+    threads: usize,
+    each: &mut dyn FnMut(u64, &TavliMatchRecord),
+) {
+    let table = TavliMatchTable::new(length, rotation);
+    let threads = threads.clamp(1, 64) as u64;
+    let results: Vec<Vec<(u64, TavliMatchRecord)>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                let (mut a, mut b) = (seats[0].clone(), seats[1].clone());
+                let table = &table;
+                scope.spawn(move || {
+                    let mut out = Vec::new();
+                    let mut i = t;
+                    while i < matches {
+                        let dice = splitmix(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ (i / 2));
+                        let r = if i % 2 == 0 {
+                            play_match(length, rotation, table, [&mut a, &mut b], dice)
+                        } else {
+                            let mut r = play_match(length, rotation, table, [&mut b, &mut a], dice);
+                            r.score.swap(0, 1);
+                            r.a_won = r.a_won.map(|w| !w);
+                            for g in &mut r.games {
+                                g.a_started = !g.a_started;
+                                g.points = -g.points;
+                                g.score_before.swap(0, 1);
+                            }
+                            r
+                        };
+                        out.push((i, r));
+                        i += threads;
+                    }
+                    out
+                })
+            })
+            .collect();
+        handles.into_iter().filter_map(|h| h.join().ok()).collect()
+    });
+    let mut all: Vec<(u64, TavliMatchRecord)> = results.into_iter().flatten().collect();
+    all.sort_by_key(|(i, _)| *i);
+    for (i, r) in &all {
+        each(*i, r);
+    }
 }
 
 #[cfg(test)]
@@ -179,6 +496,67 @@ mod tests {
             let again = duel(variant, &TavliSpec::Heuristic, &TavliSpec::Random, 20, 5).unwrap();
             assert_eq!((again.ppg, again.a_wins), (d.ppg, d.a_wins));
         }
+    }
+
+    #[test]
+    fn the_match_table_is_a_probability_and_symmetric() {
+        let t = TavliMatchTable::new(7, &TAVLI_ROTATION);
+        for k in 0..3 {
+            assert!((t.get(7, 7, k) - 0.5).abs() < 0.02, "{}", t.get(7, 7, k));
+            for x in 1..=7 {
+                for y in 1..=7 {
+                    let p = t.get(x, y, k);
+                    assert!((0.0..=1.0).contains(&p));
+                    // Needing fewer points never hurts.
+                    assert!(t.get(x - 1, y, k) >= p - 1e-12);
+                }
+            }
+        }
+        // Single game: a Plakoto-only match solves its tie loop too.
+        let p = TavliMatchTable::new(3, &[Variant::Plakoto]);
+        assert!((p.get(3, 3, 0) - 0.5).abs() < 1e-9);
+        let v = t.values(1, 5, 0);
+        assert_eq!(v[0], 1.0);
+        assert_eq!(v[1], 1.0);
+    }
+
+    #[test]
+    fn tavli_matches_end_with_a_winner_and_rotate() {
+        let seat = |spec: TavliSpec| -> Seat {
+            TAVLI_ROTATION
+                .iter()
+                .map(|&v| (v, TavliPlayer::build(&spec, v, 1).unwrap()))
+                .collect()
+        };
+        let (a, b) = (seat(TavliSpec::Heuristic), seat(TavliSpec::Random));
+        let mut records = Vec::new();
+        play_matches(5, &TAVLI_ROTATION, [&a, &b], 6, 9, 2, &mut |i, r| {
+            records.push((i, r.clone()))
+        });
+        assert_eq!(records.len(), 6);
+        for (i, r) in &records {
+            assert!(r.a_won.is_some(), "match {i}");
+            assert!(r.score[0] >= 5 || r.score[1] >= 5);
+            for (g, game) in r.games.iter().enumerate() {
+                assert_eq!(game.variant, TAVLI_ROTATION[g % 3]);
+                assert!(game.points.unsigned_abs() <= 2);
+                // The winner of a game starts the next one.
+                if let Some(next) = r.games.get(g + 1) {
+                    if game.points != 0 {
+                        assert_eq!(next.a_started, game.points > 0);
+                    }
+                }
+            }
+            let a_points: i32 = r
+                .games
+                .iter()
+                .filter(|g| g.points > 0)
+                .map(|g| g.points)
+                .sum();
+            assert_eq!(a_points as u32, r.score[0]);
+        }
+        // Mirrored pairs: the same dice, seats swapped.
+        assert_eq!(records[0].1.games[0].variant, Variant::Portes);
     }
 
     #[test]

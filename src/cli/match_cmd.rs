@@ -71,6 +71,179 @@ pub struct MatchArgs {
     /// Write the matches as gnubg SGF files (`load match`), numbered as for --mat.
     #[arg(long)]
     pub sgf: Option<std::path::PathBuf>,
+    /// A Tavli game (portes, plakoto, fevga), or `tavli` for Tavli matches (Portes,
+    /// Plakoto and Fevga in turn); the engines are Tavli player specs (`net`,
+    /// `net,depth=3`, `net:PATH`, `heuristic`, `random`).
+    #[arg(long)]
+    pub variant: Option<String>,
+}
+
+/// `match --variant ...`: Tavli matches (or money games of one game) between two seats.
+fn run_tavli(args: &MatchArgs, variant: &str) -> Result<(), CliError> {
+    use crate::arena::tavli::{play_matches, Seat, TAVLI_ROTATION};
+    use crate::players::tavli::{TavliPlayer, TavliSpec};
+    use crate::tavli::Variant;
+    let rotation: Vec<Variant> = match variant.trim().to_ascii_lowercase().as_str() {
+        "tavli" => TAVLI_ROTATION.to_vec(),
+        other => match other.parse::<Variant>() {
+            Ok(v) if v.is_tavli() => vec![v],
+            Ok(_) => return Err("backgammon matches take no --variant".into()),
+            Err(e) => return Err(format!("{e} (or tavli)").into()),
+        },
+    };
+    if args.cube == Some(OnOff::On) {
+        return Err("the Tavli games have no cube (M5)".into());
+    }
+    if args.mat.is_some() || args.sgf.is_some() {
+        return Err(
+            "--mat and --sgf are backgammon match files; Tavli matches write --games-out".into(),
+        );
+    }
+    if args.parallel == 0 {
+        return Err("--parallel must be at least 1".into());
+    }
+    let seat = |text: &str, flag: &str| -> Result<Seat, CliError> {
+        rotation
+            .iter()
+            .map(|&v| {
+                let spec = TavliSpec::parse(text, v).map_err(|e| format!("{flag}: {e}"))?;
+                let p = TavliPlayer::build(
+                    &spec,
+                    v,
+                    crate::game::splitmix(args.seed ^ flag.len() as u64),
+                )
+                .map_err(|e| format!("{flag}: {e}"))?;
+                Ok((v, p))
+            })
+            .collect()
+    };
+    let a = seat(&args.a, "--a")?;
+    let b = seat(&args.b, "--b")?;
+    let (length, matches) = match (args.games, args.length, args.matches) {
+        (Some(g), None, None) if g > 0 && rotation.len() == 1 => {
+            // Money games of one game: a duel.
+            let r = crate::arena::tavli::duel(
+                rotation[0],
+                &TavliSpec::parse(&args.a, rotation[0])?,
+                &TavliSpec::parse(&args.b, rotation[0])?,
+                g,
+                args.seed,
+            )?;
+            println!("{}", r.to_json());
+            return Ok(());
+        }
+        (Some(_), None, None) => {
+            return Err("--variant tavli plays matches: give --length L --matches M".into())
+        }
+        (None, Some(l), Some(m)) if l > 0 && m > 0 => (l, m),
+        (None, Some(l), None) if l > 0 => (l, 1),
+        _ => return Err("give --length L --matches M (both positive)".into()),
+    };
+    let mut games_out = match &args.games_out {
+        Some(p) => Some(std::io::BufWriter::new(
+            std::fs::File::create(p).map_err(|e| format!("cannot write {}: {e}", p.display()))?,
+        )),
+        None => None,
+    };
+    let started = std::time::Instant::now();
+    let mut io_error: Option<std::io::Error> = None;
+    let mut records = Vec::new();
+    let bar = if args.json {
+        indicatif::ProgressBar::hidden()
+    } else {
+        indicatif::ProgressBar::new(matches)
+    };
+    play_matches(
+        length,
+        &rotation,
+        [&a, &b],
+        matches,
+        args.seed,
+        args.parallel,
+        &mut |i, r| {
+            if let Some(w) = games_out.as_mut() {
+                if let Err(e) = writeln!(w, "{}", r.to_json(i)) {
+                    io_error.get_or_insert(e);
+                }
+            }
+            records.push(r.clone());
+            bar.inc(1);
+        },
+    );
+    bar.finish_and_clear();
+    if let Some(e) = io_error {
+        return Err(format!("writing games: {e}").into());
+    }
+    if let Some(mut w) = games_out {
+        w.flush()?;
+    }
+    let wins_a = records.iter().filter(|r| r.a_won == Some(true)).count() as u64;
+    let unfinished = records.iter().filter(|r| r.a_won.is_none()).count() as u64;
+    let games: Vec<_> = records.iter().flat_map(|r| r.games.iter()).collect();
+    let ties = games
+        .iter()
+        .filter(|g| g.points == 0 && !g.unfinished)
+        .count();
+    let points_a: i64 = games.iter().map(|g| i64::from(g.points)).sum();
+    let rate = wins_a as f64 / matches as f64;
+    let ci = 1.96 * (rate * (1.0 - rate) / matches as f64).sqrt();
+    let name = if rotation.len() > 1 {
+        "tavli"
+    } else {
+        rotation[0].name()
+    };
+    let command = format!(
+        "stargammon match --variant {name} --a {} --b {} --length {length} --matches {matches} --seed {} --parallel {}",
+        args.a, args.b, args.seed, args.parallel
+    );
+    if args.json {
+        // Every game of every match in one list, each with its match's index.
+        let mut game_list = Vec::new();
+        let mut scores = Vec::new();
+        for (i, r) in records.iter().enumerate() {
+            let j = r.to_json(i as u64);
+            scores.push(j["score"].clone());
+            if let Some(gs) = j["games"].as_array() {
+                for g in gs {
+                    let mut g = g.clone();
+                    g["match"] = serde_json::json!(i);
+                    game_list.push(g);
+                }
+            }
+        }
+        println!(
+            "{}",
+            serde_json::json!({
+                "variant": name,
+                "a": args.a,
+                "b": args.b,
+                "length": length,
+                "matches": matches,
+                "match_wins_a": wins_a,
+                "match_win_rate_a": rate,
+                "ci95": ci,
+                "games": game_list,
+                "game_count": games.len(),
+                "scores": scores,
+                "ties": ties,
+                "points_a_minus_b": points_a,
+                "unfinished": unfinished,
+                "seed": args.seed,
+                "seconds": started.elapsed().as_secs_f64(),
+                "command": command,
+            })
+        );
+    } else {
+        println!("{name} {length}-point matches: A {}  B {}", args.a, args.b);
+        println!(
+            "matches {matches}  A won {wins_a} ({:.1}% +- {:.1})  games {}  ties {ties}  unfinished {unfinished}",
+            100.0 * rate,
+            100.0 * ci,
+            games.len()
+        );
+        println!("{:.1} s  ({command})", started.elapsed().as_secs_f64());
+    }
+    Ok(())
 }
 
 /// Builds the decider factory for an engine argument; `cube` says whether cube questions
@@ -95,6 +268,9 @@ pub fn engine_factory(
 }
 
 pub fn run(args: MatchArgs) -> Result<(), CliError> {
+    if let Some(v) = &args.variant {
+        return run_tavli(&args, v);
+    }
     let kind = match (args.games, args.length, args.matches) {
         (Some(g), None, None) if g > 0 => SeriesKind::Money { games: g },
         (None, Some(l), Some(m)) if l > 0 && m > 0 => SeriesKind::Matches {

@@ -1,4 +1,6 @@
 //! `stargammon train [--config FILE] [--resume DIR]`: TD(lambda) self-play training.
+//! With `--variant portes|plakoto|fevga` the run trains that game's net
+//! (`crate::train::tavli`; config/tavli-*.toml).
 
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -38,9 +40,89 @@ pub struct TrainArgs {
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
+    /// Train a Tavli game's net (portes, plakoto, fevga) with a config/tavli-*.toml file.
+    #[arg(long)]
+    pub variant: Option<crate::tavli::Variant>,
+}
+
+fn run_tavli(a: TrainArgs, variant: crate::tavli::Variant) -> Result<(), CliError> {
+    use crate::train::tavli::{TavliTrainConfig, TavliTrainer};
+    if !variant.is_tavli() {
+        return Err(
+            "--variant takes portes, plakoto or fevga (backgammon trains without it)".into(),
+        );
+    }
+    if !a.average.is_empty() {
+        return Err("--average is for backgammon nets".into());
+    }
+    let config = match &a.config {
+        Some(p) => Some(TavliTrainConfig::load(p)?),
+        None => None,
+    };
+    if let Some(c) = &config {
+        if c.variant()? != variant {
+            return Err(format!("--variant {variant} but the config trains {}", c.variant).into());
+        }
+    }
+    if let Some(out) = &a.export {
+        let Some(dir) = &a.resume else {
+            return Err("--export needs --resume DIR".into());
+        };
+        let file = if a.latest { "net.sgnet" } else { "best.sgnet" };
+        let net = crate::eval::tavli::TavliNet::load(&dir.join(file))?;
+        if net.variant() != variant {
+            return Err(format!("{} holds a {} net", dir.display(), net.variant()).into());
+        }
+        net.save(out)?;
+        eprintln!(
+            "exported the {variant} net trained on {} games to {}",
+            net.games,
+            out.display()
+        );
+        return Ok(());
+    }
+    let mut trainer = match (&a.resume, config) {
+        (Some(dir), c) => TavliTrainer::resume(dir, c)?,
+        (None, Some(c)) => TavliTrainer::create(c)?,
+        (None, None) => TavliTrainer::create(TavliTrainConfig::load(&PathBuf::from(format!(
+            "config/tavli-{variant}.toml"
+        )))?)?,
+    };
+    if trainer.net.variant() != variant {
+        return Err(format!(
+            "the run in {} trains {}, not {variant}",
+            trainer.dir().display(),
+            trainer.net.variant()
+        )
+        .into());
+    }
+    if let Some(m) = a.max_minutes {
+        if !(m.is_finite() && m >= 0.0) {
+            return Err("--max-minutes must be a number >= 0".into());
+        }
+        trainer.config.max_minutes = m;
+    }
+    if let Some(g) = a.max_games {
+        trainer.config.max_games = g;
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    stop_on_signals(stop.clone())?;
+    eprintln!(
+        "[train {variant}] run {} in {}: {} games so far, net {}x{}x3",
+        trainer.config.name,
+        trainer.dir().display(),
+        trainer.state.games,
+        crate::eval::tavli::TAVLI_INPUTS,
+        trainer.net.hidden(),
+    );
+    trainer.run(&stop, !a.quiet)?;
+    Ok(())
 }
 
 pub fn run(a: TrainArgs) -> Result<(), CliError> {
+    if let Some(v) = a.variant {
+        return run_tavli(a, v);
+    }
     let config = match &a.config {
         Some(p) => Some(TrainConfig::load(p)?),
         None => None,

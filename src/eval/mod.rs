@@ -78,6 +78,7 @@ pub mod neural;
 pub mod noisy;
 pub mod pubeval;
 pub mod simple;
+pub mod tavli;
 pub mod weights;
 
 pub use neural::NeuralEvaluator;

@@ -19,6 +19,7 @@
 pub mod config;
 pub mod curve;
 pub mod distill;
+pub mod tavli;
 
 use crate::game::Rng;
 use serde::{Deserialize, Serialize};

@@ -1,0 +1,911 @@
+//! The nets of the Tavli games: one net per game with three outputs for the side to act
+//! before its roll, W = P(win, single or double), WD = P(double win, a mother win
+//! included), LD = P(double loss) (docs/VARIANTS.md, section 9). Cubeless value
+//! V = 2W - 1 + WD - LD.
+//!
+//! Inputs (docs/VARIANTS.md, "Net inputs"), the same layout in every game, each game its
+//! own encoding id so that a Plakoto net is never read as a Fevga one:
+//!
+//! - raw counts: for each side and each of its own points 1..=24, four units (at least
+//!   one checker, at least two, at least three, and (n - 3) / 2 beyond three);
+//! - pins (Plakoto): for each side and point, 1 when that side's checker there is pinned;
+//! - [`SIDE_FEATURES`] expert features per side (see [`side_features`]);
+//! - three global ones: the race flag and the pip difference when behind and when ahead,
+//!   over 60.
+//!
+//! The weights file has the backgammon nets' layout ([`super::weights`]): the same magic,
+//! version and checksum, the game's encoding id, one net of three outputs.
+
+use std::fmt;
+use std::path::Path;
+
+use super::weights::{fnv1a64, WeightsError, FORMAT_VERSION, MAGIC};
+use crate::game::{Dice, ALL_ROLLS};
+use crate::tavli::position::{opp_point, Outcome, TavliPosition};
+use crate::tavli::Variant;
+
+/// W, WD, LD.
+pub const TAVLI_OUTPUTS: usize = 3;
+/// Expert features per side.
+pub const SIDE_FEATURES: usize = 16;
+/// Features of the whole position.
+pub const GLOBAL_FEATURES: usize = 3;
+const RAW: usize = 24 * 4;
+const PINS: usize = 24;
+/// Inputs of every Tavli net.
+pub const TAVLI_INPUTS: usize = 2 * RAW + 2 * PINS + 2 * SIDE_FEATURES + GLOBAL_FEATURES;
+/// Largest hidden layer a Tavli net may have.
+pub const TAVLI_MAX_HIDDEN: usize = 512;
+
+/// The encoding id of a game's net (backgammon's are 1 and 2).
+pub fn encoding_id(variant: Variant) -> Option<u32> {
+    match variant {
+        Variant::Portes => Some(10),
+        Variant::Plakoto => Some(11),
+        Variant::Fevga => Some(12),
+        Variant::Backgammon => None,
+    }
+}
+
+/// The game whose net reads encoding `id`.
+pub fn variant_of_encoding(id: u32) -> Option<Variant> {
+    match id {
+        10 => Some(Variant::Portes),
+        11 => Some(Variant::Plakoto),
+        12 => Some(Variant::Fevga),
+        _ => None,
+    }
+}
+
+/// W, WD, LD for the side to act, before it rolls.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct TavliProbs(pub [f32; TAVLI_OUTPUTS]);
+
+impl TavliProbs {
+    /// Cubeless value in points per game: 2W - 1 + WD - LD.
+    #[inline]
+    pub fn value(&self) -> f32 {
+        let [w, wd, ld] = self.0;
+        2.0 * w - 1.0 + wd - ld
+    }
+
+    /// The same chances seen from the other side.
+    #[inline]
+    pub fn invert(&self) -> TavliProbs {
+        let [w, wd, ld] = self.0;
+        TavliProbs([1.0 - w, ld, wd])
+    }
+
+    /// The certain outcome of a finished game, for the side to act.
+    pub fn of_outcome(o: Outcome) -> TavliProbs {
+        match o {
+            Outcome::MoverWins(p) => TavliProbs([1.0, if p >= 2 { 1.0 } else { 0.0 }, 0.0]),
+            Outcome::OpponentWins(p) => TavliProbs([0.0, 0.0, if p >= 2 { 1.0 } else { 0.0 }]),
+            Outcome::Tie => TavliProbs([0.5, 0.0, 0.0]),
+        }
+    }
+
+    /// Chances of the four scores (single win, double win, single loss, double loss), for
+    /// match play; a Plakoto tie's half win is shared out as half a single win and half a
+    /// single loss.
+    pub fn scores(&self) -> [f64; 4] {
+        let [w, wd, ld] = self.0.map(f64::from);
+        let wd = wd.clamp(0.0, w);
+        let ld = ld.clamp(0.0, 1.0 - w);
+        [w - wd, wd, 1.0 - w - ld, ld]
+    }
+}
+
+/// The encoded inputs of one position: the nonzero inputs, as (index, value).
+#[derive(Debug, Clone)]
+pub struct TavliInputs {
+    index: Vec<u16>,
+    value: Vec<f32>,
+}
+
+impl Default for TavliInputs {
+    fn default() -> Self {
+        TavliInputs {
+            index: Vec::with_capacity(TAVLI_INPUTS),
+            value: Vec::with_capacity(TAVLI_INPUTS),
+        }
+    }
+}
+
+impl TavliInputs {
+    #[inline]
+    fn push(&mut self, i: usize, v: f32) {
+        if v != 0.0 {
+            self.index.push(i as u16);
+            self.value.push(v);
+        }
+    }
+
+    /// Number of nonzero inputs.
+    pub fn len(&self) -> usize {
+        self.index.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.index.is_empty()
+    }
+
+    /// Every input as a dense vector (for tests and tools).
+    pub fn to_dense(&self) -> Vec<f32> {
+        let mut v = vec![0.0; TAVLI_INPUTS];
+        for (&i, &x) in self.index.iter().zip(&self.value) {
+            v[i as usize] = x;
+        }
+        v
+    }
+}
+
+/// A side's view of the board in the mover's numbering (1..=24).
+struct View {
+    variant: Variant,
+    /// The mover's counts.
+    me: [u8; 26],
+    /// The opponent's counts on the mover's points (index 25 its bar, 0 unused).
+    op: [u8; 26],
+    /// Bit m: the mover's checker on m is pinned / the opponent's checker on m is.
+    my_pinned: u32,
+    op_pinned: u32,
+}
+
+const BOARD: u32 = 0x01ff_fffe;
+
+impl View {
+    fn of(pos: &TavliPosition) -> View {
+        let variant = pos.variant();
+        let me = *pos.counts(0);
+        let theirs = pos.counts(1);
+        let mut op = [0u8; 26];
+        let mut op_pinned = 0u32;
+        let their_pins = pos.pins(1);
+        for (m, slot) in op.iter_mut().enumerate().take(25).skip(1) {
+            let q = opp_point(variant, m);
+            *slot = theirs[q];
+            if their_pins >> q & 1 == 1 {
+                op_pinned |= 1 << m;
+            }
+        }
+        op[25] = theirs[25];
+        View {
+            variant,
+            me,
+            op,
+            my_pinned: pos.pins(0),
+            op_pinned,
+        }
+    }
+
+    /// Points (bits 1..=24, mover's numbering) the mover holds as blocks: two or more
+    /// checkers; in Plakoto also a single checker pinning one of the opponent's; in
+    /// Fevga any checker.
+    fn my_blocks(&self) -> u32 {
+        let mut mask = 0;
+        for m in 1..=24 {
+            let n = self.me[m];
+            let block = match self.variant {
+                Variant::Fevga => n >= 1,
+                Variant::Plakoto => n >= 2 || (n == 1 && self.op_pinned >> m & 1 == 1),
+                _ => n >= 2,
+            };
+            if block {
+                mask |= 1 << m;
+            }
+        }
+        mask
+    }
+
+    /// The opponent's blocks, on the mover's points.
+    fn op_blocks(&self) -> u32 {
+        let mut mask = 0;
+        for m in 1..=24 {
+            let n = self.op[m];
+            let block = match self.variant {
+                Variant::Fevga => n >= 1,
+                Variant::Plakoto => n >= 2 || (n == 1 && self.my_pinned >> m & 1 == 1),
+                _ => n >= 2,
+            };
+            if block {
+                mask |= 1 << m;
+            }
+        }
+        mask
+    }
+}
+
+/// Bits reachable from `src` by the steps of `dice`, moving toward higher bits when `up`
+/// (else lower), never landing on a point of `blocked`, bits limited to 1..=24 (0 is the
+/// bar when moving up). Intermediate landings of a combination must be open too.
+#[inline]
+fn reach(src: u32, dice: Dice, blocked: u32, up: bool) -> u32 {
+    let open = BOARD & !blocked;
+    let step = |m: u32, d: u8| -> u32 {
+        if up {
+            (m << d) & open
+        } else {
+            (m >> d) & open
+        }
+    };
+    let (a, b) = (dice.high(), dice.low());
+    if a == b {
+        let mut r = src;
+        let mut acc = 0;
+        for _ in 0..4 {
+            r = step(r, a);
+            acc |= r;
+        }
+        acc
+    } else {
+        let ra = step(src, a);
+        let rb = step(src, b);
+        ra | rb | step(ra, b) | step(rb, a)
+    }
+}
+
+/// Chance (over the 36 rolls) that the opponent's next roll can land on a lone checker
+/// of the mover that it may hit (Portes) or pin (Plakoto), directly or with a combination
+/// whose intermediate points are open.
+fn shot_chance(v: &View) -> f32 {
+    let mut blots = 0u32;
+    for m in 1..=24 {
+        if v.me[m] == 1 && v.op[m] == 0 && v.my_pinned >> m & 1 == 0 {
+            blots |= 1 << m;
+        }
+    }
+    if blots == 0 {
+        return 0.0;
+    }
+    let src = if v.op[25] > 0 {
+        1 // The opponent's bar, point 0 in the mover's numbering.
+    } else {
+        let mut s = 0u32;
+        for m in 1..=24 {
+            if v.op[m] > 0 && v.op_pinned >> m & 1 == 0 {
+                s |= 1 << m;
+            }
+        }
+        s
+    };
+    let blocked = v.my_blocks() & !blots;
+    let mut hits = 0u32;
+    for d in ALL_ROLLS {
+        if reach(src, d, blocked, true) & blots != 0 {
+            hits += d.weight();
+        }
+    }
+    hits as f32 / 36.0
+}
+
+/// The prime features: 1 when the mover holds `len` blocks in a row; otherwise, over the
+/// runs of `len` points with exactly one missing, the best chance that the next roll
+/// fills the gap (one checker arriving makes it a block: an empty point in Fevga, a lone
+/// own checker or, in Plakoto, a lone unpinned opposing one); 0 otherwise.
+fn prime_feature(v: &View, blocks: u32, len: u32) -> f32 {
+    let window = (1u32 << len) - 1;
+    let mut best = 0.0f32;
+    let op_blocks = v.op_blocks();
+    for start in 1..=(25 - len) {
+        let w = window << start;
+        let missing = w & !blocks;
+        match missing.count_ones() {
+            0 => return 1.0,
+            1 => {
+                let g = missing.trailing_zeros() as usize;
+                let fillable = match v.variant {
+                    Variant::Fevga => v.op[g] == 0,
+                    Variant::Plakoto => {
+                        v.me[g] == 1 || (v.me[g] == 0 && v.op[g] == 1 && v.op_pinned >> g & 1 == 0)
+                    }
+                    _ => v.me[g] == 1,
+                };
+                if !fillable {
+                    continue;
+                }
+                // Checkers that can leave: any behind the window, or spares inside it.
+                let mut src = 0u32;
+                for p in (g + 1)..=24 {
+                    let inside = w >> p & 1 == 1;
+                    let n = v.me[p];
+                    let movable = v.my_pinned >> p & 1 == 0;
+                    if movable && (n >= 2 || (n == 1 && !inside && p != g)) {
+                        src |= 1 << p;
+                    }
+                }
+                if v.variant == Variant::Portes && v.me[25] > 0 {
+                    continue;
+                }
+                let target = 1u32 << g;
+                let blocked = op_blocks & !target;
+                let mut fills = 0u32;
+                for d in ALL_ROLLS {
+                    if reach(src, d, blocked, false) & target != 0 {
+                        fills += d.weight();
+                    }
+                }
+                best = best.max(fills as f32 / 36.0);
+            }
+            _ => {}
+        }
+    }
+    best
+}
+
+/// The expert features of the side to act in `pos`, each in about [0, 1]:
+///
+/// 0. checkers borne off, over 15;
+/// 1. pip count, over 200;
+/// 2. checkers in the home quarter (points 1..=6), over 15;
+/// 3. the rearmost checker's point (the bar 25), over 25;
+/// 4. the chance that the opponent's next roll hits (Portes) or pins (Plakoto) one of
+///    this side's lone checkers;
+/// 5. 6. checkers on the bar (Portes): at least one, and (n - 1) / 2;
+/// 7. blocks in the home quarter, over 6;
+/// 8. this side's pinned checkers, over 3 (Plakoto);
+/// 9. this side's mother pinned (Plakoto);
+/// 10. when this side pins a checker in its home quarter, its checkers on that point
+///     and behind it (the pinner excluded), over 14: the stack that keeps the pin
+///     through the bear-off (the paper's ChFrontOfPin);
+/// 11. the longest run of blocks, over 6;
+/// 12. 13. 14. the prime features of 6, 5 and 4 points ([`prime_feature`]);
+/// 15. Fevga: the side's runner has not yet released its other checkers (no checker
+///     on points 1..=11, none borne off).
+pub fn side_features(pos: &TavliPosition) -> [f32; SIDE_FEATURES] {
+    let v = View::of(pos);
+    let variant = v.variant;
+    let mut f = [0.0f32; SIDE_FEATURES];
+    f[0] = f32::from(pos.off(0)) / 15.0;
+    f[1] = pos.pips(0) as f32 / 200.0;
+    let home: u32 = v.me[1..=6].iter().map(|&n| u32::from(n)).sum();
+    f[2] = home as f32 / 15.0;
+    let rear = (1..=25).rev().find(|&m| v.me[m] > 0).unwrap_or(0);
+    f[3] = rear as f32 / 25.0;
+    if matches!(variant, Variant::Portes | Variant::Plakoto) {
+        f[4] = shot_chance(&v);
+    }
+    if v.me[25] > 0 {
+        f[5] = 1.0;
+        f[6] = f32::from(v.me[25] - 1) / 2.0;
+    }
+    let blocks = v.my_blocks();
+    f[7] = (blocks & 0x7e).count_ones() as f32 / 6.0;
+    if variant == Variant::Plakoto {
+        f[8] = v.my_pinned.count_ones() as f32 / 3.0;
+        f[9] = f32::from(u8::from(pos.mother_pinned(0)));
+        let home_pins = v.op_pinned & 0x7e;
+        if home_pins != 0 {
+            let last = 31 - home_pins.leading_zeros() as usize;
+            let behind: u32 = v.me[last..=24].iter().map(|&n| u32::from(n)).sum();
+            f[10] = behind.saturating_sub(1) as f32 / 14.0;
+        }
+    }
+    let mut run = 0u32;
+    let mut longest = 0u32;
+    for m in 1..=24 {
+        if blocks >> m & 1 == 1 {
+            run += 1;
+            longest = longest.max(run);
+        } else {
+            run = 0;
+        }
+    }
+    f[11] = longest.min(6) as f32 / 6.0;
+    if longest >= 3 {
+        f[12] = prime_feature(&v, blocks, 6);
+        f[13] = prime_feature(&v, blocks, 5);
+        f[14] = prime_feature(&v, blocks, 4);
+    }
+    if variant == Variant::Fevga && pos.off(0) == 0 && v.me[1..=11].iter().all(|&n| n == 0) {
+        f[15] = 1.0;
+    }
+    f
+}
+
+/// Whether the two sides can no longer meet: in Portes and Plakoto every checker of each
+/// side has passed every checker of the other; in Fevga both sides' checkers are all on
+/// their own points 1..=12 (their paths no longer cross).
+pub fn is_race(pos: &TavliPosition) -> bool {
+    let me = pos.counts(0);
+    let them = pos.counts(1);
+    let rear = |s: &[u8; 26]| (1..=25).rev().find(|&m| s[m] > 0).unwrap_or(0);
+    match pos.variant() {
+        Variant::Fevga => rear(me) <= 12 && rear(them) <= 12,
+        _ => {
+            let (a, b) = (rear(me), rear(them));
+            a == 0 || b == 0 || a + b < 25
+        }
+    }
+}
+
+/// Encodes `pos` (the side to act's view) into `out`.
+pub fn encode(pos: &TavliPosition, out: &mut TavliInputs) {
+    out.index.clear();
+    out.value.clear();
+    for side in 0..2 {
+        let counts = pos.counts(side);
+        let base = side * RAW;
+        for m in 1..=24 {
+            let n = counts[m];
+            if n == 0 {
+                continue;
+            }
+            let i = base + (m - 1) * 4;
+            out.push(i, 1.0);
+            if n >= 2 {
+                out.push(i + 1, 1.0);
+            }
+            if n >= 3 {
+                out.push(i + 2, 1.0);
+            }
+            if n > 3 {
+                out.push(i + 3, f32::from(n - 3) / 2.0);
+            }
+        }
+    }
+    for side in 0..2 {
+        let pins = pos.pins(side);
+        let base = 2 * RAW + side * PINS;
+        for m in 1..=24 {
+            if pins >> m & 1 == 1 {
+                out.push(base + m - 1, 1.0);
+            }
+        }
+    }
+    let base = 2 * RAW + 2 * PINS;
+    for (i, x) in side_features(pos).into_iter().enumerate() {
+        out.push(base + i, x);
+    }
+    for (i, x) in side_features(&pos.swap()).into_iter().enumerate() {
+        out.push(base + SIDE_FEATURES + i, x);
+    }
+    let g = base + 2 * SIDE_FEATURES;
+    out.push(g, f32::from(u8::from(is_race(pos))));
+    let diff = pos.pips(1) as f32 - pos.pips(0) as f32;
+    if diff < 0.0 {
+        out.push(g + 1, -diff / 60.0);
+    } else {
+        out.push(g + 2, diff / 60.0);
+    }
+}
+
+/// One hidden layer of sigmoid units, three sigmoid outputs.
+#[derive(Clone, PartialEq)]
+pub struct TavliNet {
+    variant: Variant,
+    hidden: usize,
+    /// `TAVLI_INPUTS` rows of `hidden` weights (input-major).
+    w1: Vec<f32>,
+    b1: Vec<f32>,
+    /// `TAVLI_OUTPUTS` rows of `hidden` weights.
+    w2: Vec<f32>,
+    b2: [f32; TAVLI_OUTPUTS],
+    /// Self-play games behind these weights.
+    pub games: u64,
+}
+
+impl fmt::Debug for TavliNet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "TavliNet({}, {}x{}x{}, {} games)",
+            self.variant, TAVLI_INPUTS, self.hidden, TAVLI_OUTPUTS, self.games
+        )
+    }
+}
+
+/// Scratch space of one evaluation or update.
+#[derive(Debug, Clone, Default)]
+pub struct TavliScratch {
+    inputs: TavliInputs,
+    hidden: Vec<f32>,
+    back: Vec<f32>,
+}
+
+impl TavliNet {
+    /// A new net of `variant` with uniform random weights in [-scale, scale]; `None` for
+    /// backgammon or a hidden layer outside 1..=[`TAVLI_MAX_HIDDEN`].
+    pub fn random(
+        variant: Variant,
+        hidden: usize,
+        scale: f32,
+        rng: &mut crate::game::Rng,
+    ) -> Option<TavliNet> {
+        encoding_id(variant)?;
+        if hidden == 0 || hidden > TAVLI_MAX_HIDDEN {
+            return None;
+        }
+        let mut u = || rng.uniform_f32(-scale, scale);
+        let w1 = (0..TAVLI_INPUTS * hidden).map(|_| u()).collect();
+        let b1 = (0..hidden).map(|_| u()).collect();
+        let w2 = (0..TAVLI_OUTPUTS * hidden).map(|_| u()).collect();
+        let b2 = [u(), u(), u()];
+        Some(TavliNet {
+            variant,
+            hidden,
+            w1,
+            b1,
+            w2,
+            b2,
+            games: 0,
+        })
+    }
+
+    pub fn variant(&self) -> Variant {
+        self.variant
+    }
+
+    pub fn hidden(&self) -> usize {
+        self.hidden
+    }
+
+    /// Raw outputs for encoded inputs; the hidden activations are left in `hidden`.
+    fn forward(&self, x: &TavliInputs, hidden: &mut Vec<f32>) -> [f32; TAVLI_OUTPUTS] {
+        let h = self.hidden;
+        hidden.clear();
+        hidden.extend_from_slice(&self.b1);
+        for (&i, &v) in x.index.iter().zip(&x.value) {
+            let row = &self.w1[i as usize * h..(i as usize + 1) * h];
+            for (a, w) in hidden.iter_mut().zip(row) {
+                *a += v * w;
+            }
+        }
+        for a in hidden.iter_mut() {
+            *a = super::net::sigmoid(*a);
+        }
+        let mut out = [0.0; TAVLI_OUTPUTS];
+        for (k, o) in out.iter_mut().enumerate() {
+            let row = &self.w2[k * h..(k + 1) * h];
+            let s: f32 = hidden.iter().zip(row).map(|(a, w)| a * w).sum();
+            *o = super::net::sigmoid(s + self.b2[k]);
+        }
+        out
+    }
+
+    /// W, WD, LD of `pos` for the side to act: exact when the game is over, else the
+    /// net's outputs made consistent (WD <= W, LD <= 1 - W, no double result a side can
+    /// no longer score because the loser has borne a checker off).
+    pub fn evaluate(&self, pos: &TavliPosition, s: &mut TavliScratch) -> TavliProbs {
+        if let Some(o) = pos.result() {
+            return TavliProbs::of_outcome(o);
+        }
+        encode(pos, &mut s.inputs);
+        let raw = self.forward(&s.inputs, &mut s.hidden);
+        let w = raw[0].clamp(0.0, 1.0);
+        let mut wd = raw[1].clamp(0.0, w);
+        let mut ld = raw[2].clamp(0.0, 1.0 - w);
+        if pos.off(1) > 0 {
+            wd = 0.0;
+        }
+        if pos.off(0) > 0 {
+            ld = 0.0;
+        }
+        TavliProbs([w, wd, ld])
+    }
+
+    /// One step of gradient descent on the cross-entropy between the outputs for `pos`
+    /// and `target`, with learning rate `alpha`. Returns the outputs before the step.
+    pub fn train(
+        &mut self,
+        pos: &TavliPosition,
+        target: &TavliProbs,
+        alpha: f32,
+        s: &mut TavliScratch,
+    ) -> [f32; TAVLI_OUTPUTS] {
+        encode(pos, &mut s.inputs);
+        let out = self.forward(&s.inputs, &mut s.hidden);
+        let h = self.hidden;
+        s.back.clear();
+        s.back.resize(h, 0.0);
+        for k in 0..TAVLI_OUTPUTS {
+            // d(cross-entropy)/d(pre-activation) of a sigmoid output is (out - target).
+            let dk = alpha * (target.0[k] - out[k]);
+            if dk == 0.0 {
+                continue;
+            }
+            let row = &mut self.w2[k * h..(k + 1) * h];
+            for j in 0..h {
+                s.back[j] += dk * row[j];
+                row[j] += dk * s.hidden[j];
+            }
+            self.b2[k] += dk;
+        }
+        for j in 0..h {
+            let a = s.hidden[j];
+            s.back[j] *= a * (1.0 - a);
+            self.b1[j] += s.back[j];
+        }
+        for (&i, &v) in s.inputs.index.iter().zip(&s.inputs.value) {
+            let row = &mut self.w1[i as usize * h..(i as usize + 1) * h];
+            for (w, b) in row.iter_mut().zip(&s.back) {
+                *w += v * b;
+            }
+        }
+        out
+    }
+
+    /// Serialises to the weights file format.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut b = Vec::new();
+        b.extend_from_slice(&MAGIC);
+        b.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        let id = encoding_id(self.variant).unwrap_or(0);
+        b.extend_from_slice(&id.to_le_bytes());
+        b.extend_from_slice(&self.games.to_le_bytes());
+        b.extend_from_slice(&1u32.to_le_bytes());
+        for v in [
+            TAVLI_PHASE,
+            TAVLI_INPUTS as u32,
+            self.hidden as u32,
+            TAVLI_OUTPUTS as u32,
+        ] {
+            b.extend_from_slice(&v.to_le_bytes());
+        }
+        for part in [&self.w1[..], &self.b1[..], &self.w2[..], &self.b2[..]] {
+            for v in part {
+                b.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+        let c = fnv1a64(&b);
+        b.extend_from_slice(&c.to_le_bytes());
+        b
+    }
+
+    /// Parses and checks a weights file of a Tavli net.
+    pub fn from_bytes(bytes: &[u8]) -> Result<TavliNet, WeightsError> {
+        let mut pos = 0usize;
+        let mut take = |n: usize| -> Result<&[u8], WeightsError> {
+            let end = pos + n;
+            if bytes.len() < end {
+                return Err(WeightsError::Truncated {
+                    needed: end,
+                    found: bytes.len(),
+                });
+            }
+            let s = &bytes[pos..end];
+            pos = end;
+            Ok(s)
+        };
+        let u32_at = |s: &[u8]| u32::from_le_bytes([s[0], s[1], s[2], s[3]]);
+        if take(8)? != MAGIC {
+            return Err(WeightsError::BadMagic);
+        }
+        let version = u32_at(take(4)?);
+        if version != FORMAT_VERSION {
+            return Err(WeightsError::UnsupportedVersion(version));
+        }
+        let id = u32_at(take(4)?);
+        let Some(variant) = variant_of_encoding(id) else {
+            return Err(if id == 1 || id == 2 {
+                WeightsError::BadShape(format!(
+                    "encoding {id} is a backgammon net's; a Tavli game needs its own net \
+                     (encodings 10 Portes, 11 Plakoto, 12 Fevga)"
+                ))
+            } else {
+                WeightsError::UnknownEncoding(id)
+            });
+        };
+        let g = take(8)?;
+        let games = u64::from_le_bytes([g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7]]);
+        let count = u32_at(take(4)?);
+        if count != 1 {
+            return Err(WeightsError::BadShape(format!(
+                "{count} nets (a Tavli file holds 1)"
+            )));
+        }
+        let phase = u32_at(take(4)?);
+        let inputs = u32_at(take(4)?) as usize;
+        let hidden = u32_at(take(4)?) as usize;
+        let outputs = u32_at(take(4)?) as usize;
+        if phase != TAVLI_PHASE || inputs != TAVLI_INPUTS || outputs != TAVLI_OUTPUTS {
+            return Err(WeightsError::BadShape(format!(
+                "net of phase {phase}, {inputs} inputs, {outputs} outputs (a Tavli net has \
+                 phase {TAVLI_PHASE}, {TAVLI_INPUTS} inputs, {TAVLI_OUTPUTS} outputs)"
+            )));
+        }
+        if hidden == 0 || hidden > TAVLI_MAX_HIDDEN {
+            return Err(WeightsError::BadShape(format!(
+                "{hidden} hidden units (1..={TAVLI_MAX_HIDDEN})"
+            )));
+        }
+        let floats = inputs * hidden + hidden + outputs * hidden + outputs;
+        let body_end = pos + floats * 4;
+        if bytes.len() < body_end + 8 {
+            return Err(WeightsError::Truncated {
+                needed: body_end + 8,
+                found: bytes.len(),
+            });
+        }
+        let c = &bytes[body_end..body_end + 8];
+        let stored = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+        let computed = fnv1a64(&bytes[..body_end]);
+        if stored != computed {
+            return Err(WeightsError::ChecksumMismatch { stored, computed });
+        }
+        if bytes.len() > body_end + 8 {
+            return Err(WeightsError::TrailingBytes(bytes.len() - body_end - 8));
+        }
+        let values: Vec<f32> = bytes[pos..body_end]
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        if values.iter().any(|v| !v.is_finite()) {
+            return Err(WeightsError::BadShape("a weight is not finite".into()));
+        }
+        let (w1, rest) = values.split_at(inputs * hidden);
+        let (b1, rest) = rest.split_at(hidden);
+        let (w2, b2) = rest.split_at(outputs * hidden);
+        Ok(TavliNet {
+            variant,
+            hidden,
+            w1: w1.to_vec(),
+            b1: b1.to_vec(),
+            w2: w2.to_vec(),
+            b2: [b2[0], b2[1], b2[2]],
+            games,
+        })
+    }
+
+    /// The net compiled into the binary for `variant` (Plakoto and Fevga; Portes plays
+    /// with the backgammon nets).
+    pub fn shipped(variant: Variant) -> Result<TavliNet, WeightsError> {
+        let bytes: &[u8] = match variant {
+            Variant::Plakoto => PLAKOTO_WEIGHTS,
+            Variant::Fevga => FEVGA_WEIGHTS,
+            _ => {
+                return Err(WeightsError::BadShape(format!(
+                    "no Tavli net is shipped for {variant}"
+                )))
+            }
+        };
+        TavliNet::from_bytes(bytes)
+    }
+
+    /// Reads and checks a weights file.
+    pub fn load(path: &Path) -> Result<TavliNet, WeightsError> {
+        let bytes = std::fs::read(path)
+            .map_err(|e| WeightsError::Io(format!("{}: {e}", path.display())))?;
+        TavliNet::from_bytes(&bytes)
+    }
+
+    /// Writes the file atomically (a temporary file renamed over the target).
+    pub fn save(&self, path: &Path) -> Result<(), WeightsError> {
+        let tmp = path.with_extension("tmp");
+        std::fs::write(&tmp, self.to_bytes())
+            .map_err(|e| WeightsError::Io(format!("{}: {e}", tmp.display())))?;
+        std::fs::rename(&tmp, path)
+            .map_err(|e| WeightsError::Io(format!("{}: {e}", path.display())))
+    }
+}
+
+/// The shipped nets (weights/tavli-*.sgnet; docs/TRAINING.md says how they were made).
+static PLAKOTO_WEIGHTS: &[u8] = include_bytes!("../../weights/tavli-plakoto.sgnet");
+static FEVGA_WEIGHTS: &[u8] = include_bytes!("../../weights/tavli-fevga.sgnet");
+
+/// The phase tag of a Tavli net in the file (backgammon's are 0 contact, 1 race).
+const TAVLI_PHASE: u32 = 2;
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::game::Rng;
+    use crate::tavli::parse_position_string;
+
+    fn pos(text: &str) -> TavliPosition {
+        parse_position_string(text).unwrap()
+    }
+
+    #[test]
+    fn the_file_round_trips_and_refuses_the_wrong_kind() {
+        let mut rng = Rng::seeded(1);
+        let mut net = TavliNet::random(Variant::Plakoto, 8, 0.5, &mut rng).unwrap();
+        net.games = 77;
+        let bytes = net.to_bytes();
+        assert_eq!(TavliNet::from_bytes(&bytes).unwrap(), net);
+        // Backgammon's loader refuses a Tavli net, and the other way round.
+        assert!(matches!(
+            crate::eval::NetSet::from_bytes(&bytes),
+            Err(WeightsError::UnknownEncoding(11))
+        ));
+        let mut flipped = bytes.clone();
+        let last = flipped.len() - 20;
+        flipped[last] ^= 1;
+        assert!(matches!(
+            TavliNet::from_bytes(&flipped),
+            Err(WeightsError::ChecksumMismatch { .. })
+        ));
+        assert!(TavliNet::from_bytes(&bytes[..bytes.len() - 1]).is_err());
+        assert!(TavliNet::random(Variant::Backgammon, 8, 0.5, &mut rng).is_none());
+    }
+
+    #[test]
+    fn outcomes_and_inversion() {
+        let win2 = TavliProbs::of_outcome(Outcome::MoverWins(2));
+        assert_eq!(win2.value(), 2.0);
+        assert_eq!(win2.invert().value(), -2.0);
+        assert_eq!(TavliProbs::of_outcome(Outcome::Tie).value(), 0.0);
+        let p = TavliProbs([0.6, 0.2, 0.1]);
+        let s = p.scores();
+        assert!((s.iter().sum::<f64>() - 1.0).abs() < 1e-6);
+        assert!((p.value() + p.invert().value()).abs() < 1e-6);
+    }
+
+    #[test]
+    fn shots_count_the_rolls_that_reach_a_lone_checker() {
+        // Portes: the mover's lone checker on its 6-point, one opposing checker on the
+        // mover's 1-point (its own 24), five pips behind. Every roll with a 5 (11), 4-1
+        // (2) and 3-2 (2) hits; 1-1 moves at most four pips.
+        let p = pos("portes:8-14,6-1:24-1,13-14");
+        let f = side_features(&p);
+        assert!((f[4] - 15.0 / 36.0).abs() < 1e-6, "{}", f[4]);
+        // With the mover's 3 and 4 points made, 3-2 cannot pass (both ways land on a
+        // block); 4-1 still passes through 5 or 2.
+        let q = pos("portes:8-10,6-1,4-2,3-2:24-1,13-14");
+        let g = side_features(&q);
+        assert!((g[4] - 13.0 / 36.0).abs() < 1e-6, "{}", g[4]);
+        assert_eq!(g[7], 2.0 / 6.0);
+    }
+
+    #[test]
+    fn plakoto_features_see_pins_and_the_stack_behind_them() {
+        // The mover pins the opponent's checker on its own 3-point (the opponent's 22)
+        // with two checkers there, four on 5 and nine on its 24.
+        let p = pos("plakoto:24-9,5-4,3-2:24-14,22-1p");
+        let f = side_features(&p);
+        assert_eq!(f[8], 0.0);
+        // On the pin's point and behind it: 2 + 4 + 9, the pinner excluded.
+        assert!((f[10] - 14.0 / 14.0).abs() < 1e-6, "{}", f[10]);
+        let o = side_features(&p.swap());
+        assert!((o[8] - 1.0 / 3.0).abs() < 1e-6);
+        // The pinned checker is no target: no shot at the pinned side.
+        assert_eq!(o[4], 0.0);
+    }
+
+    #[test]
+    fn fevga_primes_and_the_runner() {
+        let start = TavliPosition::start(Variant::Fevga);
+        let f = side_features(&start);
+        assert_eq!(f[15], 1.0);
+        assert_eq!(f[12], 0.0);
+        // Five points in a row (13..=17): the five-point prime is made. The six-point one
+        // misses 18 (12 is the opponent's): checkers on 20 and 24 fill it with any 2 or 6
+        // (20 rolls), 1-1, 3-3 (24, 21, 18) and 5-1 (2 rolls): 24 rolls.
+        let p = pos("fevga:24-9,20-1,17-1,16-1,15-1,14-1,13-1:24-15");
+        let f = side_features(&p);
+        assert_eq!(f[13], 1.0);
+        assert!((f[12] - 24.0 / 36.0).abs() < 1e-6, "{}", f[12]);
+        assert_eq!(f[11], 5.0 / 6.0);
+    }
+
+    #[test]
+    fn races_and_encoding_sizes() {
+        assert!(!is_race(&TavliPosition::start(Variant::Portes)));
+        assert!(!is_race(&TavliPosition::start(Variant::Fevga)));
+        assert!(is_race(&pos("fevga:1-15:2-15")));
+        for v in [Variant::Portes, Variant::Plakoto, Variant::Fevga] {
+            let mut x = TavliInputs::default();
+            encode(&TavliPosition::start(v), &mut x);
+            let d = x.to_dense();
+            assert_eq!(d.len(), TAVLI_INPUTS);
+            assert!(d.iter().all(|v| v.is_finite() && (0.0..=6.5).contains(v)));
+        }
+    }
+
+    #[test]
+    fn training_moves_the_outputs_toward_the_target() {
+        let mut rng = Rng::seeded(3);
+        let mut net = TavliNet::random(Variant::Fevga, 16, 0.1, &mut rng).unwrap();
+        let mut s = TavliScratch::default();
+        let p = TavliPosition::start(Variant::Fevga);
+        let target = TavliProbs([1.0, 1.0, 0.0]);
+        let before = net.evaluate(&p, &mut s);
+        for _ in 0..50 {
+            net.train(&p, &target, 0.1, &mut s);
+        }
+        let after = net.evaluate(&p, &mut s);
+        assert!(after.0[0] > before.0[0] && after.0[1] > before.0[1]);
+        assert!(after.0[2] < before.0[2]);
+    }
+}
