@@ -66,6 +66,25 @@ pub struct ServerConfig {
     /// The longest one request may search, in milliseconds (0 = no cap): the deepest
     /// iteration completed by then answers.
     pub max_request_ms: u64,
+    /// The game served to clients that do not name one: `backgammon`, or a Tavli game
+    /// (`portes`, `plakoto`, `fevga`), which the external interface, UBGI sessions and the
+    /// HTTP API's `/v1/tavli/move` then read position strings without a prefix as.
+    #[serde(with = "variant_name")]
+    pub variant: crate::tavli::Variant,
+}
+
+/// A [`crate::tavli::Variant`] as its name in TOML.
+mod variant_name {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &crate::tavli::Variant, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(v.name())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<crate::tavli::Variant, D::Error> {
+        let text = String::deserialize(d)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
 }
 
 impl Default for ServerConfig {
@@ -80,6 +99,7 @@ impl Default for ServerConfig {
             nul_wait_ms: 30,
             max_request_depth: Depth::new(5).unwrap_or(Depth::ONE),
             max_request_ms: 10_000,
+            variant: crate::tavli::Variant::Backgammon,
         }
     }
 }

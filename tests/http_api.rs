@@ -452,3 +452,105 @@ fn a_client_that_leaves_cancels_its_search() {
     assert_eq!(status, 200, "{v}");
     assert_eq!(abandoned(), 1);
 }
+
+#[test]
+fn tavli_plays_agree_with_the_command_line_and_follow_the_servers_variant() {
+    let mut config = Config::throughput();
+    config.engine.threads = 2;
+    config.server.variant = stargammon::tavli::Variant::Fevga;
+    let s = ServerThread::with_http(&config);
+    for (position, dice) in [
+        ("plakoto:24-15:24-15", [6, 5]),
+        ("portes:24-2,13-5,8-3,6-5:24-2,13-5,8-3,6-5", [3, 1]),
+        ("fevga:24-14,19-1:24-15", [4, 2]),
+    ] {
+        let body = format!(
+            r#"{{"position":"{position}","dice":[{},{}],"depth":1}}"#,
+            dice[0], dice[1]
+        );
+        let (status, api) = post(&s, "/v1/tavli/move", &body);
+        assert_eq!(status, 200, "{api}");
+        let variant = position.split(':').next().unwrap();
+        let d: Vec<String> = dice.iter().map(|d| d.to_string()).collect();
+        let cli = json_of(&stargammon(&[
+            "hint",
+            "--variant",
+            variant,
+            position,
+            "--dice",
+            &d[0],
+            &d[1],
+            "--depth",
+            "1",
+            "--json",
+        ]));
+        assert_eq!(
+            api["plays"][0]["move"], cli["plays"][0]["move"],
+            "{position}"
+        );
+        assert_eq!(
+            api["plays"].as_array().unwrap().len(),
+            cli["plays"].as_array().unwrap().len()
+        );
+        assert_eq!(
+            round(&api["plays"][0]["value"]),
+            round(&cli["plays"][0]["value"])
+        );
+    }
+    // Without a prefix the position is the server's variant (fevga here); by GET too.
+    let (status, a) = get(&s, "/v1/tavli/move?position=24-15:24-15&dice=6,5&depth=1");
+    assert_eq!(status, 200, "{a}");
+    assert_eq!(a["variant"], "fevga");
+    assert_eq!(a["plays"][0]["move"], "24/13");
+    for (body, what) in [
+        (
+            r#"{"position":"plakoto:24-16:24-15","dice":[6,5]}"#,
+            "impossible position",
+        ),
+        (
+            r#"{"position":"plakoto:24-15:24-15","dice":[6,7]}"#,
+            "bad roll",
+        ),
+        (
+            r#"{"variant":"portes","position":"plakoto:24-15:24-15","dice":[6,5]}"#,
+            "variant",
+        ),
+        (
+            r#"{"position":"plakoto:24-15:24-15","dice":[6,5],"depth":5}"#,
+            "depth",
+        ),
+        ("{\"position\":\"\u{e9}\",\"dice\":[6,5]}", "not a position"),
+    ] {
+        let (status, e) = post(&s, "/v1/tavli/move", body);
+        assert_eq!(status, 400, "{what}: {e}");
+        assert!(e["error"].is_string(), "{what}");
+    }
+}
+
+#[test]
+fn the_external_interface_answers_tavli_lines() {
+    let s = server();
+    let stream = std::net::TcpStream::connect(s.addr).unwrap();
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(30)))
+        .unwrap();
+    let mut w = stream.try_clone().unwrap();
+    let mut r = BufReader::new(stream);
+    let mut ask = |line: &[u8]| {
+        w.write_all(line).unwrap();
+        w.write_all(b"\n").unwrap();
+        let mut reply = String::new();
+        r.read_line(&mut reply).unwrap();
+        reply.trim_end().to_string()
+    };
+    assert_eq!(ask(b"fevga:24-15:24-15 65"), "24/13");
+    let plakoto = ask(b"plakoto:24-15:24-15 6-5");
+    assert!(plakoto.starts_with("24/"), "{plakoto}");
+    // A backgammon server reads no prefix-less position as Tavli: a gnubg-style error.
+    assert!(ask(b"24-15:24-15 65").starts_with("Error:"));
+    assert!(ask(b"plakoto:24-15:24-15 0").starts_with("Error: bad roll"));
+    assert!(ask(b"plakoto:24-15:24-14,1-1 65").starts_with("Error: bad position"));
+    assert!(ask(b"plakoto:\xff:24-15 65").starts_with("Error:"));
+    // The connection still serves.
+    assert_eq!(ask(b"fevga:24-15:24-15 65"), "24/13");
+}

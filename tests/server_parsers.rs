@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use bytes::BytesMut;
 use proptest::prelude::*;
-use stargammon::cli::ubgi::run_ubgi;
+use stargammon::cli::ubgi::{run_ubgi, Session};
 use stargammon::config::BoardConvention;
 use stargammon::engine::{Engine, EngineSettings, SearchPlan};
 use stargammon::eval::simple::PipSigmoid;
@@ -16,6 +16,7 @@ use stargammon::protocol::gnubg::{format_play, parse_request, MoveStyle};
 use stargammon::protocol::lines::{Frame, LineCodec};
 use stargammon::protocol::ubgi::parse_command;
 use stargammon::search::{Searcher, TranspositionTable};
+use stargammon::tavli::Variant;
 use tokio_util::codec::Decoder;
 
 proptest! {
@@ -106,6 +107,7 @@ fn ubgi_session() {
     run_ubgi(
         engine(),
         BoardConvention::Auto,
+        Session::new(Variant::Backgammon, 1),
         std::io::Cursor::new(input.into_bytes()),
         &mut out,
     )
@@ -135,12 +137,44 @@ fn ubgi_session() {
     assert_eq!(lines.len(), 9, "{text}");
 }
 
+#[test]
+fn ubgi_plays_the_tavli_games_after_a_variant_command() {
+    use stargammon::tavli::{legal_plays as tavli_plays, parse_position_string, Rules};
+    let input = "ubgi\nvariant plakoto\nplakoto:24-15:24-15 65\n24-15:24-15 6-5\n\
+                 fevga:24-15:24-15 33\nplakoto:24-16:24-15 65\nplakoto:24-15:24-15 77\n\
+                 variant tavla\nvariant fevga\n24-15:24-15 33\nvariant backgammon\n\
+                 24-15:24-15 33\nquit\n";
+    let lines = ubgi_replies(input.as_bytes());
+    assert_eq!(lines[4], "variant plakoto", "{lines:?}");
+    // The reply is one of the legal plays, its steps written singly.
+    let start = parse_position_string("plakoto:24-15:24-15").unwrap();
+    let legal: Vec<String> = tavli_plays(&start, Dice::new(6, 5).unwrap(), &Rules::default())
+        .iter()
+        .map(stargammon::protocol::tavli::ubgi_play)
+        .collect();
+    assert!(legal.contains(&lines[5]), "{lines:?}");
+    assert_eq!(lines[6], lines[5], "the prefix may be left out");
+    // Another game's position, an impossible position, a bad roll, an unknown variant.
+    for (i, what) in [(7, "fevga"), (8, "position"), (9, "roll"), (10, "variant")] {
+        assert!(lines[i].starts_with("sorry "), "{what}: {lines:?}");
+    }
+    assert_eq!(lines[11], "variant fevga");
+    assert!(lines[12].starts_with("24/"), "{lines:?}");
+    assert_eq!(lines[13], "variant backgammon");
+    assert_eq!(
+        lines[14], "sorry",
+        "a prefix-less position is no backgammon line"
+    );
+    assert_eq!(lines.len(), 15, "{lines:?}");
+}
+
 /// The reply lines of a UBGI session over `input`.
 fn ubgi_replies(input: &[u8]) -> Vec<String> {
     let mut out = Vec::new();
     run_ubgi(
         engine(),
         BoardConvention::Auto,
+        Session::new(Variant::Backgammon, 1),
         std::io::Cursor::new(input.to_vec()),
         &mut out,
     )

@@ -70,6 +70,127 @@ pub struct HintArgs {
     /// Print one JSON object.
     #[arg(long)]
     pub json: bool,
+    /// The game: backgammon (default), portes, plakoto or fevga. With a Tavli game POS is
+    /// a position string (docs/VARIANTS.md; the starting position when left out), `--eval`
+    /// is `net` (the game's net) or `net:PATH`, and `--depth` 1 or 3.
+    #[arg(long)]
+    pub variant: Option<crate::tavli::Variant>,
+}
+
+/// `hint --variant portes|plakoto|fevga`: the plays of a roll ranked by the game's net,
+/// or without dice the chances of the position.
+fn run_tavli(a: &HintArgs, variant: crate::tavli::Variant) -> Result<(), CliError> {
+    use crate::players::tavli::{hint, TavliNets};
+    use crate::tavli::{position_string, TavliPosition};
+    if a.slots.is_some() {
+        return Err("--slots is for backgammon; give a Tavli position string as POS".into());
+    }
+    let pos = match &a.pos {
+        Some(text) => super::tavli_pos::parse_variant_pos(variant, text)?,
+        None => TavliPosition::start(variant),
+    };
+    let depth = match (a.plies, a.depth.map(|d| d.get())) {
+        (Some(0), _) | (None, Some(1)) => 1,
+        (Some(1), _) | (None, Some(3)) | (None, None) => 3,
+        _ => return Err("a Tavli hint searches to --depth 1 or 3 (--plies 0 or 1)".into()),
+    };
+    let path = match &a.eval {
+        EvaluatorKind::Net(None) => None,
+        EvaluatorKind::Net(Some(p)) => Some(p.display().to_string()),
+        other => return Err(format!("--eval {other}: a Tavli hint takes net or net:PATH").into()),
+    };
+    let nets = TavliNets::load(variant, path.as_deref())?;
+    let text = position_string(&pos);
+    let Some(d) = a.dice.as_deref() else {
+        if let Some(o) = pos.result() {
+            return Err(format!("the game is over ({o:?}): nothing to hint").into());
+        }
+        let p = nets.probs(&pos, &mut Default::default());
+        let [w, wd, ld] = p.0.map(|x| round6(f64::from(x)));
+        if a.json {
+            println!(
+                "{}",
+                serde_json::json!({
+                    "variant": variant.name(),
+                    "position": text,
+                    "win": w, "win_double": wd, "lose_double": ld,
+                    "value": round6(f64::from(p.value())),
+                })
+            );
+        } else {
+            println!("{text}");
+            println!(
+                "cubeless value {:+.3} for the side to roll: W {w:.3}  WD {wd:.3}  LD {ld:.3}",
+                p.value()
+            );
+        }
+        return Ok(());
+    };
+    let dice = match d {
+        [x, y] => crate::game::Dice::new(*x, *y)?,
+        _ => return Err("--dice takes two values".into()),
+    };
+    if pos.result().is_some() {
+        return Err("the game is over: no plays to rank".into());
+    }
+    let ranked = hint(&nets, depth, &pos, dice);
+    let best = ranked.first().map(|p| p.value).unwrap_or(0.0);
+    if a.json {
+        let plays: Vec<_> = ranked
+            .iter()
+            .map(|p| {
+                let [w, wd, ld] = p.probs.0.map(|x| round6(f64::from(x)));
+                serde_json::json!({
+                    "move": p.notation,
+                    "value": round6(p.value),
+                    "diff": round6(p.value - best),
+                    "depth": p.depth,
+                    "win": w, "win_double": wd, "lose_double": ld,
+                    "position": position_string(&p.play.next_position()),
+                    "end": super::tavli_pos::end_name(p.play.end),
+                })
+            })
+            .collect();
+        println!(
+            "{}",
+            serde_json::json!({
+                "variant": variant.name(),
+                "position": text,
+                "dice": [dice.high(), dice.low()],
+                "depth": depth,
+                "plays": plays,
+            })
+        );
+    } else {
+        println!("{text}");
+        println!(
+            "{variant}, roll {}-{}, depth {depth} (cubeless values in points per game)",
+            dice.high(),
+            dice.low()
+        );
+        for (i, p) in ranked.iter().take(a.rank.max(1) * 4).enumerate() {
+            let mv = if p.notation.is_empty() {
+                "(no legal play)".to_string()
+            } else {
+                p.notation.clone()
+            };
+            let diff = if i == 0 {
+                String::new()
+            } else {
+                format!("({:+.3})", p.value - best)
+            };
+            println!(
+                "{:>3}. {mv:<28} {:+.3} {diff:<9} W {:.3} WD {:.3} LD {:.3}{}",
+                i + 1,
+                p.value,
+                p.probs.0[0],
+                p.probs.0[1],
+                p.probs.0[2],
+                if p.depth < depth { "  (depth 1)" } else { "" }
+            );
+        }
+    }
+    Ok(())
 }
 
 /// A depth argument, with the spec's message for a bad one.
@@ -291,6 +412,9 @@ fn header(state: &MatchState) -> String {
 }
 
 pub fn run(a: HintArgs) -> Result<(), CliError> {
+    if let Some(v) = a.variant.filter(|v| v.is_tavli()) {
+        return run_tavli(&a, v);
+    }
     let state = match (&a.slots, &a.pos) {
         (Some(s), _) => MatchState::money(parse_slots(s)?, Decision::DoubleOrRoll),
         (None, Some(text)) => parse_pos_arg(text)?,

@@ -16,9 +16,11 @@ use crate::config::BoardConvention;
 use crate::engine::{Action, Engine, EngineSettings};
 use crate::notation::fibs_board::FibsBoard;
 use crate::notation::strip_prefix_ignore_case;
+use crate::players::tavli::TavliNets;
 use crate::protocol::lines::{Frame, LineCodec};
 use crate::protocol::ubgi::{self, UbgiCommand};
 use crate::search::Cancel;
+use crate::tavli::Variant;
 
 #[derive(Debug, Args)]
 pub struct UbgiArgs {
@@ -30,13 +32,78 @@ pub struct UbgiArgs {
 pub fn run(args: UbgiArgs) -> Result<(), CliError> {
     let config = super::serve::load_config(args.config.as_ref())?;
     let engine = crate::engine::build::engine(&config.engine_spec())?;
+    let mut session = Session::new(config.server.variant, engine.settings().depth);
+    session.load(config.server.variant)?;
     run_ubgi(
         engine,
         config.server.board_convention,
+        session,
         std::io::stdin(),
         std::io::stdout(),
     )?;
     Ok(())
+}
+
+/// The Tavli side of a session: its game and the nets of the games used so far.
+#[derive(Debug)]
+pub struct Session {
+    variant: Variant,
+    depth: u8,
+    nets: Vec<(Variant, TavliNets)>,
+}
+
+impl Session {
+    /// A session starting in `variant`; Tavli plays are searched to depth 3 when the
+    /// engine's depth is 3 or more, else depth 1.
+    pub fn new(variant: Variant, engine_depth: u32) -> Session {
+        Session {
+            variant,
+            depth: if engine_depth >= 3 { 3 } else { 1 },
+            nets: Vec::new(),
+        }
+    }
+
+    /// Loads the nets of `variant` (nothing for backgammon); an error says why not.
+    fn load(&mut self, variant: Variant) -> Result<(), String> {
+        if variant.is_tavli() && !self.nets.iter().any(|(v, _)| *v == variant) {
+            self.nets.push((variant, TavliNets::load(variant, None)?));
+        }
+        Ok(())
+    }
+
+    /// The reply to a `variant` command.
+    fn set_variant(&mut self, name: &str) -> String {
+        match name.parse::<Variant>() {
+            Ok(v) => match self.load(v) {
+                Ok(()) => {
+                    self.variant = v;
+                    format!("variant {v}")
+                }
+                Err(e) => format!("{} {e}", ubgi::SORRY),
+            },
+            Err(e) => format!("{} {e}", ubgi::SORRY),
+        }
+    }
+
+    /// The reply to a Tavli request line.
+    fn tavli_reply(&mut self, line: &str) -> String {
+        let request = match crate::protocol::tavli::parse_request(line, self.variant) {
+            Ok(r) => r,
+            Err(e) => return format!("{} {e}", ubgi::SORRY),
+        };
+        let variant = request.position.variant();
+        if let Err(e) = self.load(variant) {
+            return format!("{} {e}", ubgi::SORRY);
+        }
+        let Some((_, nets)) = self.nets.iter().find(|(v, _)| *v == variant) else {
+            return format!("{} no {variant} net", ubgi::SORRY);
+        };
+        let ranked = crate::players::tavli::hint(nets, self.depth, &request.position, request.dice);
+        match ranked.first() {
+            Some(best) => crate::protocol::tavli::ubgi_play(&best.play),
+            None => format!("{} the game is over", ubgi::SORRY),
+        }
+    }
 }
 
 /// A position line (FIBS board or XGID) as a match state.
@@ -115,6 +182,7 @@ fn read_commands<R: Read>(mut input: R, tx: &Sender<UbgiCommand>) {
 pub fn run_ubgi<R, W>(
     engine: Engine,
     conv: BoardConvention,
+    mut session: Session,
     input: R,
     mut out: W,
 ) -> std::io::Result<()>
@@ -148,6 +216,14 @@ where
                 UbgiCommand::Blank | UbgiCommand::Stop => {}
                 UbgiCommand::Quit => quit = true,
                 UbgiCommand::Unknown => writeln!(out, "{}", ubgi::SORRY)?,
+                UbgiCommand::Variant(name) => writeln!(out, "{}", session.set_variant(&name))?,
+                UbgiCommand::Text(line) => {
+                    if crate::protocol::tavli::is_tavli_line(&line, session.variant) {
+                        writeln!(out, "{}", session.tavli_reply(&line))?;
+                    } else {
+                        writeln!(out, "{}", ubgi::SORRY)?;
+                    }
+                }
                 UbgiCommand::Board(board) | UbgiCommand::Xgid(board) => {
                     let cancel = Cancel::new();
                     let (done_tx, done_rx) = unbounded();

@@ -97,7 +97,7 @@ struct Params {
 
 /// A parameter as it arrived: JSON, or text from a query string.
 #[derive(Debug, Clone, Copy)]
-enum Raw<'a> {
+pub(super) enum Raw<'a> {
     Json(&'a Value),
     Text(&'a str),
 }
@@ -170,7 +170,7 @@ fn die(v: i64) -> Result<u8, ApiError> {
         .ok_or_else(|| ApiError::bad_request(format!("dice: {v} is not a die from 1 to 6")))
 }
 
-fn dice_param(raw: Raw<'_>) -> Result<Dice, ApiError> {
+pub(super) fn dice_param(raw: Raw<'_>) -> Result<Dice, ApiError> {
     let pair: Vec<i64> = match raw {
         Raw::Json(Value::Array(items)) => items
             .iter()
@@ -213,7 +213,7 @@ fn dice_param(raw: Raw<'_>) -> Result<Dice, ApiError> {
 }
 
 /// A non-negative integer parameter.
-fn uint_param(name: &str, raw: Raw<'_>) -> Result<u64, ApiError> {
+pub(super) fn uint_param(name: &str, raw: Raw<'_>) -> Result<u64, ApiError> {
     let n = match raw {
         Raw::Json(v) => v.as_u64(),
         Raw::Text(s) => s.trim().parse().ok(),
@@ -229,7 +229,7 @@ fn uint_param(name: &str, raw: Raw<'_>) -> Result<u64, ApiError> {
     })
 }
 
-fn kind_of(v: &Value) -> &'static str {
+pub(super) fn kind_of(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

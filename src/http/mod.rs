@@ -35,6 +35,7 @@ use crate::server::metrics::Protocol;
 use crate::server::Shared;
 
 pub mod api;
+pub mod tavli;
 
 /// The API's OpenAPI document, served at `/openapi.json`.
 pub const OPENAPI: &str = include_str!("openapi.json");
@@ -42,7 +43,7 @@ pub const OPENAPI: &str = include_str!("openapi.json");
 pub const PAGE: &str = include_str!("page.html");
 
 /// The routes, for the metrics' `route` label and the document's check.
-pub const ROUTES: [&str; 8] = [
+pub const ROUTES: [&str; 9] = [
     "/",
     "/openapi.json",
     "/healthz",
@@ -51,6 +52,7 @@ pub const ROUTES: [&str; 8] = [
     "/v1/cube",
     "/v1/eval",
     "/v1/rollout",
+    "/v1/tavli/move",
 ];
 
 /// What every handler shares.
@@ -122,6 +124,7 @@ pub fn router(app: App) -> Router {
         .route("/v1/cube", v1("/v1/cube"))
         .route("/v1/eval", v1("/v1/eval"))
         .route("/v1/rollout", v1("/v1/rollout"))
+        .route("/v1/tavli/move", get(tavli::get).post(tavli::post))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(axum::extract::DefaultBodyLimit::max(

@@ -313,6 +313,64 @@ impl NetPlayer {
     }
 }
 
+/// One play of a Tavli hint, best first.
+#[derive(Debug, Clone)]
+pub struct TavliHintPlay {
+    pub play: TavliPlay,
+    /// The play in gnubg's notation (`*` a hit or pin).
+    pub notation: String,
+    /// The value for the mover (points per game at money play) at `depth`.
+    pub value: f64,
+    /// The depth of `value`: the hint's depth for the plays depth 3 searched, 1 for the
+    /// others (listed after them).
+    pub depth: u8,
+    /// The mover's chances after the play (one ply: the net's view of the opponent to
+    /// roll, inverted; exact when the play ends the game).
+    pub probs: TavliProbs,
+}
+
+/// Every legal play of `dice` in `pos`, ranked by `nets` searched to `depth` (1 or 3),
+/// best first. A finished position has no plays; a roll that cannot be played gives the
+/// one empty play.
+pub fn hint(
+    nets: &TavliNets,
+    depth: u8,
+    pos: &TavliPosition,
+    dice: crate::game::Dice,
+) -> Vec<TavliHintPlay> {
+    let plays = crate::tavli::legal_plays(pos, dice, &Rules::default());
+    let mut player = NetPlayer::new(nets.clone(), depth);
+    let (_, values) = player.rank(&plays);
+    let mut out: Vec<TavliHintPlay> = plays
+        .iter()
+        .zip(&values)
+        .map(|(play, &value)| {
+            let probs = match play.after.result() {
+                Some(o) => TavliProbs::of_outcome(o),
+                None => nets
+                    .probs(&play.next_position(), &mut player.scratch)
+                    .invert(),
+            };
+            // Plays depth 3 did not search keep their one-ply value, so that every play
+            // is listed with a number, after the searched ones.
+            let (value, d) = if value.is_finite() {
+                (value, depth.max(1))
+            } else {
+                (f64::from(probs.value()), 1)
+            };
+            TavliHintPlay {
+                play: *play,
+                notation: crate::tavli::format_play(play),
+                value,
+                depth: d,
+                probs,
+            }
+        })
+        .collect();
+    out.sort_by(|a, b| b.depth.cmp(&a.depth).then(b.value.total_cmp(&a.value)));
+    out
+}
+
 /// A ready player: it picks the index of a play.
 #[derive(Clone)]
 pub enum TavliPlayer {

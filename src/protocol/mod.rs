@@ -7,4 +7,5 @@
 
 pub mod gnubg;
 pub mod lines;
+pub mod tavli;
 pub mod ubgi;

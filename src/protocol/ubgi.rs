@@ -6,6 +6,13 @@
 //! in the mover's numbering, no `*`, no `(n)`), `double`, `roll`, `take`, `drop`, or a blank
 //! line when no move is legal. `isready` is answered `readyok`, `stop` ends the current search
 //! early, `quit` ends the process, anything else gets `sorry`.
+//!
+//! The Tavli extension (docs/VARIANTS.md, "Over the wire"): `variant NAME` (backgammon,
+//! portes, plakoto, fevga) is answered `variant NAME` and sets the game of the lines that
+//! follow; a Tavli line is a position string and a roll ([`super::tavli`]), answered with
+//! the play's steps written singly (no marks), or a blank line when no play is legal. A
+//! refused Tavli line or an unknown variant gets `sorry` followed by the reason on the
+//! same line.
 
 use crate::engine::Action;
 use crate::notation::strip_prefix_ignore_case;
@@ -26,9 +33,13 @@ pub enum UbgiCommand {
     Stop,
     /// `quit`.
     Quit,
+    /// `variant NAME` (the Tavli extension): the name as sent.
+    Variant(String),
     /// A blank line: ignored.
     Blank,
-    /// Anything else (including position formats this engine does not read).
+    /// Any other readable line: a Tavli request in a Tavli session, else unknown.
+    Text(String),
+    /// A line that cannot be read (not UTF-8, too long).
     Unknown,
 }
 
@@ -44,12 +55,17 @@ pub fn parse_command(line: &str) -> UbgiCommand {
     if strip_prefix_ignore_case(t, "xgid=").is_some() {
         return UbgiCommand::Xgid(t.to_string());
     }
+    if let Some(rest) = strip_prefix_ignore_case(t, "variant") {
+        if rest.starts_with(char::is_whitespace) || rest.is_empty() {
+            return UbgiCommand::Variant(rest.trim().to_string());
+        }
+    }
     match t.to_ascii_lowercase().as_str() {
         "ubgi" => UbgiCommand::Hello,
         "isready" => UbgiCommand::IsReady,
         "stop" => UbgiCommand::Stop,
         "quit" => UbgiCommand::Quit,
-        _ => UbgiCommand::Unknown,
+        _ => UbgiCommand::Text(t.to_string()),
     }
 }
 
@@ -99,6 +115,14 @@ mod tests {
             parse_command("Board:a:b"),
             UbgiCommand::Board("board:a:b".to_string())
         );
-        assert_eq!(parse_command("é"), UbgiCommand::Unknown);
+        assert_eq!(parse_command("é"), UbgiCommand::Text("é".into()));
+        assert_eq!(
+            parse_command("variant  Plakoto "),
+            UbgiCommand::Variant("Plakoto".into())
+        );
+        assert_eq!(
+            parse_command("variants"),
+            UbgiCommand::Text("variants".into())
+        );
     }
 }

@@ -107,6 +107,8 @@ pub struct Shared {
     started: Instant,
     /// Counters for `/metrics`, for every protocol.
     metrics: Metrics,
+    /// The Tavli games' nets (Portes, Plakoto, Fevga), loaded at their first request.
+    tavli: [std::sync::OnceLock<Result<crate::players::tavli::TavliNets, String>>; 3],
 }
 
 impl std::fmt::Debug for Shared {
@@ -159,6 +161,7 @@ impl Shared {
             latencies: std::sync::Mutex::new(Latencies::default()),
             started: Instant::now(),
             metrics: Metrics::default(),
+            tavli: Default::default(),
         }))
     }
 
@@ -677,6 +680,12 @@ impl Connection {
             }
             Frame::Line { bytes, .. } => bytes,
         };
+        if let Ok(text) = std::str::from_utf8(&bytes) {
+            if crate::protocol::tavli::is_tavli_line(text, self.shared.server.variant) {
+                let line = self.tavli_line(text).await?;
+                return self.write_line(&line).await;
+            }
+        }
         let request = match gnubg::parse_request(&bytes) {
             Ok(r) => r,
             Err(e) => {
@@ -756,6 +765,31 @@ impl Connection {
                     Ok(Outcome::Action(_)) => self.write_line("Error: internal error").await,
                     Err(f) => self.failure_reply(f).await,
                 }
+            }
+        }
+    }
+
+    /// A Tavli request of the external interface: the chosen play in gnubg's notation (an
+    /// empty line when no play is legal), or an `Error:` line.
+    async fn tavli_line(&mut self, text: &str) -> Result<String, Closed> {
+        let request = match crate::protocol::tavli::parse_request(text, self.shared.server.variant)
+        {
+            Ok(r) => r,
+            Err(e) => return Ok(gnubg::error_reply(&e)),
+        };
+        let started = Instant::now();
+        let depth = self.shared.tavli_depth();
+        match self.shared.tavli_plays(request, depth).await {
+            Ok(plays) => {
+                self.shared.note_decision(started.elapsed());
+                Ok(plays
+                    .first()
+                    .map(|p| p.notation.clone())
+                    .unwrap_or_default())
+            }
+            Err(e) => {
+                self.count_error();
+                Ok(gnubg::error_reply(&e))
             }
         }
     }

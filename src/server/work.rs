@@ -170,6 +170,48 @@ impl Shared {
         rx.await.map_err(|_| PoolError::Failed)
     }
 
+    /// The nets of a Tavli game (loaded once, at the first request).
+    pub fn tavli_nets(
+        &self,
+        variant: crate::tavli::Variant,
+    ) -> Result<crate::players::tavli::TavliNets, String> {
+        let i = match variant {
+            crate::tavli::Variant::Portes => 0,
+            crate::tavli::Variant::Plakoto => 1,
+            crate::tavli::Variant::Fevga => 2,
+            crate::tavli::Variant::Backgammon => {
+                return Err("backgammon is not a Tavli game".into())
+            }
+        };
+        self.tavli[i]
+            .get_or_init(|| crate::players::tavli::TavliNets::load(variant, None))
+            .clone()
+    }
+
+    /// The depth Tavli requests are searched to: 3 when the engine searches 3 or more,
+    /// else 1 (the Tavli players' two depths).
+    pub fn tavli_depth(&self) -> u8 {
+        if self.engine.settings().depth >= 3 {
+            3
+        } else {
+            1
+        }
+    }
+
+    /// The plays of a Tavli request ranked on the pool (best first).
+    pub async fn tavli_plays(
+        &self,
+        request: crate::protocol::tavli::TavliRequest,
+        depth: u8,
+    ) -> Result<Vec<crate::players::tavli::TavliHintPlay>, String> {
+        let nets = self.tavli_nets(request.position.variant())?;
+        self.run_task(move || {
+            crate::players::tavli::hint(&nets, depth, &request.position, request.dice)
+        })
+        .await
+        .map_err(|e| e.to_string())
+    }
+
     /// The longest one request may search (`server.max_request_ms`; `None`: no cap).
     pub fn request_time_cap(&self) -> Option<Duration> {
         (self.server.max_request_ms > 0).then(|| Duration::from_millis(self.server.max_request_ms))
