@@ -27,7 +27,12 @@ pub(crate) fn generate(
         return;
     };
     let variant = pos.variant();
+    // Only a play that bears off the last checker ends a game, and while more than four
+    // of the mover's checkers are on the board (the only positions that come here in
+    // Portes; see the module docs) none can. Backgammon positions are checked as before.
+    let may_end = variant == super::Variant::Backgammon || pos.off(0) >= CHECKERS - 4;
     crate::game::generate_plays(&bg, dice, list);
+    out.reserve(list.len());
     for play in list.iter() {
         let after = TavliPosition::from_backgammon(variant, &play.position);
         let mut steps = [TavliStep::default(); 4];
@@ -38,7 +43,7 @@ pub(crate) fn generate(
                 mark: s.hit,
             };
         }
-        let end = after.end_for_mover();
+        let end = if may_end { after.end_for_mover() } else { None };
         out.push(TavliPlay::new(after, steps, play.steps().len() as u8, end));
     }
 }

@@ -335,11 +335,18 @@ impl TavliPosition {
     }
 
     /// The Portes (or backgammon) position with the checkers of `p`.
+    #[inline]
     pub fn from_backgammon(variant: Variant, p: &crate::game::Position) -> TavliPosition {
-        let (a, b) = p.to_sides();
+        // Slot m of the position is the mover's point m and the opponent's point 25 - m.
+        let slots = p.slots();
         let mut sides = [[0u8; 26]; 2];
-        sides[0][1..26].copy_from_slice(&a);
-        sides[1][1..26].copy_from_slice(&b);
+        for m in 1..=24 {
+            let c = slots[m];
+            sides[0][m] = c.max(0) as u8;
+            sides[1][25 - m] = (-c).max(0) as u8;
+        }
+        sides[0][BAR] = slots[25].max(0) as u8;
+        sides[1][BAR] = (-slots[0]).max(0) as u8;
         TavliPosition {
             variant: if variant == Variant::Backgammon {
                 Variant::Backgammon
