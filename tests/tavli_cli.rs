@@ -1,5 +1,6 @@
-//! `moves`, `show`, `bench movegen` and `duel` with `--variant`: Tavli position strings in and
-//! out, JSON shapes with the variant, one-line errors with exit status 2.
+//! `moves`, `show`, `hint`, `bench movegen`, `duel`, `match` and `train` with `--variant`:
+//! Tavli position strings in and out, JSON shapes with the variant, one-line errors with
+//! exit status 2.
 
 mod common;
 
@@ -127,8 +128,8 @@ fn bench_movegen_reports_the_variant() {
 fn duels_in_each_game_report_the_variant_and_refuse_players_it_cannot_have() {
     for (variant, a, b) in [
         ("portes", "net", "pubeval"),
-        ("plakoto", "heuristic", "random"),
-        ("fevga", "heuristic", "random"),
+        ("plakoto", "net", "random"),
+        ("fevga", "net,depth=3", "heuristic"),
     ] {
         let v = json_of(&stargammon(&[
             "duel",
@@ -158,7 +159,7 @@ fn duels_in_each_game_report_the_variant_and_refuse_players_it_cannot_have() {
         "--variant",
         "plakoto",
         "--a",
-        "net",
+        "net,depth=2",
         "--b",
         "random",
     ]);
@@ -209,4 +210,274 @@ fn duels_in_each_game_report_the_variant_and_refuse_players_it_cannot_have() {
         "--games",
         "3",
     ]);
+}
+
+#[test]
+fn hint_ranks_the_legal_plays_best_first() {
+    for (variant, pos, d1, d2) in [
+        ("plakoto", "plakoto:24-15:24-15", "6", "5"),
+        ("fevga", "24-14,20-1:24-15", "4", "4"),
+        (
+            "portes",
+            "portes:24-2,13-5,8-3,6-5:24-2,13-5,8-3,6-5",
+            "3",
+            "1",
+        ),
+    ] {
+        for depth in ["1", "3"] {
+            let v = json_of(&stargammon(&[
+                "hint",
+                "--variant",
+                variant,
+                pos,
+                "--dice",
+                d1,
+                d2,
+                "--depth",
+                depth,
+                "--json",
+            ]));
+            let legal = json_of(&stargammon(&[
+                "moves",
+                "--variant",
+                variant,
+                pos,
+                d1,
+                d2,
+                "--json",
+            ]));
+            let plays = v["plays"].as_array().expect("plays");
+            assert_eq!(plays.len(), legal["plays"].as_array().unwrap().len(), "{v}");
+            for p in plays {
+                assert!(legal["plays"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|l| l["move"] == p["move"] && l["position"] == p["position"]));
+                let w = p["win"].as_f64().unwrap();
+                assert!((0.0..=1.0).contains(&w));
+            }
+            assert_eq!(plays[0]["diff"], 0.0);
+            assert_eq!(v["depth"].as_u64(), depth.parse().ok());
+        }
+    }
+    // Without dice: the chances of the side to roll.
+    let v = json_of(&stargammon(&["hint", "--variant", "fevga", "--json"]));
+    let value = v["value"].as_f64().unwrap();
+    assert!(value.abs() < 1.0, "{v}");
+    one_line_error(&["hint", "--variant", "plakoto", "plakoto:24-16:24-15"]);
+    one_line_error(&[
+        "hint",
+        "--variant",
+        "plakoto",
+        "--dice",
+        "6",
+        "5",
+        "--depth",
+        "5",
+    ]);
+    one_line_error(&[
+        "hint",
+        "--variant",
+        "fevga",
+        "\u{1F600}",
+        "--dice",
+        "6",
+        "5",
+    ]);
+}
+
+#[test]
+fn tavli_matches_rotate_the_games_and_end_with_a_winner() {
+    let v = json_of(&stargammon(&[
+        "match",
+        "--variant",
+        "tavli",
+        "--a",
+        "net",
+        "--b",
+        "heuristic",
+        "--length",
+        "3",
+        "--matches",
+        "4",
+        "--seed",
+        "2",
+        "--parallel",
+        "2",
+        "--json",
+    ]));
+    assert_eq!(v["variant"], "tavli");
+    assert_eq!(v["matches"], 4);
+    assert_eq!(v["unfinished"], 0);
+    let games = v["games"].as_array().unwrap();
+    let scores = v["scores"].as_array().unwrap();
+    assert_eq!(scores.len(), 4);
+    for (m, score) in scores.iter().enumerate() {
+        let (a, b) = (score[0].as_u64().unwrap(), score[1].as_u64().unwrap());
+        assert!(a >= 3 || b >= 3, "{score}");
+        let these: Vec<&serde_json::Value> =
+            games.iter().filter(|g| g["match"] == m as u64).collect();
+        let rotation = ["portes", "plakoto", "fevga"];
+        for (i, g) in these.iter().enumerate() {
+            assert_eq!(g["variant"], rotation[i % 3], "{g}");
+            assert!(g["points"].as_u64().unwrap() <= 2);
+        }
+    }
+    // One game alone, and players a game cannot have.
+    let one = json_of(&stargammon(&[
+        "match",
+        "--variant",
+        "fevga",
+        "--a",
+        "net",
+        "--b",
+        "random",
+        "--length",
+        "3",
+        "--matches",
+        "2",
+        "--json",
+    ]));
+    assert!(one["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|g| g["variant"] == "fevga"));
+    one_line_error(&[
+        "match",
+        "--variant",
+        "tavli",
+        "--a",
+        "pubeval",
+        "--b",
+        "net",
+        "--length",
+        "3",
+        "--matches",
+        "1",
+    ]);
+    one_line_error(&[
+        "match",
+        "--variant",
+        "tavla",
+        "--a",
+        "net",
+        "--b",
+        "net",
+        "--length",
+        "3",
+        "--matches",
+        "1",
+    ]);
+    one_line_error(&[
+        "match",
+        "--variant",
+        "tavli",
+        "--a",
+        "net",
+        "--b",
+        "net",
+        "--length",
+        "3",
+        "--matches",
+        "1",
+        "--cube",
+        "on",
+    ]);
+}
+
+#[test]
+fn train_variant_runs_resumes_and_exports_a_net_duel_can_load() {
+    let dir = std::env::temp_dir().join(format!("sg-tavli-train-cli-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let run = dir.join("run");
+    let config = dir.join("fevga.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "name = \"t\"\nvariant = \"fevga\"\nrun_dir = {:?}\nseed = 1\nhidden = 6\n\
+             init_scale = 0.1\nmax_games = 3\ncheckpoint_minutes = 5.0\nbench_every = 2\n\
+             bench_games = 2\nbench_seed = 1\n[[schedule]]\nuntil = 10\nalpha = 0.01\nlambda = 0.5\n",
+            run.display().to_string()
+        ),
+    )
+    .unwrap();
+    let c = config.display().to_string();
+    let out = stargammon(&["train", "--variant", "fevga", "--config", &c, "--quiet"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r = run.display().to_string();
+    let out = stargammon(&[
+        "train",
+        "--variant",
+        "fevga",
+        "--resume",
+        &r,
+        "--max-games",
+        "5",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let state: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("state.json")).unwrap()).unwrap();
+    assert_eq!(state["games"], 5);
+    let net = dir.join("fevga.sgnet").display().to_string();
+    let out = stargammon(&[
+        "train",
+        "--variant",
+        "fevga",
+        "--resume",
+        &r,
+        "--export",
+        &net,
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let spec = format!("net:{net}");
+    let v = json_of(&stargammon(&[
+        "duel",
+        "--variant",
+        "fevga",
+        "--a",
+        &spec,
+        "--b",
+        "random",
+        "--games",
+        "4",
+        "--json",
+    ]));
+    assert_eq!(v["games"], 4);
+    // The Fevga net is no Plakoto net.
+    one_line_error(&[
+        "duel",
+        "--variant",
+        "plakoto",
+        "--a",
+        &spec,
+        "--b",
+        "random",
+        "--games",
+        "2",
+    ]);
+    one_line_error(&[
+        "train",
+        "--variant",
+        "plakoto",
+        "--resume",
+        &r,
+        "--max-games",
+        "6",
+    ]);
+    let _ = std::fs::remove_dir_all(&dir);
 }
