@@ -2,6 +2,8 @@
 //! Tavli position strings in and out, JSON shapes with the variant, one-line errors with
 //! exit status 2.
 
+#![allow(clippy::unwrap_used)]
+
 mod common;
 
 use common::{json_of, stargammon};

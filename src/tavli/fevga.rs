@@ -2,7 +2,7 @@
 //! the runner rule (FE3), the starting-quarter rule (FE4) and the no-full-trap rule (FE5),
 //! or the wall rules of the switches (FE8).
 
-use super::position::{opp_point, TavliPosition, CHECKERS};
+use super::position::{occupancy, opp_point, TavliPosition, CHECKERS};
 use super::search::{generate as search, Scratch, StepRules};
 use super::{GameEnd, Rules, TavliPlay, Variant};
 use crate::game::Dice;
@@ -65,10 +65,50 @@ pub fn piled_wall(pos: &TavliPosition) -> Option<u32> {
     Some(wall)
 }
 
+/// What a Fevga search computes once: the opponent does not move during the mover's play.
+#[derive(Debug, Clone, Copy)]
+pub struct FevgaCtx {
+    /// Bit m: the opponent has a checker on the mover's point m (no landing there).
+    blocked: u32,
+    /// The opponent's points (his numbering) below his lowest checker, when every one of
+    /// his checkers is on the board (FE5 applies), else 0; and whether FE5 is checked.
+    behind: u32,
+    check_trap: bool,
+}
+
+/// The mover's held points (bits m) as the opponent's points (his numbering): his q is my
+/// q + 12 or q - 12.
+#[inline]
+fn on_his_path(held: u32) -> u32 {
+    ((held & 0x1ffe) << 12) | ((held >> 12) & 0x1ffe)
+}
+
 impl StepRules for Fevga {
+    const OPPONENT_FIXED: bool = true;
+    type Ctx = FevgaCtx;
+
+    fn context(pos: &TavliPosition, rules: &Rules) -> FevgaCtx {
+        let opp = &pos.sides[1];
+        let mut blocked = 0u32;
+        for m in 1..=24 {
+            if opp[opp_point(Variant::Fevga, m)] > 0 {
+                blocked |= 1 << m;
+            }
+        }
+        let behind = match (1..=24).find(|&q| opp[q] > 0) {
+            Some(lo) if pos.off(1) == 0 => (1u32 << lo) - 2,
+            _ => 0,
+        };
+        FevgaCtx {
+            blocked,
+            behind,
+            check_trap: !rules.unblock_when_piled && !rules.start_quarter_only,
+        }
+    }
+
     #[inline]
-    fn sources(pos: &TavliPosition) -> u32 {
-        let mask = pos.occupied(0);
+    fn sources(pos: &TavliPosition, _: &FevgaCtx) -> u32 {
+        let mask = occupancy(&pos.sides[0]);
         if mask & 0xffe == 0 && pos.off(0) == 0 {
             // FE3: only the runner (the checkers off the 24-point), or a first one.
             let runners = mask & !(1 << 24);
@@ -84,42 +124,57 @@ impl StepRules for Fevga {
         pos: &TavliPosition,
         from: usize,
         die: u8,
-        rules: &Rules,
+        _rules: &Rules,
+        ctx: &FevgaCtx,
     ) -> Option<(TavliPosition, u8, bool)> {
         let me = &pos.sides[0];
         if me[from] == 0 {
             return None;
         }
+        let before = occupancy(me);
         let to = from as isize - die as isize;
         let mut p = *pos;
+        let mut held = before;
         if to >= 1 {
             let to = to as usize;
-            if pos.sides[1][opp_point(Variant::Fevga, to)] > 0 {
+            if ctx.blocked >> to & 1 == 1 {
                 return None;
             }
             p.sides[0][to] += 1;
+            held |= 1 << to;
         } else {
-            if (7..=24).any(|m| me[m] > 0) {
+            // Bearing off: every checker home, and a higher die only from the highest point.
+            if before & !0x7e != 0 {
                 return None;
             }
-            if to < 0 && (from + 1..=6).any(|m| me[m] > 0) {
+            if to < 0 && before >> (from + 1) != 0 {
                 return None;
             }
         }
         p.sides[0][from] -= 1;
-        let after = &p.sides[0];
+        if p.sides[0][from] == 0 {
+            held &= !(1 << from);
+        }
         // FE4: never all six points of the starting quarter.
-        if (19..=24).all(|m| after[m] > 0) {
+        const START: u32 = 0x3f << 19;
+        if held & START == START {
             return None;
         }
-        if !rules.unblock_when_piled && !rules.start_quarter_only && full_trap(&p) {
-            return None;
+        if ctx.check_trap {
+            // FE5: no wall of six with every opposing checker behind it.
+            let m = on_his_path(held) & ctx.behind;
+            if m & m >> 1 & m >> 2 & m >> 3 & m >> 4 & m >> 5 != 0 {
+                return None;
+            }
         }
         Some((p, to.max(0) as u8, false))
     }
 
     #[inline]
     fn end(pos: &TavliPosition) -> Option<GameEnd> {
+        if pos.sides[0].iter().fold(0u8, |a, &c| a | c) != 0 {
+            return None;
+        }
         if pos.off(0) == CHECKERS {
             return Some(GameEnd::Win(if pos.off(1) == 0 { 2 } else { 1 }));
         }

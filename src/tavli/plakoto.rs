@@ -14,9 +14,15 @@ pub struct Plakoto;
 const MOTHER: u32 = 1 << 24;
 
 impl StepRules for Plakoto {
+    // Pins change the opponent's pin set, which is hashed and compared; his counts never
+    // change.
+    const OPPONENT_FIXED: bool = true;
+    type Ctx = ();
+    fn context(_: &TavliPosition, _: &Rules) {}
+
     #[inline]
-    fn sources(pos: &TavliPosition) -> u32 {
-        pos.occupied(0) & !pos.pins[0]
+    fn sources(pos: &TavliPosition, _: &()) -> u32 {
+        super::position::occupancy(&pos.sides[0]) & !pos.pins[0]
     }
 
     #[inline]
@@ -25,6 +31,7 @@ impl StepRules for Plakoto {
         from: usize,
         die: u8,
         rules: &Rules,
+        _: &(),
     ) -> Option<(TavliPosition, u8, bool)> {
         let me = &pos.sides[0];
         if me[from] == 0 || pos.pins[0] >> from & 1 == 1 {
@@ -79,6 +86,10 @@ impl StepRules for Plakoto {
         }
         if pos.pins[1] & MOTHER != 0 && pos.sides[0][24] == 0 {
             return Some(GameEnd::Win(2));
+        }
+        // Every checker borne off (a branch-free scan first: most positions have some).
+        if pos.sides[0].iter().fold(0u8, |a, &c| a | c) != 0 {
+            return None;
         }
         if pos.off(0) == CHECKERS {
             return Some(GameEnd::Win(if pos.off(1) == 0 { 2 } else { 1 }));

@@ -53,8 +53,12 @@ pub(crate) fn generate(
 pub struct Portes;
 
 impl StepRules for Portes {
+    const OPPONENT_FIXED: bool = false;
+    type Ctx = ();
+    fn context(_: &TavliPosition, _: &Rules) {}
+
     #[inline]
-    fn sources(pos: &TavliPosition) -> u32 {
+    fn sources(pos: &TavliPosition, _: &()) -> u32 {
         if pos.sides[0][BAR] > 0 {
             return 1 << BAR;
         }
@@ -67,6 +71,7 @@ impl StepRules for Portes {
         from: usize,
         die: u8,
         _rules: &Rules,
+        _: &(),
     ) -> Option<(TavliPosition, u8, bool)> {
         let me = &pos.sides[0];
         if me[from] == 0 || (me[BAR] > 0 && from != BAR) {

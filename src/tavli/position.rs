@@ -103,6 +103,16 @@ impl fmt::Debug for TavliPosition {
     }
 }
 
+/// The points 1..=24 of a side's counts that hold a checker, as bits (branch free).
+#[inline]
+pub(crate) fn occupancy(side: &[u8; 26]) -> u32 {
+    let mut mask = 0u32;
+    for (m, &n) in side.iter().enumerate().take(25).skip(1) {
+        mask |= u32::from(n > 0) << m;
+    }
+    mask
+}
+
 /// The opponent's own point that is the mover's point `m` (1..=24).
 #[inline(always)]
 pub fn opp_point(variant: Variant, m: usize) -> usize {
@@ -234,14 +244,7 @@ impl TavliPosition {
     /// Bit m set for each of the side's own points 1..=24 that holds one of its checkers.
     #[inline]
     pub fn occupied(&self, side: usize) -> u32 {
-        let me = &self.sides[side & 1];
-        let mut mask = 0u32;
-        for m in 1..=24 {
-            if me[m] > 0 {
-                mask |= 1 << m;
-            }
-        }
-        mask
+        occupancy(&self.sides[side & 1])
     }
 
     /// Pip count of a side (the bar counts 25).

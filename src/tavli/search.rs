@@ -10,8 +10,15 @@ use crate::game::Dice;
 
 /// One game's step rules.
 pub(crate) trait StepRules {
+    /// Whether the opponent's checkers stay where they are during the mover's play (no
+    /// hits): positions of one search then differ only in the mover's checkers and the
+    /// pins, and are hashed and compared on those alone.
+    const OPPONENT_FIXED: bool;
+    /// What a search computes once from the position it starts from.
+    type Ctx;
+    fn context(pos: &TavliPosition, rules: &Rules) -> Self::Ctx;
     /// Bit m set: the mover may try to move a checker from its point m.
-    fn sources(pos: &TavliPosition) -> u32;
+    fn sources(pos: &TavliPosition, ctx: &Self::Ctx) -> u32;
     /// The step of `die` from `from` if it is legal: the position after it, the landing
     /// point (0 = off) and its mark (a pin).
     fn step(
@@ -19,6 +26,7 @@ pub(crate) trait StepRules {
         from: usize,
         die: u8,
         rules: &Rules,
+        ctx: &Self::Ctx,
     ) -> Option<(TavliPosition, u8, bool)>;
     /// Whether the position after a step of the mover ends the game.
     fn end(pos: &TavliPosition) -> Option<GameEnd>;
@@ -67,9 +75,14 @@ fn mix(h: u64, v: u64) -> u64 {
 }
 
 #[inline]
-pub(crate) fn hash(pos: &TavliPosition, extra: u8) -> u64 {
+pub(crate) fn hash(pos: &TavliPosition, extra: u8, mover_only: bool) -> u64 {
     let mut h = extra as u64 ^ (pos.pins[0] as u64) << 32 ^ pos.pins[1] as u64;
-    for side in &pos.sides {
+    let sides = if mover_only {
+        &pos.sides[..1]
+    } else {
+        &pos.sides[..]
+    };
+    for side in sides {
         for chunk in side.chunks_exact(8) {
             let mut b = [0u8; 8];
             b.copy_from_slice(chunk);
@@ -80,6 +93,16 @@ pub(crate) fn hash(pos: &TavliPosition, extra: u8) -> u64 {
     h ^ h >> 31
 }
 
+/// Whether two positions of one search are equal (`mover_only`: their opponents are).
+#[inline]
+fn same(a: &TavliPosition, b: &TavliPosition, mover_only: bool) -> bool {
+    if mover_only {
+        a.sides[0] == b.sides[0] && a.pins == b.pins
+    } else {
+        a == b
+    }
+}
+
 /// Inserts `node` into `into` unless an equal (position, first die) is there; `table`
 /// holds indices + 1 into `into`, open addressing, size a power of two.
 fn insert(
@@ -88,6 +111,7 @@ fn insert(
     into: &mut Vec<Node>,
     node: Node,
     key_first: bool,
+    mover_only: bool,
 ) {
     if (into.len() + 1) * 2 > table.len() {
         let size = (table.len() * 2).max(64);
@@ -95,7 +119,8 @@ fn insert(
         table.resize(size, (0, 0));
         let mask = size - 1;
         for (i, n) in into.iter().enumerate() {
-            let mut at = hash(&n.pos, if key_first { n.first } else { 0 }) as usize & mask;
+            let mut at =
+                hash(&n.pos, if key_first { n.first } else { 0 }, mover_only) as usize & mask;
             while table[at].1 == generation {
                 at = (at + 1) & mask;
             }
@@ -104,7 +129,7 @@ fn insert(
     }
     let mask = table.len() - 1;
     let extra = if key_first { node.first } else { 0 };
-    let mut at = hash(&node.pos, extra) as usize & mask;
+    let mut at = hash(&node.pos, extra, mover_only) as usize & mask;
     loop {
         let (slot, g) = table[at];
         if g != generation {
@@ -113,7 +138,7 @@ fn insert(
             return;
         }
         let other = &into[slot as usize - 1];
-        if other.pos == node.pos && (!key_first || other.first == node.first) {
+        if same(&other.pos, &node.pos, mover_only) && (!key_first || other.first == node.first) {
             return;
         }
         at = (at + 1) & mask;
@@ -130,6 +155,8 @@ pub(crate) fn generate<G: StepRules>(
 ) {
     let (h, l) = (dice.high(), dice.low());
     let double = h == l;
+    let ctx = G::context(pos, rules);
+    let fixed = G::OPPONENT_FIXED;
     let total: u8 = if double { 4 } else { 2 };
     s.cur.clear();
     s.leaves.clear();
@@ -155,11 +182,11 @@ pub(crate) fn generate<G: StepRules>(
             };
             let mut any = false;
             for &die in dice_now.iter().filter(|&&d| d != 0) {
-                let mut src = G::sources(&node.pos);
+                let mut src = G::sources(&node.pos, &ctx);
                 while src != 0 {
                     let from = 31 - src.leading_zeros() as usize;
                     src &= !(1u32 << from);
-                    let Some((after, to, mark)) = G::step(&node.pos, from, die, rules) else {
+                    let Some((after, to, mark)) = G::step(&node.pos, from, die, rules, &ctx) else {
                         continue;
                     };
                     any = true;
@@ -182,7 +209,14 @@ pub(crate) fn generate<G: StepRules>(
                             end,
                         });
                     } else {
-                        insert(&mut s.table, s.generation, &mut s.next, child, !double);
+                        insert(
+                            &mut s.table,
+                            s.generation,
+                            &mut s.next,
+                            child,
+                            !double,
+                            fixed,
+                        );
                     }
                 }
             }
@@ -212,7 +246,14 @@ pub(crate) fn generate<G: StepRules>(
             continue;
         }
         let before = s.next.len();
-        insert(&mut s.table, s.generation, &mut s.next, leaf.node, false);
+        insert(
+            &mut s.table,
+            s.generation,
+            &mut s.next,
+            leaf.node,
+            false,
+            fixed,
+        );
         if s.next.len() > before {
             out.push(TavliPlay::new(
                 leaf.node.pos,
