@@ -276,7 +276,17 @@ fn hint_ranks_the_legal_plays_best_first() {
         "6",
         "5",
         "--depth",
+        "7",
+    ]);
+    one_line_error(&[
+        "hint",
+        "--variant",
+        "plakoto",
+        "--dice",
+        "6",
         "5",
+        "--algo",
+        "mcts",
     ]);
     one_line_error(&[
         "hint",

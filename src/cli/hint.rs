@@ -72,7 +72,8 @@ pub struct HintArgs {
     pub json: bool,
     /// The game: backgammon (default), portes, plakoto or fevga. With a Tavli game POS is
     /// a position string (docs/VARIANTS.md; the starting position when left out), `--eval`
-    /// is `net` (the game's net) or `net:PATH`, and `--depth` 1 or 3.
+    /// is `net` (the game's net) or `net:PATH`, `--depth` 1, 3 or 5 and `--algo`
+    /// expectimax, star1 or star2.
     #[arg(long)]
     pub variant: Option<crate::tavli::Variant>,
 }
@@ -80,7 +81,7 @@ pub struct HintArgs {
 /// `hint --variant portes|plakoto|fevga`: the plays of a roll ranked by the game's net,
 /// or without dice the chances of the position.
 fn run_tavli(a: &HintArgs, variant: crate::tavli::Variant) -> Result<(), CliError> {
-    use crate::players::tavli::{hint, TavliNets};
+    use crate::players::tavli::hint;
     use crate::tavli::{position_string, TavliPosition};
     if a.slots.is_some() {
         return Err("--slots is for backgammon; give a Tavli position string as POS".into());
@@ -89,17 +90,16 @@ fn run_tavli(a: &HintArgs, variant: crate::tavli::Variant) -> Result<(), CliErro
         Some(text) => super::tavli_pos::parse_variant_pos(variant, text)?,
         None => TavliPosition::start(variant),
     };
-    let depth = match (a.plies, a.depth.map(|d| d.get())) {
-        (Some(0), _) | (None, Some(1)) => 1,
-        (Some(1), _) | (None, Some(3)) | (None, None) => 3,
-        _ => return Err("a Tavli hint searches to --depth 1 or 3 (--plies 0 or 1)".into()),
+    // The same engine spec and builder as backgammon's hint, for the game's net.
+    let spec = EngineSpec {
+        evaluator: a.eval.clone(),
+        algorithm: a.algo,
+        depth: depth_of(a)?,
+        ..EngineSpec::default()
     };
-    let path = match &a.eval {
-        EvaluatorKind::Net(None) => None,
-        EvaluatorKind::Net(Some(p)) => Some(p.display().to_string()),
-        other => return Err(format!("--eval {other}: a Tavli hint takes net or net:PATH").into()),
-    };
-    let nets = TavliNets::load(variant, path.as_deref())?;
+    let searcher = engine_build::tavli(&spec, variant)?;
+    let depth = searcher.depth;
+    let nets = &searcher.evaluator;
     let text = position_string(&pos);
     let Some(d) = a.dice.as_deref() else {
         if let Some(o) = pos.result() {
@@ -133,7 +133,7 @@ fn run_tavli(a: &HintArgs, variant: crate::tavli::Variant) -> Result<(), CliErro
     if pos.result().is_some() {
         return Err("the game is over: no plays to rank".into());
     }
-    let ranked = hint(&nets, depth, &pos, dice);
+    let ranked = hint(&searcher, &pos, dice);
     let best = ranked.first().map(|p| p.value).unwrap_or(0.0);
     if a.json {
         let plays: Vec<_> = ranked

@@ -98,7 +98,12 @@ impl Session {
         let Some((_, nets)) = self.nets.iter().find(|(v, _)| *v == variant) else {
             return format!("{} no {variant} net", ubgi::SORRY);
         };
-        let ranked = crate::players::tavli::hint(nets, self.depth, &request.position, request.dice);
+        let searcher = crate::search::tavli::TavliSearcher {
+            evaluator: nets.clone(),
+            algorithm: crate::search::Algorithm::Star2,
+            depth: self.depth,
+        };
+        let ranked = crate::players::tavli::hint(&searcher, &request.position, request.dice);
         match ranked.first() {
             Some(best) => crate::protocol::tavli::ubgi_play(&best.play),
             None => format!("{} the game is over", ubgi::SORRY),

@@ -107,6 +107,74 @@ pub fn engine(spec: &EngineSpec) -> Result<Engine, BuildError> {
     Ok(engine_with(spec, searcher(spec, eval)))
 }
 
+/// Checks that `spec` can play the Tavli games: a net (`net`, `net:PATH`) with a depth
+/// (1, 3 or 5) and an algorithm (expectimax, star1, star2) and nothing else (noise,
+/// budgets and the cube have no meaning there yet).
+pub fn check_tavli(spec: &EngineSpec) -> Result<(), BuildError> {
+    spec.validate()?;
+    if !matches!(spec.evaluator, EvaluatorKind::Net(_)) {
+        return Err(BuildError::Spec(SpecError::BadValue {
+            option: "player",
+            value: spec.evaluator.to_string(),
+            expected: "net or net:PATH in the Tavli games (or heuristic, random)",
+        }));
+    }
+    if !matches!(
+        spec.algorithm,
+        crate::search::Algorithm::Expectimax
+            | crate::search::Algorithm::Star1
+            | crate::search::Algorithm::Star2
+    ) {
+        return Err(BuildError::Spec(SpecError::BadValue {
+            option: "algo",
+            value: spec.algorithm.to_string(),
+            expected: "expectimax, star1 or star2 in the Tavli games",
+        }));
+    }
+    if spec.depth.get() > u32::from(crate::search::tavli::MAX_TAVLI_DEPTH) {
+        return Err(BuildError::Spec(SpecError::BadValue {
+            option: "depth",
+            value: spec.depth.to_string(),
+            expected: "1, 3 or 5 in the Tavli games",
+        }));
+    }
+    let plain = EngineSpec {
+        evaluator: spec.evaluator.clone(),
+        algorithm: spec.algorithm,
+        depth: spec.depth,
+        ..EngineSpec::default()
+    };
+    if *spec != plain {
+        return Err(BuildError::Spec(SpecError::BadValue {
+            option: "options",
+            value: spec.to_string(),
+            expected: "only depth and algo with a net in the Tavli games",
+        }));
+    }
+    Ok(())
+}
+
+/// The searcher of a Tavli game from `spec` (checked by [`check_tavli`]): the game's net
+/// (`net`: the shipped one; in Portes the backgammon nets) searched by the spec's
+/// algorithm to its depth.
+pub fn tavli(
+    spec: &EngineSpec,
+    variant: crate::tavli::Variant,
+) -> Result<crate::search::tavli::TavliSearcher, BuildError> {
+    check_tavli(spec)?;
+    let path = match &spec.evaluator {
+        EvaluatorKind::Net(p) => p.as_ref().map(|p| p.display().to_string()),
+        _ => None,
+    };
+    let evaluator = crate::eval::tavli::TavliNets::load(variant, path.as_deref())
+        .map_err(BuildError::Weights)?;
+    Ok(crate::search::tavli::TavliSearcher {
+        evaluator,
+        algorithm: spec.algorithm,
+        depth: spec.depth.get() as u8,
+    })
+}
+
 /// A searcher over `evaluator` with a table of the spec's size.
 pub fn searcher(spec: &EngineSpec, evaluator: Arc<dyn Evaluator>) -> Searcher {
     Searcher::new(

@@ -19,7 +19,10 @@
 use std::fmt;
 use std::path::Path;
 
+use std::sync::Arc;
+
 use super::weights::{fnv1a64, WeightsError, FORMAT_VERSION, MAGIC};
+use super::{Evaluator, NeuralEvaluator};
 use crate::game::{Dice, ALL_ROLLS};
 use crate::tavli::position::{opp_point, Outcome, TavliPosition};
 use crate::tavli::Variant;
@@ -782,6 +785,74 @@ impl TavliNet {
 /// The shipped nets (weights/tavli-*.sgnet; docs/TRAINING.md says how they were made).
 static PLAKOTO_WEIGHTS: &[u8] = include_bytes!("../../weights/tavli-plakoto.sgnet");
 static FEVGA_WEIGHTS: &[u8] = include_bytes!("../../weights/tavli-fevga.sgnet");
+
+/// The evaluator behind a net player.
+#[derive(Clone, Debug)]
+pub enum TavliNets {
+    /// Backgammon's nets on Portes' checkers.
+    Backgammon(Arc<NeuralEvaluator>),
+    /// A Tavli net of the game.
+    Tavli(Arc<TavliNet>),
+}
+
+impl TavliNets {
+    /// Loads the nets of `path` (or the game's shipped ones) for `variant`: a Tavli net
+    /// must be the game's own; backgammon nets fit Portes only.
+    pub fn load(variant: Variant, path: Option<&str>) -> Result<TavliNets, String> {
+        let path = match (path, variant) {
+            (Some(p), _) => std::path::PathBuf::from(p),
+            (None, Variant::Portes) => {
+                return Ok(TavliNets::Backgammon(Arc::new(
+                    NeuralEvaluator::default_nets().map_err(|e| e.to_string())?,
+                )))
+            }
+            (None, v) => {
+                return TavliNet::shipped(v)
+                    .map(|n| TavliNets::Tavli(Arc::new(n)))
+                    .map_err(|e| format!("the shipped {v} net: {e}"))
+            }
+        };
+        let bytes =
+            std::fs::read(&path).map_err(|e| format!("weights file {}: {e}", path.display()))?;
+        match TavliNet::from_bytes(&bytes) {
+            Ok(net) if net.variant() == variant => Ok(TavliNets::Tavli(Arc::new(net))),
+            Ok(net) => Err(format!(
+                "{} holds a {} net, not a {variant} one",
+                path.display(),
+                net.variant()
+            )),
+            Err(tavli_err) if variant == Variant::Portes => {
+                match crate::eval::NetSet::from_bytes(&bytes) {
+                    Ok(nets) => Ok(TavliNets::Backgammon(Arc::new(NeuralEvaluator::new(
+                        nets,
+                        path.display().to_string(),
+                    )))),
+                    Err(_) => Err(format!("{}: {tavli_err}", path.display())),
+                }
+            }
+            Err(e) => Err(format!("{}: {e}", path.display())),
+        }
+    }
+
+    /// W, WD, LD of `pos` for its side to act (exact when the game is over).
+    pub fn probs(&self, pos: &TavliPosition, scratch: &mut TavliScratch) -> TavliProbs {
+        match self {
+            TavliNets::Tavli(net) => net.evaluate(pos, scratch),
+            TavliNets::Backgammon(ev) => {
+                if let Some(o) = pos.result() {
+                    return TavliProbs::of_outcome(o);
+                }
+                match pos.to_backgammon() {
+                    Some(bg) => {
+                        let p = ev.evaluate(&bg).0;
+                        TavliProbs([p[0], p[1], p[3]])
+                    }
+                    None => TavliProbs([0.5, 0.0, 0.0]),
+                }
+            }
+        }
+    }
+}
 
 /// The phase tag of a Tavli net in the file (backgammon's are 0 contact, 1 race).
 const TAVLI_PHASE: u32 = 2;

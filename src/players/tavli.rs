@@ -22,105 +22,81 @@
 use std::fmt;
 use std::sync::Arc;
 
+use crate::engine::EngineSpec;
+use crate::eval::pubeval;
+pub use crate::eval::tavli::TavliNets;
 use crate::eval::tavli::{TavliNet, TavliProbs, TavliScratch};
-use crate::eval::{pubeval, Evaluator, NeuralEvaluator};
 use crate::game::Rng;
+pub use crate::search::tavli::TavliSearcher;
+use crate::search::tavli::{best_index, TavliSearch};
 use crate::tavli::position::TavliPosition;
-use crate::tavli::{generate_plays, Rules, TavliPlay, TavliPlayList, Variant};
+use crate::tavli::{Rules, TavliPlay, Variant};
 
 /// A Tavli player spec, as `duel --variant` reads it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum TavliSpec {
     Random,
     Heuristic,
     Pubeval,
-    /// The game's net (the shipped one, or a weights file), searched to `depth` (1 or 3).
-    Net {
-        path: Option<String>,
-        depth: u8,
-    },
+    /// The game's net searched as an engine spec says (`net`, `net:PATH`, `depth=1|3|5`,
+    /// `algo=expectimax|star1|star2`), built by the engine builder.
+    Net(EngineSpec),
 }
 
 impl TavliSpec {
     /// Parses `text` for `variant`; a player the variant cannot have is refused with the
     /// reason.
     pub fn parse(text: &str, variant: Variant) -> Result<TavliSpec, String> {
-        let t = text.trim();
-        let (head, options) = match t.split_once(',') {
-            Some((h, o)) => (h.trim(), Some(o)),
-            None => (t, None),
-        };
-        let mut spec = match head {
-            "random" => TavliSpec::Random,
-            "heuristic" => TavliSpec::Heuristic,
-            "pubeval" => TavliSpec::Pubeval,
-            "net" => TavliSpec::Net {
-                path: None,
-                depth: 1,
-            },
-            _ => match head.strip_prefix("net:") {
-                Some("") => return Err("net: needs a weights file (net:PATH)".into()),
-                Some(path) => TavliSpec::Net {
-                    path: Some(path.to_string()),
-                    depth: 1,
-                },
-                None => {
-                    return Err(format!(
-                        "unknown {} player '{}' (known: net, net:PATH, heuristic, random{})",
-                        variant.name(),
-                        head.chars().take(40).collect::<String>(),
-                        if variant == Variant::Portes {
-                            ", pubeval"
-                        } else {
-                            ""
-                        }
-                    ))
-                }
-            },
-        };
-        if let Some(options) = options {
-            for opt in options.split(',') {
-                let opt = opt.trim();
-                let value = opt.strip_prefix("depth=");
-                match (&mut spec, value) {
-                    (TavliSpec::Net { depth, .. }, Some(v)) => {
-                        *depth = match v.trim() {
-                            "1" => 1,
-                            "3" => 3,
-                            _ => {
-                                return Err(format!(
-                                    "depth={} (a Tavli net searches to depth 1 or 3)",
-                                    v.chars().take(20).collect::<String>()
-                                ))
-                            }
-                        }
-                    }
-                    (TavliSpec::Net { .. }, None) => {
-                        return Err(format!(
-                            "unknown option '{}' (a Tavli net takes depth=1 or depth=3)",
-                            opt.chars().take(40).collect::<String>()
-                        ))
-                    }
-                    _ => {
-                        return Err(format!(
-                            "'{head}' takes no options (only a net takes depth=...)"
-                        ))
-                    }
-                }
-            }
-        }
-        if spec == TavliSpec::Pubeval && variant != Variant::Portes {
-            return Err(format!(
-                "pubeval plays {} only through backgammon's evaluation, which fits Portes \
-                 alone; {} takes net, heuristic or random",
-                variant.name(),
-                variant.name()
-            ));
-        }
         if !variant.is_tavli() {
             return Err("these players are for the Tavli games (portes, plakoto, fevga)".into());
         }
-        Ok(spec)
+        let t = text.trim();
+        let head = t.split(',').next().unwrap_or("").trim();
+        let fixed = match head {
+            "random" => Some(TavliSpec::Random),
+            "heuristic" => Some(TavliSpec::Heuristic),
+            "pubeval" => Some(TavliSpec::Pubeval),
+            _ => None,
+        };
+        if let Some(spec) = fixed {
+            if t.contains(',') {
+                return Err(format!("'{head}' takes no options (only a net searches)"));
+            }
+            if spec == TavliSpec::Pubeval && variant != Variant::Portes {
+                return Err(format!(
+                    "pubeval plays {} only through backgammon's evaluation, which fits \
+                     Portes alone; {} takes net, heuristic or random",
+                    variant.name(),
+                    variant.name()
+                ));
+            }
+            return Ok(spec);
+        }
+        if !(head == "net" || head.starts_with("net:")) {
+            return Err(format!(
+                "unknown {} player '{}' (known: net, net:PATH, heuristic, random{})",
+                variant.name(),
+                head.chars().take(40).collect::<String>(),
+                if variant == Variant::Portes {
+                    ", pubeval"
+                } else {
+                    ""
+                }
+            ));
+        }
+        let spec: EngineSpec = t
+            .parse()
+            .map_err(|e: crate::engine::SpecError| e.to_string())?;
+        crate::engine::build::check_tavli(&spec).map_err(|e| e.to_string())?;
+        Ok(TavliSpec::Net(spec))
+    }
+
+    /// The spec of the game's net at `depth` (Star2).
+    pub fn net(depth: u8) -> TavliSpec {
+        TavliSpec::Net(EngineSpec {
+            depth: crate::engine::Depth::new(u32::from(depth)).unwrap_or(crate::engine::Depth::ONE),
+            ..EngineSpec::default()
+        })
     }
 }
 
@@ -130,84 +106,7 @@ impl fmt::Display for TavliSpec {
             TavliSpec::Random => f.write_str("random"),
             TavliSpec::Heuristic => f.write_str("heuristic"),
             TavliSpec::Pubeval => f.write_str("pubeval"),
-            TavliSpec::Net { path, depth } => {
-                match path {
-                    None => f.write_str("net")?,
-                    Some(p) => write!(f, "net:{p}")?,
-                }
-                if *depth != 1 {
-                    write!(f, ",depth={depth}")?;
-                }
-                Ok(())
-            }
-        }
-    }
-}
-
-/// The evaluator behind a net player.
-#[derive(Clone, Debug)]
-pub enum TavliNets {
-    /// Backgammon's nets on Portes' checkers.
-    Backgammon(Arc<NeuralEvaluator>),
-    /// A Tavli net of the game.
-    Tavli(Arc<TavliNet>),
-}
-
-impl TavliNets {
-    /// Loads the nets of `path` (or the game's shipped ones) for `variant`: a Tavli net
-    /// must be the game's own; backgammon nets fit Portes only.
-    pub fn load(variant: Variant, path: Option<&str>) -> Result<TavliNets, String> {
-        let path = match (path, variant) {
-            (Some(p), _) => std::path::PathBuf::from(p),
-            (None, Variant::Portes) => {
-                return Ok(TavliNets::Backgammon(Arc::new(
-                    NeuralEvaluator::default_nets().map_err(|e| e.to_string())?,
-                )))
-            }
-            (None, v) => {
-                return TavliNet::shipped(v)
-                    .map(|n| TavliNets::Tavli(Arc::new(n)))
-                    .map_err(|e| format!("the shipped {v} net: {e}"))
-            }
-        };
-        let bytes =
-            std::fs::read(&path).map_err(|e| format!("weights file {}: {e}", path.display()))?;
-        match TavliNet::from_bytes(&bytes) {
-            Ok(net) if net.variant() == variant => Ok(TavliNets::Tavli(Arc::new(net))),
-            Ok(net) => Err(format!(
-                "{} holds a {} net, not a {variant} one",
-                path.display(),
-                net.variant()
-            )),
-            Err(tavli_err) if variant == Variant::Portes => {
-                match crate::eval::NetSet::from_bytes(&bytes) {
-                    Ok(nets) => Ok(TavliNets::Backgammon(Arc::new(NeuralEvaluator::new(
-                        nets,
-                        path.display().to_string(),
-                    )))),
-                    Err(_) => Err(format!("{}: {tavli_err}", path.display())),
-                }
-            }
-            Err(e) => Err(format!("{}: {e}", path.display())),
-        }
-    }
-
-    /// W, WD, LD of `pos` for its side to act (exact when the game is over).
-    pub fn probs(&self, pos: &TavliPosition, scratch: &mut TavliScratch) -> TavliProbs {
-        match self {
-            TavliNets::Tavli(net) => net.evaluate(pos, scratch),
-            TavliNets::Backgammon(ev) => {
-                if let Some(o) = pos.result() {
-                    return TavliProbs::of_outcome(o);
-                }
-                match pos.to_backgammon() {
-                    Some(bg) => {
-                        let p = ev.evaluate(&bg).0;
-                        TavliProbs([p[0], p[1], p[3]])
-                    }
-                    None => TavliProbs([0.5, 0.0, 0.0]),
-                }
-            }
+            TavliSpec::Net(spec) => write!(f, "{spec}"),
         }
     }
 }
@@ -216,100 +115,27 @@ impl TavliNets {
 /// loss): points in money play.
 pub const MONEY: [f64; 4] = [1.0, 2.0, -1.0, -2.0];
 
-/// The expected value of `p` (the mover's chances) under score values `v`.
-#[inline]
-pub fn expected(p: &TavliProbs, v: &[f64; 4]) -> f64 {
-    let s = p.scores();
-    s[0] * v[0] + s[1] * v[1] + s[2] * v[2] + s[3] * v[3]
-}
-
-/// A net player's state: its nets, depth, score values and scratch space.
+/// A net player: the engine builder's Tavli searcher and the value of each score.
 #[derive(Clone, Debug)]
 pub struct NetPlayer {
-    pub nets: TavliNets,
-    pub depth: u8,
+    pub searcher: TavliSearcher,
     /// The value to this player of each score ([`MONEY`] unless a match sets them).
     pub values: [f64; 4],
-    rules: Rules,
-    scratch: TavliScratch,
-    list: TavliPlayList,
 }
 
-/// Candidates of the one-ply ranking that depth 3 looks at more closely.
-const DEPTH3_CANDIDATES: usize = 8;
-/// Candidates further behind the best one-ply value than this are not searched.
-const DEPTH3_MARGIN: f64 = 0.25;
-
 impl NetPlayer {
-    pub fn new(nets: TavliNets, depth: u8) -> NetPlayer {
+    pub fn new(searcher: TavliSearcher) -> NetPlayer {
         NetPlayer {
-            nets,
-            depth,
+            searcher,
             values: MONEY,
-            rules: Rules::default(),
-            scratch: TavliScratch::default(),
-            list: TavliPlayList::new(),
         }
     }
 
-    /// The mover's value of the position after its play (`after`, its view): the
-    /// opponent's chances before its roll, seen from the mover's side.
-    fn one_ply(&mut self, after: &TavliPosition) -> f64 {
-        let p = match after.result() {
-            Some(o) => TavliProbs::of_outcome(o),
-            None => self.nets.probs(&after.swap(), &mut self.scratch).invert(),
-        };
-        expected(&p, &self.values)
-    }
-
-    /// The mover's value of `after` when the opponent answers each roll with its best
-    /// one-ply play (the play that leaves the mover least).
-    fn two_ply(&mut self, after: &TavliPosition) -> f64 {
-        if let Some(o) = after.result() {
-            return expected(&TavliProbs::of_outcome(o), &self.values);
-        }
-        let opp = after.swap();
-        let mut total = 0.0;
-        let mut list = std::mem::take(&mut self.list);
-        for dice in crate::game::ALL_ROLLS {
-            generate_plays(&opp, dice, &self.rules, &mut list);
-            let mut worst = f64::INFINITY;
-            for play in list.iter() {
-                // The opponent's play leaves the mover to act in `play.next_position()`.
-                let p = match play.after.result() {
-                    Some(o) => TavliProbs::of_outcome(o).invert(),
-                    None => self.nets.probs(&play.next_position(), &mut self.scratch),
-                };
-                worst = worst.min(expected(&p, &self.values));
-            }
-            if worst.is_finite() {
-                total += worst * f64::from(dice.weight());
-            }
-        }
-        self.list = list;
-        total / 36.0
-    }
-
-    /// The index of the best play and the values of every play (one ply; the searched
-    /// candidates get their depth-3 value).
-    pub fn rank(&mut self, plays: &[TavliPlay]) -> (usize, Vec<f64>) {
-        let mut values: Vec<f64> = plays.iter().map(|p| self.one_ply(&p.after)).collect();
-        if self.depth >= 3 && plays.len() > 1 {
-            let mut order: Vec<usize> = (0..plays.len()).collect();
-            order.sort_by(|&a, &b| values[b].total_cmp(&values[a]));
-            let best = values[order[0]];
-            for &i in order.iter().take(DEPTH3_CANDIDATES) {
-                if values[i] < best - DEPTH3_MARGIN && i != order[0] {
-                    values[i] = f64::NEG_INFINITY;
-                    continue;
-                }
-                values[i] = self.two_ply(&plays[i].after);
-            }
-            for &i in order.iter().skip(DEPTH3_CANDIDATES) {
-                values[i] = f64::NEG_INFINITY;
-            }
-        }
-        (argmax(values.iter().copied()), values)
+    /// The index of the best play (the others are searched only far enough to know they
+    /// are not better).
+    pub fn best(&self, plays: &[TavliPlay]) -> usize {
+        let mut search = TavliSearch::new(&self.searcher, self.values);
+        best_index(&search.rank(plays, 1))
     }
 }
 
@@ -321,48 +147,42 @@ pub struct TavliHintPlay {
     pub notation: String,
     /// The value for the mover (points per game at money play) at `depth`.
     pub value: f64,
-    /// The depth of `value`: the hint's depth for the plays depth 3 searched, 1 for the
-    /// others (listed after them).
+    /// The depth of `value`: the searcher's depth for the plays it searched (the best of
+    /// the depth-1 ranking), 1 for the others (listed after them).
     pub depth: u8,
     /// The mover's chances after the play (one ply: the net's view of the opponent to
     /// roll, inverted; exact when the play ends the game).
     pub probs: TavliProbs,
 }
 
-/// Every legal play of `dice` in `pos`, ranked by `nets` searched to `depth` (1 or 3),
-/// best first. A finished position has no plays; a roll that cannot be played gives the
-/// one empty play.
+/// Every legal play of `dice` in `pos`, ranked by `searcher` (exact values at its depth
+/// for the plays it searches), best first. A finished position has no plays; a roll that
+/// cannot be played gives the one empty play.
 pub fn hint(
-    nets: &TavliNets,
-    depth: u8,
+    searcher: &TavliSearcher,
     pos: &TavliPosition,
     dice: crate::game::Dice,
 ) -> Vec<TavliHintPlay> {
     let plays = crate::tavli::legal_plays(pos, dice, &Rules::default());
-    let mut player = NetPlayer::new(nets.clone(), depth);
-    let (_, values) = player.rank(&plays);
+    let mut search = TavliSearch::new(searcher, MONEY);
+    let ranked = search.rank(&plays, usize::MAX);
+    let mut scratch = TavliScratch::default();
     let mut out: Vec<TavliHintPlay> = plays
         .iter()
-        .zip(&values)
-        .map(|(play, &value)| {
+        .zip(&ranked)
+        .map(|(play, &(value, depth))| {
             let probs = match play.after.result() {
                 Some(o) => TavliProbs::of_outcome(o),
-                None => nets
-                    .probs(&play.next_position(), &mut player.scratch)
+                None => searcher
+                    .evaluator
+                    .probs(&play.next_position(), &mut scratch)
                     .invert(),
-            };
-            // Plays depth 3 did not search keep their one-ply value, so that every play
-            // is listed with a number, after the searched ones.
-            let (value, d) = if value.is_finite() {
-                (value, depth.max(1))
-            } else {
-                (f64::from(probs.value()), 1)
             };
             TavliHintPlay {
                 play: *play,
                 notation: crate::tavli::format_play(play),
                 value,
-                depth: d,
+                depth,
                 probs,
             }
         })
@@ -399,16 +219,19 @@ impl TavliPlayer {
             TavliSpec::Random => TavliPlayer::Random(Rng::seeded(seed)),
             TavliSpec::Heuristic => TavliPlayer::Heuristic,
             TavliSpec::Pubeval => TavliPlayer::Pubeval,
-            TavliSpec::Net { path, depth } => TavliPlayer::Net(Box::new(NetPlayer::new(
-                TavliNets::load(variant, path.as_deref())?,
-                *depth,
+            TavliSpec::Net(spec) => TavliPlayer::Net(Box::new(NetPlayer::new(
+                crate::engine::build::tavli(spec, variant).map_err(|e| e.to_string())?,
             ))),
         })
     }
 
     /// A player of an in-memory Tavli net (training benchmarks).
     pub fn of_net(net: Arc<TavliNet>, depth: u8) -> TavliPlayer {
-        TavliPlayer::Net(Box::new(NetPlayer::new(TavliNets::Tavli(net), depth)))
+        TavliPlayer::Net(Box::new(NetPlayer::new(TavliSearcher {
+            evaluator: TavliNets::Tavli(net),
+            algorithm: crate::search::Algorithm::Star2,
+            depth,
+        })))
     }
 
     /// Sets the value of each score (single win, double win, single loss, double loss)
@@ -436,7 +259,7 @@ impl TavliPlayer {
                 if plays.len() == 1 {
                     0
                 } else {
-                    p.rank(plays).0
+                    p.best(plays)
                 }
             }
         }
@@ -452,21 +275,6 @@ fn argmax(values: impl Iterator<Item = f64>) -> usize {
         }
     }
     best.0
-}
-
-/// The mover's equity in Tavli scoring of `after` (the position after its play, from its
-/// view): exact when the game is over, else the backgammon nets' view of the opponent to
-/// roll, negated, with gammons and backgammons both worth 2.
-pub fn net_equity(ev: &NeuralEvaluator, after: &TavliPosition) -> f64 {
-    if let Some(done) = after.result() {
-        return f64::from(done.mover_points());
-    }
-    let Some(bg) = after.swap().to_backgammon() else {
-        return 0.0;
-    };
-    let p = ev.evaluate(&bg).0;
-    let opponent = 2.0 * f64::from(p[0]) - 1.0 + f64::from(p[1]) - f64::from(p[3]);
-    -opponent
 }
 
 /// The heuristic's score of `after` (the position after the play, from the mover's view;
@@ -544,20 +352,26 @@ mod tests {
             Ok(TavliSpec::Heuristic)
         );
         assert_eq!(
-            TavliSpec::parse("net:x.sgnet", Variant::Portes),
-            Ok(TavliSpec::Net {
-                path: Some("x.sgnet".into()),
-                depth: 1
-            })
+            TavliSpec::parse("net:x.sgnet", Variant::Portes)
+                .unwrap()
+                .to_string(),
+            "net:x.sgnet"
         );
         let deep = TavliSpec::parse("net,depth=3", Variant::Plakoto).unwrap();
+        assert_eq!(deep, TavliSpec::net(3));
         assert_eq!(deep.to_string(), "net,depth=3");
+        let algo = TavliSpec::parse("net,depth=5,algo=star1", Variant::Fevga).unwrap();
+        assert_eq!(algo.to_string(), "net,depth=5,algo=star1");
         assert_eq!(
             TavliSpec::parse(&deep.to_string(), Variant::Plakoto),
             Ok(deep)
         );
         for (text, variant) in [
             ("net,depth=2", Variant::Plakoto),
+            ("net,depth=7", Variant::Plakoto),
+            ("net,algo=mcts", Variant::Plakoto),
+            ("net,noise=0.1", Variant::Fevga),
+            ("pubeval,depth=3", Variant::Portes),
             ("net,speed=3", Variant::Plakoto),
             ("heuristic,depth=3", Variant::Plakoto),
             ("pubeval", Variant::Fevga),
@@ -582,14 +396,8 @@ mod tests {
             let mut specs = vec![
                 TavliSpec::Random,
                 TavliSpec::Heuristic,
-                TavliSpec::Net {
-                    path: None,
-                    depth: 1,
-                },
-                TavliSpec::Net {
-                    path: None,
-                    depth: 3,
-                },
+                TavliSpec::net(1),
+                TavliSpec::net(3),
             ];
             if variant == Variant::Portes {
                 specs.push(TavliSpec::Pubeval);

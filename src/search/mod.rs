@@ -32,6 +32,7 @@ pub mod mcts;
 pub mod order;
 pub mod pool;
 pub mod positions;
+pub mod tavli;
 pub mod tt;
 pub mod value;
 pub mod zobrist;

@@ -204,9 +204,13 @@ impl Shared {
         request: crate::protocol::tavli::TavliRequest,
         depth: u8,
     ) -> Result<Vec<crate::players::tavli::TavliHintPlay>, String> {
-        let nets = self.tavli_nets(request.position.variant())?;
+        let searcher = crate::search::tavli::TavliSearcher {
+            evaluator: self.tavli_nets(request.position.variant())?,
+            algorithm: crate::search::Algorithm::Star2,
+            depth,
+        };
         self.run_task(move || {
-            crate::players::tavli::hint(&nets, depth, &request.position, request.dice)
+            crate::players::tavli::hint(&searcher, &request.position, request.dice)
         })
         .await
         .map_err(|e| e.to_string())
