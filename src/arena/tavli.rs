@@ -105,28 +105,85 @@ pub fn duel(
     b: &TavliSpec,
     games: u64,
     seed: u64,
+    threads: usize,
 ) -> Result<TavliDuel, String> {
     let pa = TavliPlayer::build(a, variant, splitmix(seed ^ 0xa))?;
     let pb = TavliPlayer::build(b, variant, splitmix(seed ^ 0xb))?;
-    Ok(duel_players(
+    Ok(duel_players_on(
         variant,
         [(a.to_string(), pa), (b.to_string(), pb)],
         games,
         seed,
+        threads,
     ))
 }
 
-/// [`duel`] between players already built (named for the report).
+/// [`duel`] between players already built (named for the report), on one thread.
 pub fn duel_players(
     variant: Variant,
     players: [(String, TavliPlayer); 2],
     games: u64,
     seed: u64,
 ) -> TavliDuel {
+    duel_players_on(variant, players, games, seed, 1)
+}
+
+/// The points of A in the two games of mirrored pair `pair` (`None`: unfinished).
+fn play_pair(
+    variant: Variant,
+    rules: &Rules,
+    pa: &mut TavliPlayer,
+    pb: &mut TavliPlayer,
+    seed: u64,
+    pair: u64,
+) -> [Option<i32>; 2] {
+    let dice_seed = splitmix(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ pair);
+    // A random player draws from a stream of the pair's own, whatever thread plays it.
+    pa.reseed(splitmix(dice_seed ^ 0xa));
+    pb.reseed(splitmix(dice_seed ^ 0xb));
+    [
+        play_game(variant, rules, [&mut *pa, &mut *pb], dice_seed),
+        play_game(variant, rules, [&mut *pb, &mut *pa], dice_seed).map(|p| -p),
+    ]
+}
+
+/// [`duel_players`] with the pairs shared out over `threads` threads (each with its own
+/// copies of the players); the figures do not depend on the thread count.
+pub fn duel_players_on(
+    variant: Variant,
+    players: [(String, TavliPlayer); 2],
+    games: u64,
+    seed: u64,
+    threads: usize,
+) -> TavliDuel {
     let rules = Rules::default();
     let started = Instant::now();
-    let [(name_a, mut pa), (name_b, mut pb)] = players;
+    let [(name_a, pa), (name_b, pb)] = players;
     let pairs = games / 2;
+    let threads = threads.clamp(1, 256) as u64;
+    let mut results: Vec<(u64, [Option<i32>; 2])> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                let (mut a, mut b) = (pa.clone(), pb.clone());
+                let rules = &rules;
+                scope.spawn(move || {
+                    let mut out = Vec::new();
+                    let mut pair = t;
+                    while pair < pairs {
+                        out.push((pair, play_pair(variant, rules, &mut a, &mut b, seed, pair)));
+                        pair += threads;
+                    }
+                    out
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .filter_map(|h| h.join().ok())
+            .flatten()
+            .collect()
+    });
+    results.sort_by_key(|(pair, _)| *pair);
     let mut r = TavliDuel {
         variant,
         a: name_a,
@@ -144,16 +201,10 @@ pub fn duel_players(
         seconds: 0.0,
     };
     let mut pair_means = Vec::with_capacity(pairs as usize);
-    for pair in 0..pairs {
-        let dice_seed = splitmix(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ pair);
+    for (_, games) in &results {
         let mut sum = 0i32;
-        for a_first in [true, false] {
-            let result = if a_first {
-                play_game(variant, &rules, [&mut pa, &mut pb], dice_seed)
-            } else {
-                play_game(variant, &rules, [&mut pb, &mut pa], dice_seed).map(|p| -p)
-            };
-            let Some(points) = result else {
+        for result in games {
+            let Some(points) = *result else {
                 r.unfinished += 1;
                 continue;
             };
@@ -488,13 +539,16 @@ mod tests {
     #[test]
     fn duels_finish_every_game_and_repeat_for_a_seed() {
         for variant in [Variant::Portes, Variant::Plakoto, Variant::Fevga] {
-            let d = duel(variant, &TavliSpec::Heuristic, &TavliSpec::Random, 20, 5).unwrap();
+            let d = duel(variant, &TavliSpec::Heuristic, &TavliSpec::Random, 20, 5, 2).unwrap();
             assert_eq!(d.unfinished, 0, "{variant:?}");
             assert_eq!(d.a_wins + d.b_wins + d.ties, 20);
             // The yardstick beats random play.
             assert!(d.ppg > 0.0, "{variant:?}: {d:?}");
-            let again = duel(variant, &TavliSpec::Heuristic, &TavliSpec::Random, 20, 5).unwrap();
+            let again = duel(variant, &TavliSpec::Heuristic, &TavliSpec::Random, 20, 5, 2).unwrap();
             assert_eq!((again.ppg, again.a_wins), (d.ppg, d.a_wins));
+            // The thread count changes nothing.
+            let one = duel(variant, &TavliSpec::Heuristic, &TavliSpec::Random, 20, 5, 1).unwrap();
+            assert_eq!((one.ppg, one.a_wins, one.ties), (d.ppg, d.a_wins, d.ties));
         }
     }
 
@@ -567,6 +621,7 @@ mod tests {
             &TavliSpec::Heuristic,
             10,
             3,
+            2,
         )
         .unwrap();
         assert_eq!(d.ppg, 0.0);

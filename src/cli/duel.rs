@@ -116,7 +116,8 @@ fn run_tavli(a: &DuelArgs, variant: crate::tavli::Variant) -> Result<(), CliErro
     let spec_a = TavliSpec::parse(&a.a, variant).map_err(|e| format!("--a: {e}"))?;
     let spec_b = TavliSpec::parse(&a.b, variant).map_err(|e| format!("--b: {e}"))?;
     check_games(a.games)?;
-    let r = crate::arena::tavli::duel(variant, &spec_a, &spec_b, a.games, a.seed)?;
+    let threads = super::threads_arg(a.threads)?;
+    let r = crate::arena::tavli::duel(variant, &spec_a, &spec_b, a.games, a.seed, threads)?;
     let command = format!(
         "stargammon duel --variant {} --a {} --b {} --games {} --seed {}",
         variant.name(),

@@ -128,6 +128,7 @@ fn run_tavli(args: &MatchArgs, variant: &str) -> Result<(), CliError> {
                 &TavliSpec::parse(&args.b, rotation[0])?,
                 g,
                 args.seed,
+                args.parallel,
             )?;
             println!("{}", r.to_json());
             return Ok(());

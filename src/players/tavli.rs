@@ -234,6 +234,13 @@ impl TavliPlayer {
         })))
     }
 
+    /// Restarts a random player's stream at `seed` (the others have none).
+    pub fn reseed(&mut self, seed: u64) {
+        if let TavliPlayer::Random(rng) = self {
+            *rng = Rng::seeded(seed);
+        }
+    }
+
     /// Sets the value of each score (single win, double win, single loss, double loss)
     /// for a net player; the others ignore it.
     pub fn set_values(&mut self, values: [f64; 4]) {
