@@ -493,3 +493,34 @@ fn train_variant_runs_resumes_and_exports_a_net_duel_can_load() {
     ]);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn moves_play_checks_a_play_and_gives_the_position_after() {
+    let v = json_of(&stargammon(&[
+        "moves",
+        "--variant",
+        "plakoto",
+        "plakoto:24-15:24-15",
+        "6",
+        "5",
+        "--play",
+        "24/18 24/19",
+        "--json",
+    ]));
+    assert_eq!(v["variant"], "plakoto");
+    assert_eq!(v["move"], "24/19 24/18");
+    assert_eq!(v["position"], "plakoto:24-15:24-13,19-1,18-1");
+    for bad in ["24/18 24/18", "24-18", "13/7", "\u{e9}"] {
+        one_line_error(&[
+            "moves",
+            "--variant",
+            "plakoto",
+            "plakoto:24-15:24-15",
+            "6",
+            "5",
+            "--play",
+            bad,
+        ]);
+    }
+    one_line_error(&["moves", "4HPwATDgc/ABMA", "6", "5", "--play", "24/18 13/8"]);
+}

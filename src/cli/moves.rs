@@ -26,6 +26,10 @@ pub struct MovesArgs {
     /// Print one JSON object on stdout.
     #[arg(long)]
     pub json: bool,
+    /// With a Tavli --variant: check this play (gnubg notation, or its steps singly) and
+    /// print it with the position after it; an illegal play is a one-line error.
+    #[arg(long, allow_hyphen_values = true)]
+    pub play: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -64,7 +68,29 @@ fn run_tavli(args: &MovesArgs, variant: crate::tavli::Variant) -> Result<(), Cli
     if pos.result().is_some() {
         return Err("the game is over in this position".into());
     }
-    let plays = crate::tavli::legal_plays(&pos, dice, &crate::tavli::Rules::default());
+    let rules = crate::tavli::Rules::default();
+    if let Some(text) = &args.play {
+        let p = crate::tavli::parse_play(&pos, dice, &rules, text)?;
+        let one = TavliPlayOut {
+            mv: crate::tavli::format_play(&p),
+            position: crate::tavli::position_string(&p.next_position()),
+            end: super::tavli_pos::end_name(p.end),
+        };
+        if args.json {
+            let mut v = serde_json::to_value(&one)?;
+            v["variant"] = serde_json::json!(variant.name());
+            println!("{v}");
+        } else {
+            println!(
+                "{}\t{}{}",
+                one.mv,
+                one.position,
+                one.end.map(|e| format!("\t{e}")).unwrap_or_default()
+            );
+        }
+        return Ok(());
+    }
+    let plays = crate::tavli::legal_plays(&pos, dice, &rules);
     let out: Vec<TavliPlayOut> = plays
         .iter()
         .map(|p| TavliPlayOut {
@@ -121,6 +147,9 @@ pub fn list_plays(pos: &Position, dice: Dice) -> Vec<(String, String)> {
 pub fn run(args: MovesArgs) -> Result<(), CliError> {
     if let Some(v) = args.variant.filter(|v| v.is_tavli()) {
         return run_tavli(&args, v);
+    }
+    if args.play.is_some() {
+        return Err("--play checks a play of a Tavli game (with --variant)".into());
     }
     let ms = parse_pos_arg(&args.pos)?;
     let dice = Dice::new(args.d1, args.d2)?;

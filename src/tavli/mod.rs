@@ -20,7 +20,8 @@ use std::str::FromStr;
 
 pub use driver::{opening, play_random_game, RandomGame};
 pub use notation::{
-    draw_board, format_play, parse_position_string, position_string, PositionStringError,
+    draw_board, format_play, parse_play, parse_position_string, position_string, PlayTextError,
+    PositionStringError,
 };
 pub use position::{TavliPosition, TavliPositionError, CHECKERS};
 

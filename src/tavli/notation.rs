@@ -142,6 +142,135 @@ pub fn parse_position_string(text: &str) -> Result<TavliPosition, PositionString
     TavliPosition::new(variant, ma, mb, [pa, pb]).map_err(PositionStringError::Position)
 }
 
+/// Why a play's text does not name a legal play.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PlayTextError {
+    /// Not moves of the form FROM/TO[*][/TO...][(N)] (points 1-24, `bar`, `off`).
+    Syntax(String),
+    /// Readable, but no legal play of the roll gives this result.
+    Illegal(String),
+    /// Several legal plays move the checkers so; the `*` marks must tell them apart.
+    Ambiguous(String),
+}
+
+impl fmt::Display for PlayTextError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PlayTextError::Syntax(t) => write!(
+                f,
+                "cannot read the play {t:?}: expected moves like 24/18 13/11* 8/5(2) bar/22 6/off"
+            ),
+            PlayTextError::Illegal(t) => write!(f, "illegal play {t:?} for this roll"),
+            PlayTextError::Ambiguous(t) => {
+                write!(
+                    f,
+                    "the play {t:?} fits several legal plays: mark hits or pins with *"
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for PlayTextError {}
+
+fn point_of(text: &str) -> Option<u8> {
+    let t = text.trim();
+    if t.eq_ignore_ascii_case("bar") {
+        return Some(25);
+    }
+    if t.eq_ignore_ascii_case("off") {
+        return Some(0);
+    }
+    if t.is_empty() || t.len() > 2 || !t.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    t.parse().ok().filter(|p| (1..=24).contains(p))
+}
+
+/// Reads a play in the notation [`format_play`] writes (or its steps written singly, in
+/// any order) and finds it among the legal plays of `dice` in `pos`: the play whose
+/// result moves the mover's checkers so (and, where hits or pins tell plays apart, with
+/// as many `*` marks). An empty text is the empty play. Any bytes give a play or a typed
+/// error.
+pub fn parse_play(
+    pos: &TavliPosition,
+    dice: crate::game::Dice,
+    rules: &super::Rules,
+    text: &str,
+) -> Result<TavliPlay, PlayTextError> {
+    let shown: String = text.chars().take(60).collect();
+    let syntax = || PlayTextError::Syntax(shown.clone());
+    let mut counts = *pos.counts(0);
+    // The landing points marked `*` (hits or pins), each as often as it is marked.
+    let mut marks: Vec<u8> = Vec::new();
+    for token in text.split_whitespace() {
+        if token.len() > 40 {
+            return Err(syntax());
+        }
+        let (body, times) = match token.strip_suffix(')') {
+            Some(rest) => {
+                let (b, n) = rest.rsplit_once('(').ok_or_else(syntax)?;
+                let n: u8 = n.parse().map_err(|_| syntax())?;
+                if !(1..=4).contains(&n) {
+                    return Err(syntax());
+                }
+                (b, n)
+            }
+            None => (token, 1),
+        };
+        let mut points = Vec::new();
+        for part in body.split('/') {
+            let (p, marked) = match part.strip_suffix('*') {
+                Some(p) => (p, true),
+                None => (part, false),
+            };
+            let point = point_of(p).ok_or_else(syntax)?;
+            points.push(point);
+            if marked {
+                marks.extend(std::iter::repeat(point).take(usize::from(times)));
+            }
+        }
+        if points.len() < 2 {
+            return Err(syntax());
+        }
+        let (from, to) = (points[0], points[points.len() - 1]);
+        if from == 0 || to == 25 || to >= from {
+            return Err(syntax());
+        }
+        for _ in 0..times {
+            let f = usize::from(from);
+            if counts[f] == 0 {
+                return Err(PlayTextError::Illegal(shown.clone()));
+            }
+            counts[f] -= 1;
+            if to > 0 {
+                counts[usize::from(to)] += 1;
+            }
+        }
+    }
+    let plays = super::legal_plays(pos, dice, rules);
+    let fits: Vec<&TavliPlay> = plays
+        .iter()
+        .filter(|p| p.after.counts(0) == &counts)
+        .collect();
+    marks.sort_unstable();
+    let marked: Vec<&&TavliPlay> = fits
+        .iter()
+        .filter(|p| {
+            let mut m: Vec<u8> = p.steps().iter().filter(|s| s.mark).map(|s| s.to).collect();
+            m.sort_unstable();
+            m == marks
+        })
+        .collect();
+    match (fits.as_slice(), marked.as_slice()) {
+        ([], _) => Err(PlayTextError::Illegal(shown)),
+        (_, [one]) => Ok(***one),
+        // The marks left out (or wrong) where the moves alone decide.
+        ([one], _) => Ok(**one),
+        _ => Err(PlayTextError::Ambiguous(shown)),
+    }
+}
+
 fn point_name(p: u8) -> String {
     match p {
         0 => "off".to_string(),
@@ -280,4 +409,81 @@ pub fn draw_board(pos: &TavliPosition) -> String {
     }
     out.push_str(" +12-11-10--9--8--7-------6--5--4--3--2--1-+\n");
     out
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::game::{Dice, Rng};
+    use crate::tavli::{legal_plays, play_random_game, Rules};
+
+    #[test]
+    fn every_legal_play_reads_back_from_its_text_and_from_its_single_steps() {
+        let rules = Rules::default();
+        for variant in [Variant::Portes, Variant::Plakoto, Variant::Fevga] {
+            let mut rng = Rng::seeded(17);
+            let mut checked = 0;
+            for _ in 0..20 {
+                play_random_game(variant, &rules, &mut rng, 2000, |pos, dice| {
+                    for play in legal_plays(pos, dice, &rules) {
+                        let text = format_play(&play);
+                        let read = parse_play(pos, dice, &rules, &text).unwrap();
+                        assert_eq!(read.after, play.after, "{pos:?} {dice:?} {text}");
+                        // Each step on its own, with its mark.
+                        let single: Vec<String> = play
+                            .steps()
+                            .iter()
+                            .map(|s| {
+                                let name = |p: u8| match p {
+                                    0 => "off".to_string(),
+                                    25 => "bar".to_string(),
+                                    p => p.to_string(),
+                                };
+                                format!(
+                                    "{}/{}{}",
+                                    name(s.from),
+                                    name(s.to),
+                                    if s.mark { "*" } else { "" }
+                                )
+                            })
+                            .collect();
+                        let read = parse_play(pos, dice, &rules, &single.join(" ")).unwrap();
+                        assert_eq!(read.after, play.after);
+                        checked += 1;
+                    }
+                });
+            }
+            assert!(checked > 1000, "{variant:?}: {checked}");
+        }
+    }
+
+    #[test]
+    fn plays_that_are_not_legal_or_not_plays_are_refused() {
+        let rules = Rules::default();
+        let start = parse_position_string("plakoto:24-15:24-15").unwrap();
+        let d = Dice::new(6, 5).unwrap();
+        assert!(parse_play(&start, d, &rules, "24/18 24/19").is_ok());
+        assert!(parse_play(&start, d, &rules, "24/13").is_ok());
+        for (text, illegal) in [
+            ("24/18 24/18", true),
+            ("24/17 24/20", true),
+            ("13/7", true),
+            ("", true),
+            ("24-18", false),
+            ("24/25", false),
+            ("18/24", false),
+            ("24/18(9)", false),
+            ("\u{e9}/\u{e9}", false),
+            ("24//18", false),
+        ] {
+            let e = parse_play(&start, d, &rules, text).unwrap_err();
+            assert_eq!(
+                matches!(e, PlayTextError::Illegal(_)),
+                illegal,
+                "{text}: {e}"
+            );
+            assert!(!e.to_string().contains('\n'));
+        }
+    }
 }
