@@ -32,6 +32,11 @@ pub struct TavliDuel {
     pub doubles_b: u64,
     /// Games stopped at [`MAX_TURNS`] (0 unless a rule is broken); they count 0 points.
     pub unfinished: u64,
+    /// Games an engine of A (B) forfeited (counted as lost by [`FORFEIT_POINTS`]), and
+    /// why the first of them was.
+    pub forfeits_a: u64,
+    pub forfeits_b: u64,
+    pub first_forfeit: Option<String>,
     pub seconds: f64,
 }
 
@@ -51,20 +56,37 @@ impl TavliDuel {
             "doubles_a": self.doubles_a,
             "doubles_b": self.doubles_b,
             "unfinished": self.unfinished,
+            "forfeits": {"a": self.forfeits_a, "b": self.forfeits_b},
+            "first_forfeit": self.first_forfeit,
             "seconds": self.seconds,
         })
     }
 }
 
+/// Points a side that forfeits a game loses (a double game: an engine that answers with
+/// no legal play, or not at all, loses the most a game can cost).
+pub const FORFEIT_POINTS: i32 = 2;
+
+/// How one game of a duel ended, from the first player's view.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GameOutcome {
+    /// Points of the first player (negative when it lost; 0 a Plakoto tie).
+    Points(i32),
+    /// Stopped at [`MAX_TURNS`].
+    Unfinished,
+    /// A player's engine failed or answered with no legal play: it loses
+    /// [`FORFEIT_POINTS`]. `first`: whether it was the first player.
+    Forfeit { first: bool, reason: String },
+}
+
 /// Plays one game on the dice of `seed`: `first` moves first (the opening roll of C8
-/// decides only the first roll, which may be a double). Returns the points of `first`
-/// (negative when it lost), or `None` when [`MAX_TURNS`] ran out.
+/// decides only the first roll, which may be a double).
 pub fn play_game(
     variant: Variant,
     rules: &Rules,
     players: [&mut TavliPlayer; 2],
     seed: u64,
-) -> Option<i32> {
+) -> GameOutcome {
     let [first, second] = players;
     let mut rng = Rng::seeded(seed);
     let (_, mut dice) = crate::tavli::driver::opening(&mut rng);
@@ -75,10 +97,15 @@ pub fn play_game(
         generate_plays(&pos, dice, rules, &mut list);
         let plays = list.as_slice();
         if !plays.is_empty() {
-            let k = if side == 0 {
-                first.choose(&pos, plays)
-            } else {
-                second.choose(&pos, plays)
+            let player = if side == 0 { &mut *first } else { &mut *second };
+            let k = match player.decide(&pos, dice, plays) {
+                Ok(k) => k,
+                Err(reason) => {
+                    return GameOutcome::Forfeit {
+                        first: side == 0,
+                        reason,
+                    }
+                }
             };
             let play = plays[k.min(plays.len() - 1)];
             if let Some(done) = play.after.result() {
@@ -86,7 +113,7 @@ pub fn play_game(
                     Outcome::Tie => 0,
                     o => o.mover_points(),
                 };
-                return Some(if side == 0 { points } else { -points });
+                return GameOutcome::Points(if side == 0 { points } else { -points });
             }
             pos = play.next_position();
         } else {
@@ -95,7 +122,7 @@ pub fn play_game(
         }
         dice = rng.dice();
     }
-    None
+    GameOutcome::Unfinished
 }
 
 /// Plays `games` (an even number) games of `variant` between `a` and `b`.
@@ -128,7 +155,8 @@ pub fn duel_players(
     duel_players_on(variant, players, games, seed, 1)
 }
 
-/// The points of A in the two games of mirrored pair `pair` (`None`: unfinished).
+/// The two games of mirrored pair `pair`, each from A's view (A first in the first game,
+/// B first in the second).
 fn play_pair(
     variant: Variant,
     rules: &Rules,
@@ -136,14 +164,22 @@ fn play_pair(
     pb: &mut TavliPlayer,
     seed: u64,
     pair: u64,
-) -> [Option<i32>; 2] {
+) -> [GameOutcome; 2] {
     let dice_seed = splitmix(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ pair);
     // A random player draws from a stream of the pair's own, whatever thread plays it.
     pa.reseed(splitmix(dice_seed ^ 0xa));
     pb.reseed(splitmix(dice_seed ^ 0xb));
+    let second = match play_game(variant, rules, [&mut *pb, &mut *pa], dice_seed) {
+        GameOutcome::Points(p) => GameOutcome::Points(-p),
+        GameOutcome::Forfeit { first, reason } => GameOutcome::Forfeit {
+            first: !first,
+            reason,
+        },
+        GameOutcome::Unfinished => GameOutcome::Unfinished,
+    };
     [
         play_game(variant, rules, [&mut *pa, &mut *pb], dice_seed),
-        play_game(variant, rules, [&mut *pb, &mut *pa], dice_seed).map(|p| -p),
+        second,
     ]
 }
 
@@ -161,7 +197,7 @@ pub fn duel_players_on(
     let [(name_a, pa), (name_b, pb)] = players;
     let pairs = games / 2;
     let threads = threads.clamp(1, 256) as u64;
-    let mut results: Vec<(u64, [Option<i32>; 2])> = std::thread::scope(|scope| {
+    let mut results: Vec<(u64, [GameOutcome; 2])> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
             .map(|t| {
                 let (mut a, mut b) = (pa.clone(), pb.clone());
@@ -198,15 +234,35 @@ pub fn duel_players_on(
         doubles_a: 0,
         doubles_b: 0,
         unfinished: 0,
+        forfeits_a: 0,
+        forfeits_b: 0,
+        first_forfeit: None,
         seconds: 0.0,
     };
     let mut pair_means = Vec::with_capacity(pairs as usize);
     for (_, games) in &results {
         let mut sum = 0i32;
         for result in games {
-            let Some(points) = *result else {
-                r.unfinished += 1;
-                continue;
+            let points = match result {
+                GameOutcome::Points(p) => *p,
+                GameOutcome::Unfinished => {
+                    r.unfinished += 1;
+                    continue;
+                }
+                // `first` is from A's view here: whether A forfeited.
+                GameOutcome::Forfeit { first, reason } => {
+                    if *first {
+                        r.forfeits_a += 1;
+                    } else {
+                        r.forfeits_b += 1;
+                    }
+                    r.first_forfeit.get_or_insert_with(|| reason.clone());
+                    if *first {
+                        -FORFEIT_POINTS
+                    } else {
+                        FORFEIT_POINTS
+                    }
+                }
             };
             sum += points;
             match points {
@@ -336,6 +392,8 @@ pub struct TavliGameRecord {
     pub score_before: [u32; 2],
     /// Stopped at [`MAX_TURNS`].
     pub unfinished: bool,
+    /// Why the loser's engine forfeited the game (it loses [`FORFEIT_POINTS`]).
+    pub forfeit: Option<String>,
 }
 
 /// A whole Tavli match, from A's view.
@@ -361,6 +419,7 @@ impl TavliMatchRecord {
                     "points": g.points.unsigned_abs(),
                     "turns": g.turns,
                     "score_before": g.score_before,
+                    "forfeit": g.forfeit,
                 })
             })
             .collect();
@@ -409,6 +468,7 @@ pub fn play_match(
         let mut pos = TavliPosition::start(variant);
         let mut side = first;
         let mut result: Option<i32> = None;
+        let mut forfeit = None;
         let mut turns = 0;
         while turns < MAX_TURNS {
             turns += 1;
@@ -418,14 +478,26 @@ pub fn play_match(
                 break;
             }
             let seat: &mut Seat = if side == 0 { &mut *a } else { &mut *b };
-            let index = match seat_player(seat, variant) {
+            let decided = match seat_player(seat, variant) {
                 Some(p) => {
                     let need_me = length - score[side];
                     let need_them = length - score[1 - side];
                     p.set_values(table.values(need_me, need_them, k));
-                    p.choose(&pos, plays)
+                    p.decide(&pos, dice, plays)
                 }
-                None => 0,
+                None => Err(format!("no player for {variant}")),
+            };
+            let index = match decided {
+                Ok(i) => i,
+                Err(reason) => {
+                    forfeit = Some(reason);
+                    result = Some(if side == 0 {
+                        -FORFEIT_POINTS
+                    } else {
+                        FORFEIT_POINTS
+                    });
+                    break;
+                }
             };
             let play = plays[index.min(plays.len() - 1)];
             if let Some(done) = play.after.result() {
@@ -448,6 +520,7 @@ pub fn play_match(
             turns,
             score_before: score,
             unfinished: result.is_none(),
+            forfeit,
         });
         if result.is_none() {
             return TavliMatchRecord {

@@ -149,6 +149,14 @@ fn run_tavli(a: &DuelArgs, variant: crate::tavli::Variant) -> Result<(), CliErro
         if r.unfinished > 0 {
             println!("unfinished games: {}", r.unfinished);
         }
+        if r.forfeits_a + r.forfeits_b > 0 {
+            println!(
+                "forfeited games: A {}, B {}; the first: {}",
+                r.forfeits_a,
+                r.forfeits_b,
+                r.first_forfeit.as_deref().unwrap_or("")
+            );
+        }
         println!("time: {:.1} s", r.seconds);
         println!("command: {command}");
     }

@@ -185,6 +185,13 @@ fn run_tavli(args: &MatchArgs, variant: &str) -> Result<(), CliError> {
         .iter()
         .filter(|g| g.points == 0 && !g.unfinished)
         .count();
+    let forfeits = games.iter().filter(|g| g.forfeit.is_some()).count();
+    if let Some(g) = games.iter().find(|g| g.forfeit.is_some()) {
+        eprintln!(
+            "match: {forfeits} game(s) forfeited; the first: {}",
+            g.forfeit.as_deref().unwrap_or("")
+        );
+    }
     let points_a: i64 = games.iter().map(|g| i64::from(g.points)).sum();
     let rate = wins_a as f64 / matches as f64;
     let ci = 1.96 * (rate * (1.0 - rate) / matches as f64).sqrt();
@@ -227,6 +234,7 @@ fn run_tavli(args: &MatchArgs, variant: &str) -> Result<(), CliError> {
                 "game_count": games.len(),
                 "scores": scores,
                 "ties": ties,
+                "forfeits": forfeits,
                 "points_a_minus_b": points_a,
                 "unfinished": unfinished,
                 "seed": args.seed,

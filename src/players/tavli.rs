@@ -41,6 +41,9 @@ pub enum TavliSpec {
     /// The game's net searched as an engine spec says (`net`, `net:PATH`, `depth=1|3|5`,
     /// `algo=expectimax|star1|star2`), built by the engine builder.
     Net(EngineSpec),
+    /// An engine over TCP (`tcp://HOST:PORT`) answering Tavli request lines
+    /// (docs/VARIANTS.md, "Over the wire"): `stargammon serve` or any engine speaking them.
+    Tcp(String),
 }
 
 impl TavliSpec {
@@ -51,6 +54,15 @@ impl TavliSpec {
             return Err("these players are for the Tavli games (portes, plakoto, fevga)".into());
         }
         let t = text.trim();
+        if let Some(addr) = t.strip_prefix("tcp://") {
+            if addr.is_empty() || addr.contains(char::is_whitespace) || !addr.contains(':') {
+                return Err(format!(
+                    "bad engine {:?}: expected tcp://HOST:PORT",
+                    t.chars().take(60).collect::<String>()
+                ));
+            }
+            return Ok(TavliSpec::Tcp(addr.to_string()));
+        }
         let head = t.split(',').next().unwrap_or("").trim();
         let fixed = match head {
             "random" => Some(TavliSpec::Random),
@@ -107,6 +119,7 @@ impl fmt::Display for TavliSpec {
             TavliSpec::Heuristic => f.write_str("heuristic"),
             TavliSpec::Pubeval => f.write_str("pubeval"),
             TavliSpec::Net(spec) => write!(f, "{spec}"),
+            TavliSpec::Tcp(addr) => write!(f, "tcp://{addr}"),
         }
     }
 }
@@ -191,6 +204,104 @@ pub fn hint(
     out
 }
 
+/// Seconds a remote engine may take for one answer.
+const REMOTE_TIMEOUT_S: u64 = 30;
+
+/// An engine over TCP: one connection (opened at the first question, again after a
+/// failure), one request line per decision, the reply checked against the legal plays.
+#[derive(Debug)]
+pub struct RemoteTavli {
+    addr: String,
+    conn: Option<(std::io::BufReader<std::net::TcpStream>, std::net::TcpStream)>,
+}
+
+impl Clone for RemoteTavli {
+    /// A copy opens its own connection.
+    fn clone(&self) -> RemoteTavli {
+        RemoteTavli {
+            addr: self.addr.clone(),
+            conn: None,
+        }
+    }
+}
+
+impl RemoteTavli {
+    pub fn new(addr: &str) -> RemoteTavli {
+        RemoteTavli {
+            addr: addr.to_string(),
+            conn: None,
+        }
+    }
+
+    fn ask(&mut self, line: &str) -> Result<String, String> {
+        use std::io::{BufRead, Read, Write};
+        if self.conn.is_none() {
+            let stream = std::net::TcpStream::connect(&self.addr)
+                .map_err(|e| format!("cannot connect to {}: {e}", self.addr))?;
+            let timeout = Some(std::time::Duration::from_secs(REMOTE_TIMEOUT_S));
+            stream
+                .set_read_timeout(timeout)
+                .map_err(|e| e.to_string())?;
+            stream
+                .set_write_timeout(timeout)
+                .map_err(|e| e.to_string())?;
+            let _ = stream.set_nodelay(true);
+            let reader = std::io::BufReader::new(stream.try_clone().map_err(|e| e.to_string())?);
+            self.conn = Some((reader, stream));
+        }
+        let Some((reader, writer)) = self.conn.as_mut() else {
+            return Err("no connection".into());
+        };
+        let result = writeln!(writer, "{line}")
+            .and_then(|()| writer.flush())
+            .and_then(|()| {
+                let mut reply = String::new();
+                // At most one line of a sane length is read.
+                let n = reader.by_ref().take(4096).read_line(&mut reply)?;
+                if n == 0 {
+                    return Err(std::io::Error::new(
+                        std::io::ErrorKind::UnexpectedEof,
+                        "the engine closed the connection",
+                    ));
+                }
+                Ok(reply)
+            });
+        match result {
+            Ok(reply) => Ok(reply.trim_end_matches(['\r', '\n']).to_string()),
+            Err(e) => {
+                self.conn = None;
+                Err(format!("{}: {e}", self.addr))
+            }
+        }
+    }
+
+    /// The engine's play of `dice` in `before`: the index among `plays` (the legal plays),
+    /// or why its answer is no legal play.
+    pub fn decide(
+        &mut self,
+        before: &TavliPosition,
+        dice: crate::game::Dice,
+        plays: &[TavliPlay],
+    ) -> Result<usize, String> {
+        let line = format!(
+            "{} {}{}",
+            crate::tavli::position_string(before),
+            dice.high(),
+            dice.low()
+        );
+        let reply = self.ask(&line)?;
+        if reply.starts_with("Error") || reply.starts_with("sorry") {
+            return Err(format!("the engine refused {line:?}: {reply}"));
+        }
+        let play = crate::tavli::parse_play(before, dice, &Rules::default(), &reply)
+            .map_err(|e| format!("answer to {line:?}: {e}"))?;
+        plays
+            .iter()
+            .position(|p| p.after == play.after)
+            .ok_or_else(|| format!("answer to {line:?}: {reply:?} is not among the legal plays"))
+    }
+}
+
 /// A ready player: it picks the index of a play.
 #[derive(Clone)]
 pub enum TavliPlayer {
@@ -198,6 +309,7 @@ pub enum TavliPlayer {
     Heuristic,
     Pubeval,
     Net(Box<NetPlayer>),
+    Remote(Box<RemoteTavli>),
 }
 
 impl fmt::Debug for TavliPlayer {
@@ -207,6 +319,7 @@ impl fmt::Debug for TavliPlayer {
             TavliPlayer::Heuristic => "TavliPlayer::Heuristic",
             TavliPlayer::Pubeval => "TavliPlayer::Pubeval",
             TavliPlayer::Net(_) => "TavliPlayer::Net",
+            TavliPlayer::Remote(_) => "TavliPlayer::Remote",
         })
     }
 }
@@ -222,6 +335,7 @@ impl TavliPlayer {
             TavliSpec::Net(spec) => TavliPlayer::Net(Box::new(NetPlayer::new(
                 crate::engine::build::tavli(spec, variant).map_err(|e| e.to_string())?,
             ))),
+            TavliSpec::Tcp(addr) => TavliPlayer::Remote(Box::new(RemoteTavli::new(addr))),
         })
     }
 
@@ -249,10 +363,27 @@ impl TavliPlayer {
         }
     }
 
+    /// The index of the chosen play among `plays` (the legal plays of `dice`, not empty)
+    /// for the side to act of `before`; a remote engine's failure or illegal answer is the
+    /// error (the referee forfeits its game).
+    pub fn decide(
+        &mut self,
+        before: &TavliPosition,
+        dice: crate::game::Dice,
+        plays: &[TavliPlay],
+    ) -> Result<usize, String> {
+        match self {
+            TavliPlayer::Remote(r) => r.decide(before, dice, plays),
+            local => Ok(local.choose(before, plays)),
+        }
+    }
+
     /// The index of the chosen play among `plays` (not empty), for the side to act of
-    /// `before`.
+    /// `before` (a remote engine is asked through [`TavliPlayer::decide`]; here it takes
+    /// the first play).
     pub fn choose(&mut self, before: &TavliPosition, plays: &[TavliPlay]) -> usize {
         match self {
+            TavliPlayer::Remote(_) => 0,
             TavliPlayer::Random(rng) => rng.index(plays.len()),
             TavliPlayer::Heuristic => argmax(plays.iter().map(|p| heuristic_score(&p.after))),
             TavliPlayer::Pubeval => {

@@ -1,0 +1,91 @@
+//! Tavli games and matches against an engine over a real loopback socket: the server's
+//! external interface answering Tavli request lines plays whole matches without a
+//! forfeit, and an engine answering with plays that are not legal forfeits its games.
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::io::{BufRead, BufReader, Write};
+
+use common::ServerThread;
+use stargammon::arena::tavli::{duel_players, play_matches, Seat, TAVLI_ROTATION};
+use stargammon::config::Config;
+use stargammon::players::tavli::{TavliPlayer, TavliSpec};
+use stargammon::tavli::Variant;
+
+fn seat(spec: &TavliSpec) -> Seat {
+    TAVLI_ROTATION
+        .iter()
+        .map(|&v| (v, TavliPlayer::build(spec, v, 1).unwrap()))
+        .collect()
+}
+
+#[test]
+fn the_server_plays_tavli_matches_over_its_socket() {
+    let mut config = Config::throughput();
+    config.engine.threads = 2;
+    let server = ServerThread::from_config(&config);
+    let remote = TavliSpec::parse(&format!("tcp://{}", server.addr), Variant::Fevga).unwrap();
+    let (a, b) = (seat(&remote), seat(&TavliSpec::Heuristic));
+    let mut records = Vec::new();
+    play_matches(3, &TAVLI_ROTATION, [&a, &b], 4, 5, 2, &mut |_, r| {
+        records.push(r.clone())
+    });
+    assert_eq!(records.len(), 4);
+    for r in &records {
+        assert!(r.a_won.is_some());
+        assert!(r.games.iter().all(|g| g.forfeit.is_none()), "{r:?}");
+    }
+    // The engine is the shipped net at the server's depth: it beats the heuristic.
+    let wins = records.iter().filter(|r| r.a_won == Some(true)).count();
+    assert!(wins >= 3, "{records:?}");
+}
+
+#[test]
+fn an_engine_answering_illegal_plays_forfeits_its_games() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(stream) = stream else { continue };
+            std::thread::spawn(move || {
+                let mut w = stream.try_clone().unwrap();
+                for line in BufReader::new(stream).lines() {
+                    if line.is_err() || writeln!(w, "24/1 24/1").is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+    });
+    let variant = Variant::Plakoto;
+    let remote = TavliPlayer::build(&TavliSpec::Tcp(addr.to_string()), variant, 1).unwrap();
+    let d = duel_players(
+        variant,
+        [
+            ("tcp".into(), remote),
+            ("heuristic".into(), TavliPlayer::Heuristic),
+        ],
+        6,
+        1,
+    );
+    assert_eq!(d.forfeits_a, 6);
+    assert_eq!(d.ppg, -2.0);
+    assert!(d.first_forfeit.unwrap().contains("illegal"));
+    // A port nobody listens on: every game is forfeited, nothing hangs.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let gone = closed.local_addr().unwrap();
+    drop(closed);
+    let remote = TavliPlayer::build(&TavliSpec::Tcp(gone.to_string()), variant, 1).unwrap();
+    let d = duel_players(
+        variant,
+        [
+            ("tcp".into(), remote),
+            ("random".into(), TavliPlayer::Heuristic),
+        ],
+        2,
+        1,
+    );
+    assert_eq!(d.forfeits_a, 2);
+}
