@@ -45,6 +45,20 @@ pub struct TrainArgs {
     pub variant: Option<crate::tavli::Variant>,
 }
 
+/// `--max-minutes` and `--max-games` over a run's config.
+fn apply_limits(a: &TrainArgs, minutes: &mut f64, games: &mut u64) -> Result<(), CliError> {
+    if let Some(m) = a.max_minutes {
+        if !(m.is_finite() && m >= 0.0) {
+            return Err("--max-minutes must be a number >= 0".into());
+        }
+        *minutes = m;
+    }
+    if let Some(g) = a.max_games {
+        *games = g;
+    }
+    Ok(())
+}
+
 fn run_tavli(a: TrainArgs, variant: crate::tavli::Variant) -> Result<(), CliError> {
     use crate::train::tavli::{TavliTrainConfig, TavliTrainer};
     if !variant.is_tavli() {
@@ -96,15 +110,11 @@ fn run_tavli(a: TrainArgs, variant: crate::tavli::Variant) -> Result<(), CliErro
         )
         .into());
     }
-    if let Some(m) = a.max_minutes {
-        if !(m.is_finite() && m >= 0.0) {
-            return Err("--max-minutes must be a number >= 0".into());
-        }
-        trainer.config.max_minutes = m;
-    }
-    if let Some(g) = a.max_games {
-        trainer.config.max_games = g;
-    }
+    apply_limits(
+        &a,
+        &mut trainer.config.max_minutes,
+        &mut trainer.config.max_games,
+    )?;
     let stop = Arc::new(AtomicBool::new(false));
     stop_on_signals(stop.clone())?;
     eprintln!(
@@ -177,15 +187,11 @@ pub fn run(a: TrainArgs) -> Result<(), CliError> {
         (None, Some(c)) => Trainer::create(c)?,
         (None, None) => Trainer::create(TrainConfig::load(&PathBuf::from("config/train.toml"))?)?,
     };
-    if let Some(m) = a.max_minutes {
-        if !(m.is_finite() && m >= 0.0) {
-            return Err("--max-minutes must be a number >= 0".into());
-        }
-        trainer.config.max_minutes = m;
-    }
-    if let Some(g) = a.max_games {
-        trainer.config.max_games = g;
-    }
+    apply_limits(
+        &a,
+        &mut trainer.config.max_minutes,
+        &mut trainer.config.max_games,
+    )?;
     let stop = Arc::new(AtomicBool::new(false));
     stop_on_signals(stop.clone())?;
     eprintln!(

@@ -767,18 +767,12 @@ impl TavliNet {
 
     /// Reads and checks a weights file.
     pub fn load(path: &Path) -> Result<TavliNet, WeightsError> {
-        let bytes = std::fs::read(path)
-            .map_err(|e| WeightsError::Io(format!("{}: {e}", path.display())))?;
-        TavliNet::from_bytes(&bytes)
+        TavliNet::from_bytes(&super::weights::read_file(path)?)
     }
 
     /// Writes the file atomically (a temporary file renamed over the target).
     pub fn save(&self, path: &Path) -> Result<(), WeightsError> {
-        let tmp = path.with_extension("tmp");
-        std::fs::write(&tmp, self.to_bytes())
-            .map_err(|e| WeightsError::Io(format!("{}: {e}", tmp.display())))?;
-        std::fs::rename(&tmp, path)
-            .map_err(|e| WeightsError::Io(format!("{}: {e}", path.display())))
+        super::weights::write_file(path, &self.to_bytes())
     }
 }
 

@@ -284,19 +284,25 @@ impl NetSet {
 
     /// Reads and checks a weights file.
     pub fn load(path: &Path) -> Result<NetSet, WeightsError> {
-        let bytes = std::fs::read(path)
-            .map_err(|e| WeightsError::Io(format!("{}: {e}", path.display())))?;
-        NetSet::from_bytes(&bytes)
+        NetSet::from_bytes(&read_file(path)?)
     }
 
     /// Writes the file atomically (a temporary file renamed over the target).
     pub fn save(&self, path: &Path) -> Result<(), WeightsError> {
-        let tmp = path.with_extension("tmp");
-        std::fs::write(&tmp, self.to_bytes())
-            .map_err(|e| WeightsError::Io(format!("{}: {e}", tmp.display())))?;
-        std::fs::rename(&tmp, path)
-            .map_err(|e| WeightsError::Io(format!("{}: {e}", path.display())))
+        write_file(path, &self.to_bytes())
     }
+}
+
+/// The bytes of a weights file.
+pub fn read_file(path: &Path) -> Result<Vec<u8>, WeightsError> {
+    std::fs::read(path).map_err(|e| WeightsError::Io(format!("{}: {e}", path.display())))
+}
+
+/// Writes a weights file atomically (a temporary file renamed over the target).
+pub fn write_file(path: &Path, bytes: &[u8]) -> Result<(), WeightsError> {
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, bytes).map_err(|e| WeightsError::Io(format!("{}: {e}", tmp.display())))?;
+    std::fs::rename(&tmp, path).map_err(|e| WeightsError::Io(format!("{}: {e}", path.display())))
 }
 
 fn le8(b: &[u8]) -> [u8; 8] {

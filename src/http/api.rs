@@ -297,16 +297,29 @@ fn read_params<'a>(
     Ok(p)
 }
 
-fn params_from_body(route: Route, body: &[u8]) -> Result<Params, ApiError> {
+/// A request body that axum could read, or the error answer.
+pub(super) fn read_body(body: Result<Bytes, BytesRejection>) -> Result<Bytes, ApiError> {
+    body.map_err(|e| ApiError {
+        status: e.status(),
+        message: format!("cannot read the body: {}", e.body_text()),
+    })
+}
+
+/// The body as a JSON object.
+pub(super) fn json_object(body: &[u8]) -> Result<Map<String, Value>, ApiError> {
     let value: Value = serde_json::from_slice(body)
         .map_err(|e| ApiError::bad_request(format!("the body is not JSON: {e}")))?;
-    let Value::Object(map) = value else {
-        return Err(ApiError::bad_request(format!(
+    match value {
+        Value::Object(map) => Ok(map),
+        other => Err(ApiError::bad_request(format!(
             "the body must be a JSON object, found {}",
-            kind_of(&value)
-        )));
-    };
-    let map: &Map<String, Value> = &map;
+            kind_of(&other)
+        ))),
+    }
+}
+
+fn params_from_body(route: Route, body: &[u8]) -> Result<Params, ApiError> {
+    let map = json_object(body)?;
     read_params(route, map.iter().map(|(k, v)| (k.as_str(), Raw::Json(v))))
 }
 
@@ -341,15 +354,9 @@ pub async fn post(
     let Some(route) = Route::of(path) else {
         return ApiError::bad_request("unknown route").into_response();
     };
-    let body = match body {
+    let body = match read_body(body) {
         Ok(b) => b,
-        Err(e) => {
-            return ApiError {
-                status: e.status(),
-                message: format!("cannot read the body: {}", e.body_text()),
-            }
-            .into_response()
-        }
+        Err(e) => return e.into_response(),
     };
     match params_from_body(route, &body) {
         Ok(p) => answer(&app, route, p).await,

@@ -9,9 +9,9 @@ use axum::extract::rejection::BytesRejection;
 use axum::extract::{Query as QueryString, State};
 use axum::http::{StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use super::api::{dice_param, kind_of, uint_param, Raw};
+use super::api::{dice_param, json_object, kind_of, read_body, uint_param, Raw};
 use super::{json_response, ApiError, App};
 use crate::game::Dice;
 use crate::tavli::{position_string, TavliPosition, Variant};
@@ -199,30 +199,10 @@ pub async fn get(State(app): State<App>, uri: Uri) -> Response {
 
 /// `POST /v1/tavli/move`: parameters in a JSON object.
 pub async fn post(State(app): State<App>, body: Result<Bytes, BytesRejection>) -> Response {
-    let body = match body {
-        Ok(b) => b,
-        Err(e) => {
-            return ApiError {
-                status: e.status(),
-                message: format!("cannot read the body: {}", e.body_text()),
-            }
-            .into_response()
-        }
+    let map = match read_body(body).and_then(|b| json_object(&b)) {
+        Ok(m) => m,
+        Err(e) => return e.into_response(),
     };
-    let value: Value = match serde_json::from_slice(&body) {
-        Ok(v) => v,
-        Err(e) => {
-            return ApiError::bad_request(format!("the body is not JSON: {e}")).into_response()
-        }
-    };
-    let Value::Object(map) = value else {
-        return ApiError::bad_request(format!(
-            "the body must be a JSON object, found {}",
-            kind_of(&value)
-        ))
-        .into_response();
-    };
-    let map: &Map<String, Value> = &map;
     let session = app.config.server.variant;
     match read(session, map.iter().map(|(k, v)| (k.as_str(), Raw::Json(v)))) {
         Ok(p) => answer(&app, p).await,

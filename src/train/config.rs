@@ -86,45 +86,76 @@ impl TrainConfig {
             }
         }
         self.encoding()?;
-        if !(self.init_scale.is_finite() && self.init_scale > 0.0) {
-            return bad("init_scale must be a positive number");
-        }
-        if !(self.checkpoint_minutes.is_finite() && self.checkpoint_minutes > 0.0) {
-            return bad("checkpoint_minutes must be positive");
-        }
-        if !(self.max_minutes.is_finite() && self.max_minutes >= 0.0) {
-            return bad("max_minutes must be >= 0 (0: no limit)");
-        }
-        if self.bench_every > 0 && self.bench_games < 2 {
-            return bad("bench_games must be at least 2 (one mirrored pair)");
-        }
-        if self.schedule.is_empty() {
-            return bad("the schedule needs at least one step");
-        }
-        let mut prev = 0;
-        for s in &self.schedule {
-            if s.until <= prev {
-                return bad("schedule steps must have increasing 'until'");
-            }
-            if !(s.alpha.is_finite() && s.alpha > 0.0) {
-                return bad("alpha must be positive");
-            }
-            if !(0.0..=1.0).contains(&s.lambda) {
-                return bad("lambda must be in [0, 1]");
-            }
-            prev = s.until;
-        }
+        check_run(&RunLimits {
+            init_scale: self.init_scale,
+            checkpoint_minutes: self.checkpoint_minutes,
+            max_minutes: self.max_minutes,
+            bench_every: self.bench_every,
+            bench_games: self.bench_games,
+            schedule: &self.schedule,
+        })
+        .map_err(|s| TrainError::Config(s.to_string()))?;
         Ok(())
     }
 
     /// Alpha and lambda for the round starting at game `games` (the last step extends
     /// past its `until`).
     pub fn schedule_at(&self, games: u64) -> (f32, f32) {
-        let s = self
-            .schedule
-            .iter()
-            .find(|s| games < s.until)
-            .or(self.schedule.last());
-        s.map_or((0.0, 0.0), |s| (s.alpha, s.lambda))
+        schedule_at(&self.schedule, games)
     }
+}
+
+/// Alpha and lambda of `schedule` at game `games` (the last step extends past its
+/// `until`).
+pub fn schedule_at(schedule: &[ScheduleStep], games: u64) -> (f32, f32) {
+    let s = schedule
+        .iter()
+        .find(|s| games < s.until)
+        .or(schedule.last());
+    s.map_or((0.0, 0.0), |s| (s.alpha, s.lambda))
+}
+
+/// The settings every self-play run has, for [`check_run`].
+#[derive(Debug, Clone, Copy)]
+pub struct RunLimits<'a> {
+    pub init_scale: f32,
+    pub checkpoint_minutes: f64,
+    pub max_minutes: f64,
+    pub bench_every: u64,
+    pub bench_games: u64,
+    pub schedule: &'a [ScheduleStep],
+}
+
+/// Refuses run settings that cannot work (the checks shared by the backgammon and the
+/// Tavli runs).
+pub fn check_run(r: &RunLimits<'_>) -> Result<(), &'static str> {
+    if !(r.init_scale.is_finite() && r.init_scale > 0.0) {
+        return Err("init_scale must be a positive number");
+    }
+    if !(r.checkpoint_minutes.is_finite() && r.checkpoint_minutes > 0.0) {
+        return Err("checkpoint_minutes must be positive");
+    }
+    if !(r.max_minutes.is_finite() && r.max_minutes >= 0.0) {
+        return Err("max_minutes must be >= 0 (0: no limit)");
+    }
+    if r.bench_every > 0 && r.bench_games < 2 {
+        return Err("bench_games must be at least 2 (one mirrored pair)");
+    }
+    if r.schedule.is_empty() {
+        return Err("the schedule needs at least one step");
+    }
+    let mut prev = 0;
+    for s in r.schedule {
+        if s.until <= prev {
+            return Err("schedule steps must have increasing 'until'");
+        }
+        if !(s.alpha.is_finite() && s.alpha > 0.0) {
+            return Err("alpha must be positive");
+        }
+        if !(0.0..=1.0).contains(&s.lambda) {
+            return Err("lambda must be in [0, 1]");
+        }
+        prev = s.until;
+    }
+    Ok(())
 }

@@ -79,45 +79,21 @@ impl TavliTrainConfig {
         if self.hidden == 0 || self.hidden > TAVLI_MAX_HIDDEN {
             return bad("hidden must be in 1..=512");
         }
-        if !(self.init_scale.is_finite() && self.init_scale > 0.0) {
-            return bad("init_scale must be a positive number");
-        }
-        if !(self.checkpoint_minutes.is_finite() && self.checkpoint_minutes > 0.0) {
-            return bad("checkpoint_minutes must be positive");
-        }
-        if !(self.max_minutes.is_finite() && self.max_minutes >= 0.0) {
-            return bad("max_minutes must be >= 0 (0: no limit)");
-        }
-        if self.bench_every > 0 && self.bench_games < 2 {
-            return bad("bench_games must be at least 2 (one mirrored pair)");
-        }
-        if self.schedule.is_empty() {
-            return bad("the schedule needs at least one step");
-        }
-        let mut prev = 0;
-        for s in &self.schedule {
-            if s.until <= prev {
-                return bad("schedule steps must have increasing 'until'");
-            }
-            if !(s.alpha.is_finite() && s.alpha > 0.0) {
-                return bad("alpha must be positive");
-            }
-            if !(0.0..=1.0).contains(&s.lambda) {
-                return bad("lambda must be in [0, 1]");
-            }
-            prev = s.until;
-        }
+        super::config::check_run(&super::config::RunLimits {
+            init_scale: self.init_scale,
+            checkpoint_minutes: self.checkpoint_minutes,
+            max_minutes: self.max_minutes,
+            bench_every: self.bench_every,
+            bench_games: self.bench_games,
+            schedule: &self.schedule,
+        })
+        .map_err(|s| TrainError::Config(s.to_string()))?;
         Ok(())
     }
 
     /// Alpha and lambda for game number `games`.
     pub fn schedule_at(&self, games: u64) -> (f32, f32) {
-        let s = self
-            .schedule
-            .iter()
-            .find(|s| games < s.until)
-            .or(self.schedule.last());
-        s.map(|s| (s.alpha, s.lambda)).unwrap_or((0.1, 0.0))
+        super::config::schedule_at(&self.schedule, games)
     }
 }
 
