@@ -298,7 +298,7 @@ fn score_rates(v: Variant) -> (f64, f64, f64) {
         // 4,698 double games of 20,000.
         Variant::Portes => (0.3826, 0.1174, 0.0),
         // 8,440 double games and 2 ties of 20,000.
-        Variant::Plakoto => (0.2890, 0.2110, 0.0001),
+        Variant::Plakoto => (0.28895, 0.2110, 0.0001),
         // 2,744 double games of 20,000.
         _ => (0.4314, 0.0686, 0.0),
     }
@@ -641,6 +641,11 @@ mod tests {
                     assert!(t.get(x - 1, y, k) >= p - 1e-12);
                 }
             }
+        }
+        // Each game's rates are a distribution.
+        for v in TAVLI_ROTATION {
+            let (single, double, tie) = score_rates(v);
+            assert!((2.0 * (single + double) + tie - 1.0).abs() < 1e-12, "{v:?}");
         }
         // Single game: a Plakoto-only match solves its tie loop too.
         let p = TavliMatchTable::new(3, &[Variant::Plakoto]);
