@@ -27,8 +27,5 @@ pub fn parse_variant_pos(variant: Variant, text: &str) -> Result<TavliPosition, 
 
 /// How a play ended the game, as the JSON and text outputs name it.
 pub fn end_name(end: Option<crate::tavli::GameEnd>) -> Option<String> {
-    end.map(|e| match e {
-        crate::tavli::GameEnd::Win(p) => format!("win {p}"),
-        crate::tavli::GameEnd::Tie => "tie".to_string(),
-    })
+    end.map(crate::tavli::GameEnd::name)
 }

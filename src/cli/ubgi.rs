@@ -58,7 +58,7 @@ impl Session {
     pub fn new(variant: Variant, engine_depth: u32) -> Session {
         Session {
             variant,
-            depth: if engine_depth >= 3 { 3 } else { 1 },
+            depth: crate::search::tavli::depth_for(engine_depth),
             nets: Vec::new(),
         }
     }
@@ -98,11 +98,7 @@ impl Session {
         let Some((_, nets)) = self.nets.iter().find(|(v, _)| *v == variant) else {
             return format!("{} no {variant} net", ubgi::SORRY);
         };
-        let searcher = crate::search::tavli::TavliSearcher {
-            evaluator: nets.clone(),
-            algorithm: crate::search::Algorithm::Star2,
-            depth: self.depth,
-        };
+        let searcher = crate::search::tavli::TavliSearcher::star2(nets.clone(), self.depth);
         let ranked = crate::players::tavli::hint(&searcher, &request.position, request.dice);
         match ranked.first() {
             Some(best) => crate::protocol::tavli::ubgi_play(&best.play),

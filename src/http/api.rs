@@ -397,7 +397,7 @@ fn internal(what: &str) -> ApiError {
     }
 }
 
-fn r6(x: f64) -> f64 {
+pub(super) fn r6(x: f64) -> f64 {
     (x * 1e6).round() / 1e6
 }
 

@@ -11,7 +11,7 @@ use axum::http::{StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
-use super::api::{dice_param, json_object, kind_of, read_body, uint_param, Raw};
+use super::api::{dice_param, json_object, kind_of, r6, read_body, uint_param, Raw};
 use super::{json_response, ApiError, App};
 use crate::game::Dice;
 use crate::tavli::{position_string, TavliPosition, Variant};
@@ -126,10 +126,6 @@ fn read<'a>(
     })
 }
 
-fn r6(x: f64) -> f64 {
-    (x * 1e6).round() / 1e6
-}
-
 async fn answer(app: &App, p: TavliParams) -> Response {
     let depth = p.depth.unwrap_or_else(|| app.shared.tavli_depth());
     let started = std::time::Instant::now();
@@ -161,10 +157,7 @@ async fn answer(app: &App, p: TavliParams) -> Response {
                 "win_double": wd,
                 "lose_double": ld,
                 "position": position_string(&p.play.next_position()),
-                "end": p.play.end.map(|e| match e {
-                    crate::tavli::GameEnd::Win(n) => format!("win {n}"),
-                    crate::tavli::GameEnd::Tie => "tie".to_string(),
-                }),
+                "end": p.play.end.map(crate::tavli::GameEnd::name),
             })
         })
         .collect();

@@ -25,7 +25,7 @@ use std::sync::Arc;
 use crate::engine::EngineSpec;
 use crate::eval::pubeval;
 pub use crate::eval::tavli::TavliNets;
-use crate::eval::tavli::{TavliNet, TavliProbs, TavliScratch};
+use crate::eval::tavli::{TavliNet, TavliProbs};
 use crate::game::Rng;
 pub use crate::search::tavli::TavliSearcher;
 use crate::search::tavli::{best_index, TavliSearch};
@@ -178,26 +178,16 @@ pub fn hint(
 ) -> Vec<TavliHintPlay> {
     let plays = crate::tavli::legal_plays(pos, dice, &Rules::default());
     let mut search = TavliSearch::new(searcher, MONEY);
-    let ranked = search.rank(&plays, usize::MAX);
-    let mut scratch = TavliScratch::default();
+    let (ranked, chances) = search.rank_with_chances(&plays, usize::MAX);
     let mut out: Vec<TavliHintPlay> = plays
         .iter()
-        .zip(&ranked)
-        .map(|(play, &(value, depth))| {
-            let probs = match play.after.result() {
-                Some(o) => TavliProbs::of_outcome(o),
-                None => searcher
-                    .evaluator
-                    .probs(&play.next_position(), &mut scratch)
-                    .invert(),
-            };
-            TavliHintPlay {
-                play: *play,
-                notation: crate::tavli::format_play(play),
-                value,
-                depth,
-                probs,
-            }
+        .zip(ranked.into_iter().zip(chances))
+        .map(|(play, ((value, depth), probs))| TavliHintPlay {
+            play: *play,
+            notation: crate::tavli::format_play(play),
+            value,
+            depth,
+            probs,
         })
         .collect();
     out.sort_by(|a, b| b.depth.cmp(&a.depth).then(b.value.total_cmp(&a.value)));
@@ -341,11 +331,10 @@ impl TavliPlayer {
 
     /// A player of an in-memory Tavli net (training benchmarks).
     pub fn of_net(net: Arc<TavliNet>, depth: u8) -> TavliPlayer {
-        TavliPlayer::Net(Box::new(NetPlayer::new(TavliSearcher {
-            evaluator: TavliNets::Tavli(net),
-            algorithm: crate::search::Algorithm::Star2,
+        TavliPlayer::Net(Box::new(NetPlayer::new(TavliSearcher::star2(
+            TavliNets::Tavli(net),
             depth,
-        })))
+        ))))
     }
 
     /// Restarts a random player's stream at `seed` (the others have none).

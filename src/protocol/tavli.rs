@@ -114,11 +114,7 @@ fn parse_dice(text: &str) -> Result<Dice, TavliRequestError> {
 /// The play as UBGI writes moves: each step on its own as from/to in the mover's
 /// numbering (`bar` 25, `off` 0), no marks; empty for the empty play.
 pub fn ubgi_play(play: &TavliPlay) -> String {
-    let name = |p: u8| match p {
-        0 => "off".to_string(),
-        25 => "bar".to_string(),
-        p => p.to_string(),
-    };
+    let name = crate::tavli::notation::point_name;
     play.steps()
         .iter()
         .map(|s| format!("{}/{}", name(s.from), name(s.to)))

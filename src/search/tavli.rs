@@ -35,6 +35,27 @@ pub struct TavliSearcher {
     pub depth: u8,
 }
 
+impl TavliSearcher {
+    /// Star2 over `evaluator` to `depth`: how the server's protocols search a Tavli game.
+    pub fn star2(evaluator: TavliNets, depth: u8) -> TavliSearcher {
+        TavliSearcher {
+            evaluator,
+            algorithm: Algorithm::Star2,
+            depth,
+        }
+    }
+}
+
+/// The Tavli depth that goes with a backgammon engine's depth: 3 when it searches 3 or
+/// deeper, else 1 (what the server and UBGI sessions search the Tavli games to).
+pub fn depth_for(engine_depth: u32) -> u8 {
+    if engine_depth >= 3 {
+        3
+    } else {
+        1
+    }
+}
+
 /// The expected value of `p` (the chances of the side it is for) under score values
 /// `v` (single win, double win, single loss, double loss).
 #[inline]
@@ -311,10 +332,31 @@ impl<'a> TavliSearch<'a> {
     /// a bound (no more than the play's value at that depth... and never above the best).
     /// Returns (value, depth of the value).
     pub fn rank(&mut self, plays: &[TavliPlay], exact: usize) -> Vec<(f64, u8)> {
-        let mut out: Vec<(f64, u8)> = plays
+        self.rank_with_chances(plays, exact).0
+    }
+
+    /// [`TavliSearch::rank`], and beside it the mover's chances after each play at one
+    /// ply (the evaluations the depth-1 ranking is made of; exact for a play that ends the
+    /// game).
+    pub fn rank_with_chances(
+        &mut self,
+        plays: &[TavliPlay],
+        exact: usize,
+    ) -> (Vec<(f64, u8)>, Vec<TavliProbs>) {
+        let chances: Vec<TavliProbs> = plays
             .iter()
-            .map(|p| (self.play_value(p, 0, true, self.lo, self.hi), 1))
+            .map(|p| match p.after.result() {
+                Some(o) => TavliProbs::of_outcome(o),
+                None => {
+                    self.evaluations += 1;
+                    self.searcher
+                        .evaluator
+                        .probs(&p.next_position(), &mut self.scratch)
+                        .invert()
+                }
+            })
             .collect();
+        let mut out: Vec<(f64, u8)> = chances.iter().map(|p| (self.view(p, true), 1)).collect();
         let depth = self.searcher.depth;
         if depth >= 3 && plays.len() > 1 {
             let mut order: Vec<usize> = (0..plays.len()).collect();
@@ -332,7 +374,7 @@ impl<'a> TavliSearch<'a> {
                 out[i] = (v, depth);
             }
         }
-        out
+        (out, chances)
     }
 }
 

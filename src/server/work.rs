@@ -191,11 +191,7 @@ impl Shared {
     /// The depth Tavli requests are searched to: 3 when the engine searches 3 or more,
     /// else 1 (the Tavli players' two depths).
     pub fn tavli_depth(&self) -> u8 {
-        if self.engine.settings().depth >= 3 {
-            3
-        } else {
-            1
-        }
+        crate::search::tavli::depth_for(self.engine.settings().depth)
     }
 
     /// The plays of a Tavli request ranked on the pool (best first).
@@ -204,11 +200,10 @@ impl Shared {
         request: crate::protocol::tavli::TavliRequest,
         depth: u8,
     ) -> Result<Vec<crate::players::tavli::TavliHintPlay>, String> {
-        let searcher = crate::search::tavli::TavliSearcher {
-            evaluator: self.tavli_nets(request.position.variant())?,
-            algorithm: crate::search::Algorithm::Star2,
+        let searcher = crate::search::tavli::TavliSearcher::star2(
+            self.tavli_nets(request.position.variant())?,
             depth,
-        };
+        );
         self.run_task(move || {
             crate::players::tavli::hint(&searcher, &request.position, request.dice)
         })

@@ -21,13 +21,7 @@ pub fn runner_rule_active(pos: &TavliPosition) -> bool {
 /// The opponent's points (bit q, his numbering) on which the mover has a checker.
 #[inline]
 fn held_on_his_path(me: &[u8; 26]) -> u32 {
-    let mut held = 0u32;
-    for m in 1..=24 {
-        if me[m] > 0 {
-            held |= 1 << opp_point(Variant::Fevga, m);
-        }
-    }
-    held
+    on_his_path(occupancy(me))
 }
 
 /// Whether the mover has a wall with every one of the opponent's 15 checkers behind it

@@ -124,6 +124,14 @@ pub enum GameEnd {
 
 impl GameEnd {
     /// Points won by the side that ended the game (0 for a tie).
+    /// How plays and answers name the end: `win 1`, `win 2` or `tie`.
+    pub fn name(self) -> String {
+        match self {
+            GameEnd::Win(p) => format!("win {p}"),
+            GameEnd::Tie => "tie".to_string(),
+        }
+    }
+
     pub fn points(self) -> u8 {
         match self {
             GameEnd::Win(p) => p,

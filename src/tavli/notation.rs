@@ -271,7 +271,8 @@ pub fn parse_play(
     }
 }
 
-fn point_name(p: u8) -> String {
+/// A point of the mover's numbering as plays write it: `off` for 0, `bar` for 25.
+pub fn point_name(p: u8) -> String {
     match p {
         0 => "off".to_string(),
         25 => "bar".to_string(),
@@ -435,15 +436,10 @@ mod tests {
                             .steps()
                             .iter()
                             .map(|s| {
-                                let name = |p: u8| match p {
-                                    0 => "off".to_string(),
-                                    25 => "bar".to_string(),
-                                    p => p.to_string(),
-                                };
                                 format!(
                                     "{}/{}{}",
-                                    name(s.from),
-                                    name(s.to),
+                                    point_name(s.from),
+                                    point_name(s.to),
                                     if s.mark { "*" } else { "" }
                                 )
                             })
