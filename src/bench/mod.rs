@@ -297,6 +297,42 @@ pub fn tavli_movegen_set(
     set
 }
 
+/// The Tavli movegen set of `variant` from games as the engine plays them: the first
+/// 12,000 (position, roll) pairs of seeded self-play games of the shipped net at depth 1
+/// (seed 2026, the opening of C8), as backgammon's set comes from games of pubeval
+/// against itself.
+pub fn tavli_engine_movegen_set(
+    variant: crate::tavli::Variant,
+) -> Result<Vec<(crate::tavli::TavliPosition, Dice)>, String> {
+    use crate::players::tavli::{TavliPlayer, TavliSpec};
+    let rules = crate::tavli::Rules::default();
+    let mut player = TavliPlayer::build(&TavliSpec::net(1), variant, 2026)?;
+    let mut rng = crate::game::Rng::seeded(2026);
+    let mut list = crate::tavli::TavliPlayList::new();
+    let mut set = Vec::with_capacity(TAVLI_MOVEGEN_PAIRS);
+    while set.len() < TAVLI_MOVEGEN_PAIRS {
+        let mut pos = crate::tavli::TavliPosition::start(variant);
+        let (_, mut dice) = crate::tavli::opening(&mut rng);
+        for _ in 0..5000 {
+            if set.len() >= TAVLI_MOVEGEN_PAIRS {
+                break;
+            }
+            set.push((pos, dice));
+            crate::tavli::generate_plays(&pos, dice, &rules, &mut list);
+            if list.is_empty() {
+                break;
+            }
+            let play = list[player.choose(&pos, &list)];
+            if play.after.result().is_some() {
+                break;
+            }
+            pos = play.next_position();
+            dice = rng.dice();
+        }
+    }
+    Ok(set)
+}
+
 /// [`run_movegen`] for a Tavli set: every distinct play of each pair, `rounds` times.
 pub fn run_tavli_movegen(
     set: &[(crate::tavli::TavliPosition, Dice)],

@@ -101,6 +101,11 @@ pub struct MovegenArgs {
     /// (12,000 pairs from seeded random games of the variant).
     #[arg(long)]
     pub variant: Option<crate::tavli::Variant>,
+    /// With --variant: the games the positions come from: `random` (random legal plays,
+    /// the default) or `engine` (self-play of the shipped net at depth 1, as backgammon's
+    /// set comes from pubeval's games).
+    #[arg(long, default_value = "random", value_parser = ["random", "engine"])]
+    pub games: String,
     /// Print one JSON object on stdout.
     #[arg(long)]
     pub json: bool,
@@ -259,14 +264,18 @@ fn movegen(a: MovegenArgs) -> Result<(), CliError> {
     }
     let (r, len, command) = match a.variant.filter(|v| v.is_tavli()) {
         Some(v) => {
-            let set = bench::tavli_movegen_set(v);
+            let set = if a.games == "engine" {
+                bench::tavli_engine_movegen_set(v)?
+            } else {
+                bench::tavli_movegen_set(v)
+            };
             let r = bench::run_tavli_movegen(&set, a.rounds);
             (
                 r,
                 set.len(),
                 format!(
-                    "stargammon bench movegen --variant {v} --rounds {}",
-                    a.rounds
+                    "stargammon bench movegen --variant {v} --games {} --rounds {}",
+                    a.games, a.rounds
                 ),
             )
         }

@@ -45,9 +45,15 @@ pub fn play_random_game(
     for turn in 0..max_turns {
         visit(&pos, dice);
         generate_plays(&pos, dice, rules, &mut list);
-        let Some(play) = rng.pick(list.as_slice()).copied() else {
+        // Picked from the plays in a fixed order (by the position after them), so that the
+        // game does not depend on the order a generator lists them in.
+        let mut plays: Vec<(TavliPosition, usize)> =
+            list.iter().enumerate().map(|(i, p)| (p.after, i)).collect();
+        plays.sort_unstable();
+        let Some(&(_, i)) = rng.pick(&plays) else {
             break;
         };
+        let play = list[i];
         if let Some(done) = play.after.result() {
             let from_starter = match (done, side) {
                 (o, 0) => o,

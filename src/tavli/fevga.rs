@@ -3,7 +3,7 @@
 //! or the wall rules of the switches (FE8).
 
 use super::position::{occupancy, opp_point, TavliPosition, CHECKERS};
-use super::search::{generate as search, Scratch, StepRules};
+use super::search::{generate as search, Compact, Scratch, StepRules};
 use super::{GameEnd, Rules, TavliPlay, Variant};
 use crate::game::Dice;
 
@@ -68,6 +68,8 @@ pub struct FevgaCtx {
     /// his checkers is on the board (FE5 applies), else 0; and whether FE5 is checked.
     behind: u32,
     check_trap: bool,
+    /// The opponent has borne off a checker (a win is then single).
+    opp_off: bool,
 }
 
 /// The mover's held points (bits m) as the opponent's points (his numbering): his q is my
@@ -78,7 +80,6 @@ fn on_his_path(held: u32) -> u32 {
 }
 
 impl StepRules for Fevga {
-    const OPPONENT_FIXED: bool = true;
     type Ctx = FevgaCtx;
 
     fn context(pos: &TavliPosition, rules: &Rules) -> FevgaCtx {
@@ -97,58 +98,51 @@ impl StepRules for Fevga {
             blocked,
             behind,
             check_trap: !rules.unblock_when_piled && !rules.start_quarter_only,
+            opp_off: pos.off(1) > 0,
         }
     }
 
     #[inline]
-    fn sources(pos: &TavliPosition, _: &FevgaCtx) -> u32 {
-        let mask = occupancy(&pos.sides[0]);
-        if mask & 0xffe == 0 && pos.off(0) == 0 {
+    fn marks(_: &TavliPosition) -> u32 {
+        0
+    }
+
+    #[inline]
+    fn store_marks(_: &mut TavliPosition, _: &Compact) {}
+
+    #[inline]
+    fn sources(s: &Compact, _: &FevgaCtx) -> u32 {
+        if s.occ & 0xffe == 0 && s.off == 0 {
             // FE3: only the runner (the checkers off the 24-point), or a first one.
-            let runners = mask & !(1 << 24);
+            let runners = s.occ & !(1 << 24);
             if runners != 0 {
                 return runners;
             }
         }
-        mask
+        s.occ
     }
 
     #[inline]
-    fn step(
-        pos: &TavliPosition,
-        from: usize,
-        die: u8,
-        _rules: &Rules,
-        ctx: &FevgaCtx,
-    ) -> Option<(TavliPosition, u8, bool)> {
-        let me = &pos.sides[0];
-        if me[from] == 0 {
-            return None;
-        }
-        let before = occupancy(me);
+    fn step(s: &Compact, from: usize, die: u8, ctx: &FevgaCtx) -> Option<(Compact, u8, bool)> {
         let to = from as isize - die as isize;
-        let mut p = *pos;
-        let mut held = before;
+        let mut n = *s;
         if to >= 1 {
-            let to = to as usize;
             if ctx.blocked >> to & 1 == 1 {
                 return None;
             }
-            p.sides[0][to] += 1;
-            held |= 1 << to;
+            n.land(to as usize);
         } else {
             // Bearing off: every checker home, and a higher die only from the highest point.
-            if before & !0x7e != 0 {
+            if s.occ & !0x7e != 0 {
                 return None;
             }
-            if to < 0 && before >> (from + 1) != 0 {
+            if to < 0 && s.occ >> (from + 1) != 0 {
                 return None;
             }
+            n.off += 1;
         }
-        p.sides[0][from] -= 1;
-        if p.sides[0][from] == 0 {
-            held &= !(1 << from);
-        }
+        n.lift(from);
+        let held = n.occ;
         // FE4: never all six points of the starting quarter.
         const START: u32 = 0x3f << 19;
         if held & START == START {
@@ -161,16 +155,13 @@ impl StepRules for Fevga {
                 return None;
             }
         }
-        Some((p, to.max(0) as u8, false))
+        Some((n, to.max(0) as u8, false))
     }
 
     #[inline]
-    fn end(pos: &TavliPosition) -> Option<GameEnd> {
-        if pos.sides[0].iter().fold(0u8, |a, &c| a | c) != 0 {
-            return None;
-        }
-        if pos.off(0) == CHECKERS {
-            return Some(GameEnd::Win(if pos.off(1) == 0 { 2 } else { 1 }));
+    fn end(s: &Compact, ctx: &FevgaCtx) -> Option<GameEnd> {
+        if s.off == CHECKERS {
+            return Some(GameEnd::Win(if ctx.opp_off { 1 } else { 2 }));
         }
         None
     }

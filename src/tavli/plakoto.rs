@@ -4,7 +4,7 @@
 //! bearing off while a checker of the side is pinned unless `pinned_counts_home` (PL10).
 
 use super::position::{TavliPosition, CHECKERS};
-use super::search::StepRules;
+use super::search::{Compact, StepRules};
 use super::{GameEnd, Rules};
 
 /// The Plakoto step rules.
@@ -13,86 +13,122 @@ pub struct Plakoto;
 
 const MOTHER: u32 = 1 << 24;
 
-impl StepRules for Plakoto {
-    // Pins change the opponent's pin set, which is hashed and compared; his counts never
-    // change.
-    const OPPONENT_FIXED: bool = true;
-    type Ctx = ();
-    fn context(_: &TavliPosition, _: &Rules) {}
+/// What a Plakoto search computes once (the opponent's checkers do not move), as bits of
+/// the mover's points.
+#[derive(Debug, Clone, Copy)]
+pub struct PlakotoCtx {
+    /// The opponent has two or more checkers there.
+    made: u32,
+    /// The opponent has exactly one checker there.
+    single: u32,
+    /// The mover's own pinned checkers (they cannot move; the opponent's pinner there
+    /// blocks the point, PL3).
+    pinned: u32,
+    /// Bearing off is allowed once every checker is home (PL10).
+    may_bear_off: bool,
+    /// The mover's mother is pinned.
+    mother_pinned: bool,
+    /// The opponent has borne off a checker (a win is then single).
+    opp_off: bool,
+}
 
-    #[inline]
-    fn sources(pos: &TavliPosition, _: &()) -> u32 {
-        super::position::occupancy(&pos.sides[0]) & !pos.pins[0]
+/// The opponent's pin set (his numbering) as bits of the mover's points, and back: his
+/// point q is the mover's 25 - q.
+#[inline]
+fn turn(pins: u32) -> u32 {
+    (pins & 0x01ff_fffe).reverse_bits() >> 6
+}
+
+impl StepRules for Plakoto {
+    type Ctx = PlakotoCtx;
+
+    fn context(pos: &TavliPosition, rules: &Rules) -> PlakotoCtx {
+        let opp = &pos.sides[1];
+        let (mut made, mut single) = (0u32, 0u32);
+        for m in 1..=24 {
+            match opp[25 - m] {
+                0 => {}
+                1 => single |= 1 << m,
+                _ => made |= 1 << m,
+            }
+        }
+        PlakotoCtx {
+            made,
+            single,
+            pinned: pos.pins[0],
+            may_bear_off: pos.pins[0] == 0 || rules.pinned_counts_home,
+            mother_pinned: pos.pins[0] & MOTHER != 0,
+            opp_off: pos.off(1) > 0,
+        }
     }
 
     #[inline]
-    fn step(
-        pos: &TavliPosition,
-        from: usize,
-        die: u8,
-        rules: &Rules,
-        _: &(),
-    ) -> Option<(TavliPosition, u8, bool)> {
-        let me = &pos.sides[0];
-        if me[from] == 0 || pos.pins[0] >> from & 1 == 1 {
-            return None;
-        }
+    fn marks(pos: &TavliPosition) -> u32 {
+        turn(pos.pins[1])
+    }
+
+    #[inline]
+    fn store_marks(after: &mut TavliPosition, s: &Compact) {
+        after.pins[1] = turn(s.marks);
+    }
+
+    #[inline]
+    fn sources(s: &Compact, ctx: &PlakotoCtx) -> u32 {
+        s.occ & !ctx.pinned
+    }
+
+    #[inline]
+    fn step(s: &Compact, from: usize, die: u8, ctx: &PlakotoCtx) -> Option<(Compact, u8, bool)> {
         let to = from as isize - die as isize;
-        let mut p = *pos;
+        let mut n = *s;
         let mut mark = false;
         if to >= 1 {
-            let to = to as usize;
-            let q = 25 - to;
-            let b = pos.sides[1][q];
-            if b >= 2 {
+            let bit = 1u32 << to;
+            if ctx.made & bit != 0 {
                 return None;
             }
-            if b == 1 {
-                if pos.pins[0] >> to & 1 == 1 {
+            if ctx.single & bit != 0 {
+                if ctx.pinned & bit != 0 {
                     // A single opposing pinner blocks like a made point (PL3).
                     return None;
                 }
-                if pos.pins[1] >> q & 1 == 0 {
+                if n.marks & bit == 0 {
                     // A lone opposing checker: landing pins it.
-                    p.pins[1] |= 1 << q;
+                    n.marks |= bit;
                     mark = true;
                 }
             }
-            p.sides[0][to] += 1;
+            n.land(to as usize);
         } else {
-            // Bearing off (C6, PL10).
-            if (7..=24).any(|m| me[m] > 0) {
+            // Bearing off (C6, PL10): every checker home, a higher die only from the
+            // highest point.
+            if s.occ & !0x7e != 0 || !ctx.may_bear_off {
                 return None;
             }
-            if pos.pins[0] != 0 && !rules.pinned_counts_home {
+            if to < 0 && s.occ >> (from + 1) != 0 {
                 return None;
             }
-            if to < 0 && (from + 1..=6).any(|m| me[m] > 0) {
-                return None;
-            }
+            n.off += 1;
         }
-        p.sides[0][from] -= 1;
-        if p.sides[0][from] == 0 {
+        if n.lift(from) {
             // The last pinner left: the pinned checker is free (PL5).
-            p.pins[1] &= !(1 << (25 - from));
+            n.marks &= !(1 << from);
         }
-        Some((p, to.max(0) as u8, mark))
+        Some((n, to.max(0) as u8, mark))
     }
 
     #[inline]
-    fn end(pos: &TavliPosition) -> Option<GameEnd> {
-        if pos.pins[0] & pos.pins[1] & MOTHER != 0 {
+    fn end(s: &Compact, ctx: &PlakotoCtx) -> Option<GameEnd> {
+        // The opponent's mother stands on the mover's 1-point.
+        let his_mother = s.marks & 2 != 0;
+        if his_mother && ctx.mother_pinned {
             return Some(GameEnd::Tie);
         }
-        if pos.pins[1] & MOTHER != 0 && pos.sides[0][24] == 0 {
+        if his_mother && s.occ & MOTHER == 0 {
             return Some(GameEnd::Win(2));
         }
-        // Every checker borne off (a branch-free scan first: most positions have some).
-        if pos.sides[0].iter().fold(0u8, |a, &c| a | c) != 0 {
-            return None;
-        }
-        if pos.off(0) == CHECKERS {
-            return Some(GameEnd::Win(if pos.off(1) == 0 { 2 } else { 1 }));
+        if s.off == CHECKERS {
+            return Some(GameEnd::Win(if ctx.opp_off { 1 } else { 2 }));
         }
         None
     }

@@ -12,7 +12,7 @@
 //! Portes step rules below.
 
 use super::position::{TavliPosition, BAR, CHECKERS};
-use super::search::StepRules;
+use super::search::{Compact, StepRules};
 use super::{GameEnd, Rules, TavliPlay, TavliStep};
 use crate::game::Dice;
 
@@ -34,7 +34,6 @@ pub(crate) fn generate(
     crate::game::generate_plays(&bg, dice, list);
     out.reserve(list.len());
     for play in list.iter() {
-        let after = TavliPosition::from_backgammon(variant, &play.position);
         let mut steps = [TavliStep::default(); 4];
         for (slot, s) in steps.iter_mut().zip(play.steps()) {
             *slot = TavliStep {
@@ -43,8 +42,25 @@ pub(crate) fn generate(
                 mark: s.hit,
             };
         }
-        let end = if may_end { after.end_for_mover() } else { None };
-        out.push(TavliPlay::new(after, steps, play.steps().len() as u8, end));
+        // The position after the play from `pos` and the steps, built in place (cheaper
+        // than converting the whole backgammon position back).
+        out.push(TavliPlay::new(*pos, steps, play.steps().len() as u8, None));
+        if let Some(p) = out.last_mut() {
+            for st in &steps[..play.steps().len()] {
+                let after = &mut p.after;
+                after.sides[0][st.from as usize] -= 1;
+                if st.to > 0 {
+                    after.sides[0][st.to as usize] += 1;
+                }
+                if st.mark {
+                    after.sides[1][25 - st.to as usize] -= 1;
+                    after.sides[1][BAR] += 1;
+                }
+            }
+            if may_end {
+                p.end = p.after.end_for_mover();
+            }
+        }
     }
 }
 
@@ -52,63 +68,96 @@ pub(crate) fn generate(
 #[derive(Debug)]
 pub struct Portes;
 
+/// What a Portes search computes once, as bits of the mover's points: where the opponent
+/// has two or more checkers, and where one (hit by landing there, unless hit already).
+#[derive(Debug, Clone, Copy)]
+pub struct PortesCtx {
+    made: u32,
+    single: u32,
+    /// The opponent has borne off a checker (a win is then single).
+    opp_off: bool,
+}
+
 impl StepRules for Portes {
-    const OPPONENT_FIXED: bool = false;
-    type Ctx = ();
-    fn context(_: &TavliPosition, _: &Rules) {}
+    type Ctx = PortesCtx;
+
+    fn context(pos: &TavliPosition, _: &Rules) -> PortesCtx {
+        let opp = &pos.sides[1];
+        let (mut made, mut single) = (0u32, 0u32);
+        for m in 1..=24 {
+            match opp[25 - m] {
+                0 => {}
+                1 => single |= 1 << m,
+                _ => made |= 1 << m,
+            }
+        }
+        PortesCtx {
+            made,
+            single,
+            opp_off: pos.off(1) > 0,
+        }
+    }
 
     #[inline]
-    fn sources(pos: &TavliPosition, _: &()) -> u32 {
-        if pos.sides[0][BAR] > 0 {
+    fn marks(_: &TavliPosition) -> u32 {
+        0
+    }
+
+    /// The checkers hit go to the opponent's bar (they stay there whatever the mover's
+    /// later steps do).
+    #[inline]
+    fn store_marks(after: &mut TavliPosition, s: &Compact) {
+        let mut hits = s.marks;
+        while hits != 0 {
+            let m = hits.trailing_zeros() as usize;
+            hits &= hits - 1;
+            after.sides[1][25 - m] -= 1;
+            after.sides[1][BAR] += 1;
+        }
+    }
+
+    #[inline]
+    fn sources(s: &Compact, _: &PortesCtx) -> u32 {
+        if s.occ >> BAR & 1 == 1 {
             return 1 << BAR;
         }
-        pos.occupied(0)
+        s.occ
     }
 
     #[inline]
-    fn step(
-        pos: &TavliPosition,
-        from: usize,
-        die: u8,
-        _rules: &Rules,
-        _: &(),
-    ) -> Option<(TavliPosition, u8, bool)> {
-        let me = &pos.sides[0];
-        if me[from] == 0 || (me[BAR] > 0 && from != BAR) {
-            return None;
-        }
+    fn step(s: &Compact, from: usize, die: u8, ctx: &PortesCtx) -> Option<(Compact, u8, bool)> {
         let to = from as isize - die as isize;
-        let mut p = *pos;
+        let mut n = *s;
         let mut hit = false;
         if to >= 1 {
-            let to = to as usize;
-            let q = 25 - to;
-            match pos.sides[1][q] {
-                0 => {}
-                1 => {
-                    p.sides[1][q] = 0;
-                    p.sides[1][BAR] += 1;
-                    hit = true;
-                }
-                _ => return None,
+            let bit = 1u32 << to;
+            if ctx.made & bit != 0 {
+                return None;
             }
-            p.sides[0][to] += 1;
+            if ctx.single & bit != 0 && n.marks & bit == 0 {
+                n.marks |= bit;
+                hit = true;
+            }
+            n.land(to as usize);
         } else {
-            if (7..=25).any(|m| me[m] > 0) {
+            // Bearing off: every checker home (none on the bar), a higher die only from
+            // the highest point.
+            if s.occ & !0x7e != 0 {
                 return None;
             }
-            if to < 0 && (from + 1..=6).any(|m| me[m] > 0) {
+            if to < 0 && s.occ >> (from + 1) != 0 {
                 return None;
             }
+            n.off += 1;
         }
-        p.sides[0][from] -= 1;
-        Some((p, to.max(0) as u8, hit))
+        n.lift(from);
+        Some((n, to.max(0) as u8, hit))
     }
 
     #[inline]
-    fn end(pos: &TavliPosition) -> Option<GameEnd> {
-        if pos.off(0) == CHECKERS {
-            return Some(GameEnd::Win(if pos.off(1) == 0 { 2 } else { 1 }));
+    fn end(s: &Compact, ctx: &PortesCtx) -> Option<GameEnd> {
+        if s.off == CHECKERS {
+            return Some(GameEnd::Win(if ctx.opp_off { 1 } else { 2 }));
         }
         None
     }
