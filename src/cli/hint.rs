@@ -480,10 +480,7 @@ pub fn run(a: HintArgs) -> Result<(), CliError> {
             let ranked: Vec<RankedPlay> = d
                 .plays
                 .iter()
-                .map(|p| RankedPlay {
-                    play: p.play,
-                    probs: p.probs,
-                })
+                .map(|p| RankedPlay::from_search(p, true))
                 .collect();
             // The engine's value at the score: cubeful (money equity with the cube where
             // it is, or match-winning chance) or cubeless.

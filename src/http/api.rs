@@ -586,10 +586,7 @@ fn ranked_plays(
         state,
         d.plays
             .iter()
-            .map(|r| RankedPlay {
-                play: r.play,
-                probs: r.probs,
-            })
+            .map(|r| RankedPlay::from_search(r, true))
             .collect(),
     );
     let mut plays = Vec::with_capacity(valued.len());

@@ -849,10 +849,13 @@ impl Connection {
                 position,
                 dice,
                 depth,
-            } => (Query::Move { position, dice }, depth),
-            Need::Probabilities { position, depth } => (Query::Position { position }, depth),
+                rank,
+            } => (Query::Move { position, dice }, depth, rank),
+            Need::Probabilities { position, depth } => (Query::Position { position }, depth, 1),
         };
         let (settings, capped) = request_settings(&self.shared.plan, query.1, &self.shared.server);
+        let settings = crate::engine::with_rank(settings, query.2);
+        let deep = settings.probabilities;
         if let Some(asked) = capped {
             info!(
                 asked,
@@ -876,10 +879,7 @@ impl Connection {
                 SearchOutcome::Move(d) => Ok(Found::Plays(
                     d.plays
                         .iter()
-                        .map(|r| RankedPlay {
-                            play: r.play,
-                            probs: r.probs,
-                        })
+                        .map(|r| RankedPlay::from_search(r, deep))
                         .collect(),
                 )),
                 SearchOutcome::Position(p) => Ok(Found::Probabilities(p.probs)),
