@@ -239,13 +239,15 @@ impl Analyser<'_> {
                 .plays
                 .iter()
                 .take(1)
-                .map(|r| RankedPlay::from_search(r, false))
+                .map(|r| RankedPlay {
+                    play: r.play,
+                    probs: r.probs,
+                })
                 .collect();
             if !v.iter().any(|r| r.play.position == play.position) {
                 v.push(RankedPlay {
                     play: *play,
                     probs: self.after_play(play),
-                    depth: 1,
                 });
             }
             v
@@ -305,7 +307,6 @@ impl Analyser<'_> {
                     .map(|p| RankedPlay {
                         play: p,
                         probs: self.static_after(&p),
-                        depth: 1,
                     })
                     .collect()
             } else {

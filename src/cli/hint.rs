@@ -480,7 +480,10 @@ pub fn run(a: HintArgs) -> Result<(), CliError> {
             let ranked: Vec<RankedPlay> = d
                 .plays
                 .iter()
-                .map(|p| RankedPlay::from_search(p, true))
+                .map(|p| RankedPlay {
+                    play: p.play,
+                    probs: p.probs,
+                })
                 .collect();
             // The engine's value at the score: cubeful (money equity with the cube where
             // it is, or match-winning chance) or cubeless.

@@ -89,28 +89,7 @@ impl std::error::Error for EngineError {}
 pub struct RankedPlay {
     pub play: Play,
     pub probs: Probabilities,
-    /// The depth the probabilities come from: the search's depth for the plays it valued
-    /// exactly there with probabilities asked for, else 1 (the evaluator's after the play).
-    pub depth: u8,
 }
-
-impl RankedPlay {
-    /// A play of a search's answer; `deep`: the search computed probabilities at its depth
-    /// ([`crate::search::SearchSettings::probabilities`]).
-    pub fn from_search(r: &crate::search::RankedPlay, deep: bool) -> RankedPlay {
-        RankedPlay {
-            play: r.play,
-            probs: r.probs,
-            depth: if deep { r.depth.max(1) } else { 1 },
-        }
-    }
-}
-
-/// How many of the best plays of a deeper search in match play are valued exactly at the
-/// full depth, with probabilities, and then ranked by their value at the score: the search
-/// ranks by cubeless money equity, which ignores what gammons and the cube are worth at the
-/// match score.
-pub const MATCH_RANK: usize = 4;
 
 /// How searches are run: algorithm and time budget (the depth comes with each request).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -215,13 +194,11 @@ impl Work {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Need {
     Nothing,
-    /// Rank the plays of `dice` in `position` at `depth`; the best `rank` (1 or more)
-    /// valued exactly at that depth, with their probabilities there when `rank` > 1.
+    /// Rank the plays of `dice` in `position` at `depth`.
     Plays {
         position: Position,
         dice: Dice,
         depth: u32,
-        rank: usize,
     },
     /// Probabilities of the side to roll in `position` at `depth`.
     Probabilities {
@@ -261,19 +238,6 @@ impl std::fmt::Debug for Engine {
             .field("settings", &self.settings)
             .finish()
     }
-}
-
-/// `settings` with the best `rank` plays valued exactly, with probabilities when more than
-/// one is asked for.
-pub fn with_rank(
-    mut settings: crate::search::SearchSettings,
-    rank: usize,
-) -> crate::search::SearchSettings {
-    if rank > 1 {
-        settings.rank = settings.rank.max(rank);
-        settings.probabilities = true;
-    }
-    settings
 }
 
 /// The cube as the acting side of `state` sees it.
@@ -356,27 +320,18 @@ impl Engine {
         depth: u32,
         cancel: &Cancel,
     ) -> Result<Vec<RankedPlay>, EngineError> {
-        self.rank_plays_exact(pos, dice, depth, 1, cancel)
-    }
-
-    /// [`Self::rank_plays`] with the best `rank` plays valued exactly at `depth` and, when
-    /// `rank` > 1, their probabilities from that depth.
-    pub fn rank_plays_exact(
-        &self,
-        pos: &Position,
-        dice: Dice,
-        depth: u32,
-        rank: usize,
-        cancel: &Cancel,
-    ) -> Result<Vec<RankedPlay>, EngineError> {
-        let settings = with_rank(self.plan.settings(depth), rank);
-        let d = self.searcher.choose(pos, dice, &settings, cancel);
+        let d = self
+            .searcher
+            .choose(pos, dice, &self.plan.settings(depth), cancel);
         if d.plays.is_empty() || (cancel.is_cancelled() && d.stopped && d.depth == 0) {
             return Err(EngineError::Cancelled);
         }
         Ok(d.plays
             .iter()
-            .map(|r| RankedPlay::from_search(r, settings.probabilities))
+            .map(|r| RankedPlay {
+                play: r.play,
+                probs: r.probs,
+            })
             .collect())
     }
 
@@ -431,7 +386,6 @@ impl Engine {
                     position: s.position,
                     dice,
                     depth: self.settings.depth,
-                    rank: self.match_rank(s),
                 },
                 Decision::DoubleOrRoll if !Self::can_double(s) => Need::Nothing,
                 Decision::DoubleOrRoll | Decision::TakeOrDrop | Decision::BeaverAnswer => {
@@ -485,8 +439,7 @@ impl Engine {
                 position,
                 dice,
                 depth,
-                rank,
-            } => Found::Plays(self.rank_plays_exact(&position, dice, depth, rank, cancel)?),
+            } => Found::Plays(self.rank_plays(&position, dice, depth, cancel)?),
             Need::Probabilities { position, depth } => {
                 Found::Probabilities(self.probabilities(&position, depth, cancel)?)
             }
@@ -540,26 +493,8 @@ impl Engine {
         if self.settings.depth <= 1 {
             // Stable: ties keep the search's order.
             valued.sort_by(|a, b| b.1.total_cmp(&a.1));
-        } else {
-            // The plays that carry probabilities from the full depth (the search's first
-            // ones) by their value at the score; the rest keep the search's order.
-            let top = valued.first().map_or(1, |(rp, _)| rp.depth);
-            if top > 1 {
-                let n = valued.iter().take_while(|(rp, _)| rp.depth == top).count();
-                valued[..n].sort_by(|a, b| b.1.total_cmp(&a.1));
-            }
         }
         valued
-    }
-
-    /// How many plays a decision in `state` has valued exactly: [`MATCH_RANK`] in match
-    /// play searched deeper than depth 1 with plays ranked at the score, else 1.
-    pub fn match_rank(&self, state: &MatchState) -> usize {
-        if !state.is_money() && self.settings.cubeful_plays && self.settings.depth >= 3 {
-            MATCH_RANK
-        } else {
-            1
-        }
     }
 
     fn best_play(&self, state: &MatchState, plays: Vec<RankedPlay>) -> Option<Play> {
@@ -802,61 +737,6 @@ mod tests {
                 .map(value)
                 .fold(f32::MIN, f32::max);
             assert!((value(&chosen) - best).abs() < 1e-4, "{pos:?} {dice:?}");
-        }
-    }
-
-    #[test]
-    fn deeper_match_plays_are_ranked_at_the_score() {
-        let nets = crate::eval::neural::NeuralEvaluator::default_nets().unwrap();
-        let searcher = Searcher::new(Arc::new(nets), Arc::new(TranspositionTable::new(8)));
-        let e = Engine::new(
-            searcher,
-            SearchPlan::default(),
-            EngineSettings {
-                depth: 3,
-                ..EngineSettings::default()
-            },
-        );
-        let cancel = Cancel::new();
-        let mut differs = 0;
-        for (pos, dice) in crate::bench::random_game_positions(7, 12).iter().take(120) {
-            // 7-point match, the acting side 2-away, the opponent 5-away, centred cube:
-            // gammons are worth much less to the side to act than in money play.
-            let mut state = MatchState::money(*pos, Decision::Move(*dice));
-            state.match_length = 7;
-            state.score = 5;
-            state.opp_score = 2;
-            match e.need(&Work::Decide(state.clone())) {
-                Need::Plays { rank, .. } => assert_eq!(rank, MATCH_RANK),
-                other => panic!("{other:?}"),
-            }
-            let ranked = e
-                .rank_plays_exact(pos, *dice, 3, MATCH_RANK, &cancel)
-                .unwrap();
-            let valued = e.value_plays(&state, ranked.clone());
-            let Ok(Action::Move(chosen)) = e.decide(&state, &cancel) else {
-                panic!("no move");
-            };
-            // The engine plays the best by value at the score among the plays valued at
-            // depth 3 (the search's first ones), which is what `hint` shows first.
-            let deep: Vec<_> = valued.iter().filter(|(rp, _)| rp.depth == 3).collect();
-            if deep.is_empty() {
-                assert_eq!(chosen, ranked[0].play);
-                continue;
-            }
-            let best = deep.iter().map(|(_, v)| *v).fold(f64::MIN, f64::max);
-            let (first, v) = &valued[0];
-            assert_eq!(chosen, first.play, "{pos:?} {dice:?}");
-            assert!((v - best).abs() < 1e-12);
-            differs += usize::from(chosen != ranked[0].play);
-        }
-        // At this score the choice differs from the money ranking somewhere.
-        assert!(differs > 0);
-        // Money play keeps the search's order and one exact play.
-        let state = MatchState::money(Position::OPENING, Decision::Move(Dice::new(6, 4).unwrap()));
-        match e.need(&Work::Decide(state)) {
-            Need::Plays { rank, .. } => assert_eq!(rank, 1),
-            other => panic!("{other:?}"),
         }
     }
 

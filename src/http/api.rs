@@ -586,7 +586,10 @@ fn ranked_plays(
         state,
         d.plays
             .iter()
-            .map(|r| RankedPlay::from_search(r, true))
+            .map(|r| RankedPlay {
+                play: r.play,
+                probs: r.probs,
+            })
             .collect(),
     );
     let mut plays = Vec::with_capacity(valued.len());

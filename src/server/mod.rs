@@ -849,13 +849,10 @@ impl Connection {
                 position,
                 dice,
                 depth,
-                rank,
-            } => (Query::Move { position, dice }, depth, rank),
-            Need::Probabilities { position, depth } => (Query::Position { position }, depth, 1),
+            } => (Query::Move { position, dice }, depth),
+            Need::Probabilities { position, depth } => (Query::Position { position }, depth),
         };
         let (settings, capped) = request_settings(&self.shared.plan, query.1, &self.shared.server);
-        let settings = crate::engine::with_rank(settings, query.2);
-        let deep = settings.probabilities;
         if let Some(asked) = capped {
             info!(
                 asked,
@@ -879,7 +876,10 @@ impl Connection {
                 SearchOutcome::Move(d) => Ok(Found::Plays(
                     d.plays
                         .iter()
-                        .map(|r| RankedPlay::from_search(r, deep))
+                        .map(|r| RankedPlay {
+                            play: r.play,
+                            probs: r.probs,
+                        })
                         .collect(),
                 )),
                 SearchOutcome::Position(p) => Ok(Found::Probabilities(p.probs)),
