@@ -43,15 +43,7 @@ impl StepRules for Plakoto {
     type Ctx = PlakotoCtx;
 
     fn context(pos: &TavliPosition, rules: &Rules) -> PlakotoCtx {
-        let opp = &pos.sides[1];
-        let (mut made, mut single) = (0u32, 0u32);
-        for m in 1..=24 {
-            match opp[25 - m] {
-                0 => {}
-                1 => single |= 1 << m,
-                _ => made |= 1 << m,
-            }
-        }
+        let (made, single) = super::search::opposing(pos);
         PlakotoCtx {
             made,
             single,

@@ -98,6 +98,22 @@ impl Compact {
     }
 }
 
+/// Where the opponent stands, as bits of the mover's points, in the games whose sides
+/// move in opposite directions (Portes, Plakoto: his point q is the mover's 25 - q): the
+/// points he holds with two or more checkers, and those with exactly one.
+pub(crate) fn opposing(pos: &TavliPosition) -> (u32, u32) {
+    let opp = &pos.sides[1];
+    let (mut made, mut single) = (0u32, 0u32);
+    for m in 1..=24 {
+        match opp[25 - m] {
+            0 => {}
+            1 => single |= 1 << m,
+            _ => made |= 1 << m,
+        }
+    }
+    (made, single)
+}
+
 /// Steps packed 16 bits each: from (5 bits), to (5 bits), mark (1 bit).
 #[inline]
 fn pack(steps: u64, depth: u8, from: usize, to: u8, mark: bool) -> u64 {
