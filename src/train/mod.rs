@@ -211,6 +211,92 @@ pub enum StopReason {
     Signal,
 }
 
+/// The bookkeeping a training run's loop shares between its steps (backgammon's rounds,
+/// Tavli's games): when to stop, when a benchmark or a checkpoint is due, the rate and the
+/// run's total time across sessions.
+pub(crate) struct RunClock {
+    start: Instant,
+    base_seconds: f64,
+    session_games: u64,
+    last_checkpoint: Instant,
+    last_log: Instant,
+    checkpoint_every: Duration,
+    limit: Option<Duration>,
+}
+
+/// What a run does after a step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Due {
+    Nothing,
+    Checkpoint,
+    /// A benchmark, then a checkpoint.
+    Benchmark,
+}
+
+impl RunClock {
+    /// A clock for a session that resumes a run of `games` games and `seconds` seconds.
+    pub(crate) fn new(seconds: f64, games: u64, checkpoint_minutes: f64, max_minutes: f64) -> Self {
+        let now = Instant::now();
+        RunClock {
+            start: now,
+            base_seconds: seconds,
+            session_games: games,
+            last_checkpoint: now,
+            last_log: now,
+            checkpoint_every: Duration::from_secs_f64(checkpoint_minutes * 60.0),
+            limit: (max_minutes > 0.0).then(|| Duration::from_secs_f64(max_minutes * 60.0)),
+        }
+    }
+
+    /// Why the run stops before its next step, if it does.
+    pub(crate) fn stop(&self, games: u64, max_games: u64, stop: &AtomicBool) -> Option<StopReason> {
+        if games >= max_games {
+            Some(StopReason::MaxGames)
+        } else if stop.load(Ordering::Relaxed) {
+            Some(StopReason::Signal)
+        } else if self.limit.is_some_and(|l| self.start.elapsed() >= l) {
+            Some(StopReason::TimeLimit)
+        } else {
+            None
+        }
+    }
+
+    /// The run's seconds in all, earlier sessions included.
+    pub(crate) fn seconds(&self) -> f64 {
+        self.base_seconds + self.start.elapsed().as_secs_f64()
+    }
+
+    /// Games per second in this session.
+    pub(crate) fn rate(&self, games: u64) -> f64 {
+        (games - self.session_games) as f64 / self.start.elapsed().as_secs_f64()
+    }
+
+    /// True at most once a minute: a progress line is due.
+    pub(crate) fn log_due(&mut self) -> bool {
+        let due = self.last_log.elapsed() >= Duration::from_secs(60);
+        if due {
+            self.last_log = Instant::now();
+        }
+        due
+    }
+
+    /// After the games `before..now`: a benchmark when they crossed a multiple of
+    /// `bench_every` (0 = never), else a checkpoint when the interval has passed.
+    pub(crate) fn due(&mut self, before: u64, now: u64, bench_every: u64) -> Due {
+        let due = if bench_every > 0 && before / bench_every != now / bench_every {
+            Due::Benchmark
+        } else if self.last_checkpoint.elapsed() >= self.checkpoint_every {
+            Due::Checkpoint
+        } else {
+            Due::Nothing
+        };
+        if due != Due::Nothing {
+            self.last_checkpoint = Instant::now();
+        }
+        due
+    }
+}
+
 impl Trainer {
     /// Starts a new run in `config.run_dir` (which must not hold a run already).
     pub fn create(config: TrainConfig) -> Result<Trainer, TrainError> {
@@ -469,14 +555,12 @@ impl Trainer {
         let mut workspaces: Vec<Workspace> = (0..threads).map(|_| Workspace::default()).collect();
         let per_round = self.config.games_per_round;
         let mut learners: Vec<NetSet> = (0..per_round).map(|_| self.nets.clone()).collect();
-        let start = Instant::now();
-        let base_seconds = self.state.seconds;
-        let session_games = self.state.games;
-        let mut last_checkpoint = Instant::now();
-        let mut last_log = Instant::now();
-        let checkpoint_every = Duration::from_secs_f64(self.config.checkpoint_minutes * 60.0);
-        let limit = (self.config.max_minutes > 0.0)
-            .then(|| Duration::from_secs_f64(self.config.max_minutes * 60.0));
+        let mut clock = RunClock::new(
+            self.state.seconds,
+            self.state.games,
+            self.config.checkpoint_minutes,
+            self.config.max_minutes,
+        );
         let bar = if progress {
             let pb = indicatif::ProgressBar::new(self.config.max_games);
             pb.set_style(
@@ -491,40 +575,32 @@ impl Trainer {
             indicatif::ProgressBar::hidden()
         };
         let reason = loop {
-            if self.state.games >= self.config.max_games {
-                break StopReason::MaxGames;
-            }
-            if stop.load(Ordering::Relaxed) {
-                break StopReason::Signal;
-            }
-            if limit.is_some_and(|l| start.elapsed() >= l) {
-                break StopReason::TimeLimit;
+            if let Some(reason) = clock.stop(self.state.games, self.config.max_games, stop) {
+                break reason;
             }
             let before = self.state.games;
             self.round(&mut workspaces, &mut learners);
-            self.state.seconds = base_seconds + start.elapsed().as_secs_f64();
-            let rate = (self.state.games - session_games) as f64 / start.elapsed().as_secs_f64();
+            self.state.seconds = clock.seconds();
+            let rate = clock.rate(self.state.games);
             let (alpha, lambda) = self.config.schedule_at(self.state.games);
             bar.set_position(self.state.games);
             bar.set_message(format!("{rate:.0} games/s alpha {alpha} lambda {lambda}"));
-            if last_log.elapsed() >= Duration::from_secs(60) {
-                last_log = Instant::now();
+            if clock.log_due() {
                 eprintln!(
                     "[train] games {} ({rate:.1} games/s this session), alpha {alpha}, lambda {lambda}",
                     self.state.games
                 );
             }
-            let every = self.config.bench_every;
-            if every > 0 && before / every != self.state.games / every {
-                self.benchmark()?;
-                self.checkpoint()?;
-                last_checkpoint = Instant::now();
-            } else if last_checkpoint.elapsed() >= checkpoint_every {
-                self.checkpoint()?;
-                last_checkpoint = Instant::now();
+            match clock.due(before, self.state.games, self.config.bench_every) {
+                Due::Benchmark => {
+                    self.benchmark()?;
+                    self.checkpoint()?;
+                }
+                Due::Checkpoint => self.checkpoint()?,
+                Due::Nothing => {}
             }
         };
-        self.state.seconds = base_seconds + start.elapsed().as_secs_f64();
+        self.state.seconds = clock.seconds();
         self.checkpoint()?;
         bar.finish_and_clear();
         eprintln!(
@@ -572,4 +648,35 @@ pub fn stop_on_signals(flag: Arc<AtomicBool>) -> Result<(), TrainError> {
         })
         .map_err(|e| TrainError::Io(format!("signal handler: {e}")))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_run_clock_says_when_to_stop_benchmark_and_checkpoint() {
+        // A long checkpoint interval: only benchmarks are due.
+        let mut clock = RunClock::new(10.0, 200, 60.0, 0.0);
+        assert_eq!(clock.due(200, 299, 100), Due::Benchmark);
+        assert_eq!(clock.due(300, 399, 100), Due::Nothing);
+        assert_eq!(clock.due(399, 400, 100), Due::Benchmark);
+        assert_eq!(clock.due(400, 650, 100), Due::Benchmark);
+        assert_eq!(clock.due(650, 700, 0), Due::Nothing);
+        assert!(clock.seconds() >= 10.0);
+        let flag = AtomicBool::new(false);
+        assert_eq!(clock.stop(199, 200, &flag), None);
+        assert_eq!(clock.stop(200, 200, &flag), Some(StopReason::MaxGames));
+        flag.store(true, Ordering::Relaxed);
+        assert_eq!(clock.stop(199, 200, &flag), Some(StopReason::Signal));
+        // No interval: a checkpoint after every step that is not a benchmark.
+        let mut every = RunClock::new(0.0, 0, 0.0, 0.0);
+        assert_eq!(every.due(0, 1, 100), Due::Checkpoint);
+        assert_eq!(every.due(99, 100, 100), Due::Benchmark);
+        // A time limit already passed.
+        let limited = RunClock::new(0.0, 0, 60.0, 1e-9);
+        std::thread::sleep(Duration::from_millis(2));
+        let flag = AtomicBool::new(false);
+        assert_eq!(limited.stop(0, 10, &flag), Some(StopReason::TimeLimit));
+    }
 }

@@ -15,15 +15,14 @@
 //! never stopped.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
 use super::config::ScheduleStep;
 use super::curve::{append_csv, read_csv, svg, truncate_csv, CurvePoint};
-use super::{game_seed, io_err, StopReason, TrainError};
+use super::{game_seed, io_err, Due, RunClock, StopReason, TrainError};
 use crate::arena::tavli::{duel_players, MAX_TURNS};
 use crate::eval::tavli::{TavliNet, TavliProbs, TavliScratch, TAVLI_MAX_HIDDEN};
 use crate::game::{splitmix, Rng};
@@ -326,26 +325,18 @@ impl TavliTrainer {
         let mut states = Vec::with_capacity(512);
         let mut list = TavliPlayList::new();
         let mut scratch = TavliScratch::default();
-        let start = Instant::now();
-        let base_seconds = self.state.seconds;
-        let session_games = self.state.games;
-        let mut last_checkpoint = Instant::now();
-        let mut last_log = Instant::now();
-        let checkpoint_every = Duration::from_secs_f64(self.config.checkpoint_minutes * 60.0);
-        let limit = (self.config.max_minutes > 0.0)
-            .then(|| Duration::from_secs_f64(self.config.max_minutes * 60.0));
+        let mut clock = RunClock::new(
+            self.state.seconds,
+            self.state.games,
+            self.config.checkpoint_minutes,
+            self.config.max_minutes,
+        );
         if self.state.games == 0 && self.config.bench_every > 0 {
             self.benchmark()?;
         }
         let reason = loop {
-            if self.state.games >= self.config.max_games {
-                break StopReason::MaxGames;
-            }
-            if stop.load(Ordering::Relaxed) {
-                break StopReason::Signal;
-            }
-            if limit.is_some_and(|l| start.elapsed() >= l) {
-                break StopReason::TimeLimit;
+            if let Some(reason) = clock.stop(self.state.games, self.config.max_games, stop) {
+                break reason;
             }
             let (alpha, lambda) = self.config.schedule_at(self.state.games);
             let seed = game_seed(self.config.seed, self.state.games);
@@ -359,28 +350,29 @@ impl TavliTrainer {
                 &mut scratch,
             );
             self.state.games += 1;
-            self.state.seconds = base_seconds + start.elapsed().as_secs_f64();
-            if progress && last_log.elapsed() >= Duration::from_secs(60) {
-                last_log = Instant::now();
-                let rate =
-                    (self.state.games - session_games) as f64 / start.elapsed().as_secs_f64();
+            self.state.seconds = clock.seconds();
+            if progress && clock.log_due() {
                 eprintln!(
-                    "[train {}] games {} ({rate:.1} games/s), alpha {alpha}, lambda {lambda}",
+                    "[train {}] games {} ({:.1} games/s), alpha {alpha}, lambda {lambda}",
                     self.net.variant(),
-                    self.state.games
+                    self.state.games,
+                    clock.rate(self.state.games)
                 );
             }
-            let every = self.config.bench_every;
-            if every > 0 && self.state.games % every == 0 {
-                self.benchmark()?;
-                self.checkpoint()?;
-                last_checkpoint = Instant::now();
-            } else if last_checkpoint.elapsed() >= checkpoint_every {
-                self.checkpoint()?;
-                last_checkpoint = Instant::now();
+            match clock.due(
+                self.state.games - 1,
+                self.state.games,
+                self.config.bench_every,
+            ) {
+                Due::Benchmark => {
+                    self.benchmark()?;
+                    self.checkpoint()?;
+                }
+                Due::Checkpoint => self.checkpoint()?,
+                Due::Nothing => {}
             }
         };
-        self.state.seconds = base_seconds + start.elapsed().as_secs_f64();
+        self.state.seconds = clock.seconds();
         self.checkpoint()?;
         eprintln!(
             "[train {}] stopped ({reason:?}) at {} games, {:.1} h in all; resume with: \
