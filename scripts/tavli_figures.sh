@@ -46,5 +46,6 @@ fi
 run tavli-matches $BIN match --variant tavli --a net,depth=3 --b heuristic --length 7 --matches 100 --seed 1 --parallel 2 --json
 for v in portes plakoto fevga; do
   run "movegen-$v" $BIN bench movegen --variant $v --json
+  run "movegen-$v-engine" $BIN bench movegen --variant $v --games engine --json
 done
 run movegen-backgammon $BIN bench movegen --json

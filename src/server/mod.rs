@@ -133,6 +133,14 @@ impl Shared {
         config: &Config,
         evaluator: Arc<dyn Evaluator>,
     ) -> Result<Arc<Shared>, ServerError> {
+        // The bear-off database now, not on the first request that reaches a bear-off:
+        // its third of a second would be shared by every request queued behind it.
+        let started = std::time::Instant::now();
+        crate::eval::bearoff::database();
+        debug!(
+            ms = started.elapsed().as_secs_f64() * 1000.0,
+            "bear-off database ready"
+        );
         let spec = config.engine_spec();
         let evaluator = engine_build::with_noise(&spec, evaluator);
         let tt = Arc::new(TranspositionTable::new(spec.tt_megabytes.max(1)));
