@@ -658,7 +658,8 @@ mod tests {
     fn the_run_clock_says_when_to_stop_benchmark_and_checkpoint() {
         // A long checkpoint interval: only benchmarks are due.
         let mut clock = RunClock::new(10.0, 200, 60.0, 0.0);
-        assert_eq!(clock.due(200, 299, 100), Due::Benchmark);
+        assert_eq!(clock.due(200, 299, 100), Due::Nothing);
+        assert_eq!(clock.due(299, 300, 100), Due::Benchmark);
         assert_eq!(clock.due(300, 399, 100), Due::Nothing);
         assert_eq!(clock.due(399, 400, 100), Due::Benchmark);
         assert_eq!(clock.due(400, 650, 100), Due::Benchmark);
