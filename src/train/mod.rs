@@ -224,6 +224,14 @@ pub(crate) struct RunClock {
     limit: Option<Duration>,
 }
 
+/// What a training run does between its steps besides training.
+pub(crate) trait Checkpointed {
+    /// Measures the nets (the learning curve's next point); their ppg.
+    fn benchmark(&mut self) -> Result<f64, TrainError>;
+    /// Saves the run so that it resumes from here.
+    fn checkpoint(&mut self) -> Result<(), TrainError>;
+}
+
 /// What a run does after a step.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Due {
@@ -278,6 +286,24 @@ impl RunClock {
             self.last_log = Instant::now();
         }
         due
+    }
+
+    /// Benchmarks and checkpoints `run` as [`Self::due`] says.
+    pub(crate) fn tick<R: Checkpointed>(
+        &mut self,
+        run: &mut R,
+        before: u64,
+        now: u64,
+        bench_every: u64,
+    ) -> Result<(), TrainError> {
+        match self.due(before, now, bench_every) {
+            Due::Benchmark => {
+                run.benchmark()?;
+                run.checkpoint()
+            }
+            Due::Checkpoint => run.checkpoint(),
+            Due::Nothing => Ok(()),
+        }
     }
 
     /// After the games `before..now`: a benchmark when they crossed a multiple of
@@ -591,14 +617,8 @@ impl Trainer {
                     self.state.games
                 );
             }
-            match clock.due(before, self.state.games, self.config.bench_every) {
-                Due::Benchmark => {
-                    self.benchmark()?;
-                    self.checkpoint()?;
-                }
-                Due::Checkpoint => self.checkpoint()?,
-                Due::Nothing => {}
-            }
+            let (now, every) = (self.state.games, self.config.bench_every);
+            clock.tick(self, before, now, every)?;
         };
         self.state.seconds = clock.seconds();
         self.checkpoint()?;
@@ -610,6 +630,16 @@ impl Trainer {
             self.dir.display()
         );
         Ok(reason)
+    }
+}
+
+impl Checkpointed for Trainer {
+    fn benchmark(&mut self) -> Result<f64, TrainError> {
+        Trainer::benchmark(self)
+    }
+
+    fn checkpoint(&mut self) -> Result<(), TrainError> {
+        Trainer::checkpoint(self)
     }
 }
 

@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 
 use super::config::ScheduleStep;
 use super::curve::{append_csv, read_csv, svg, truncate_csv, CurvePoint};
-use super::{game_seed, io_err, Due, RunClock, StopReason, TrainError};
+use super::{game_seed, io_err, Checkpointed, RunClock, StopReason, TrainError};
 use crate::arena::tavli::{duel_players, MAX_TURNS};
 use crate::eval::tavli::{TavliNet, TavliProbs, TavliScratch, TAVLI_MAX_HIDDEN};
 use crate::game::{splitmix, Rng};
@@ -359,18 +359,8 @@ impl TavliTrainer {
                     clock.rate(self.state.games)
                 );
             }
-            match clock.due(
-                self.state.games - 1,
-                self.state.games,
-                self.config.bench_every,
-            ) {
-                Due::Benchmark => {
-                    self.benchmark()?;
-                    self.checkpoint()?;
-                }
-                Due::Checkpoint => self.checkpoint()?,
-                Due::Nothing => {}
-            }
+            let (now, every) = (self.state.games, self.config.bench_every);
+            clock.tick(self, now - 1, now, every)?;
         };
         self.state.seconds = clock.seconds();
         self.checkpoint()?;
@@ -384,6 +374,16 @@ impl TavliTrainer {
             self.dir.display()
         );
         Ok(reason)
+    }
+}
+
+impl Checkpointed for TavliTrainer {
+    fn benchmark(&mut self) -> Result<f64, TrainError> {
+        TavliTrainer::benchmark(self)
+    }
+
+    fn checkpoint(&mut self) -> Result<(), TrainError> {
+        TavliTrainer::checkpoint(self)
     }
 }
 
