@@ -308,27 +308,20 @@ pub fn tavli_engine_movegen_set(
     let rules = crate::tavli::Rules::default();
     let mut player = TavliPlayer::build(&TavliSpec::net(1), variant, 2026)?;
     let mut rng = crate::game::Rng::seeded(2026);
-    let mut list = crate::tavli::TavliPlayList::new();
     let mut set = Vec::with_capacity(TAVLI_MOVEGEN_PAIRS);
     while set.len() < TAVLI_MOVEGEN_PAIRS {
-        let mut pos = crate::tavli::TavliPosition::start(variant);
-        let (_, mut dice) = crate::tavli::opening(&mut rng);
-        for _ in 0..5000 {
-            if set.len() >= TAVLI_MOVEGEN_PAIRS {
-                break;
-            }
-            set.push((pos, dice));
-            crate::tavli::generate_plays(&pos, dice, &rules, &mut list);
-            if list.is_empty() {
-                break;
-            }
-            let play = list[player.choose(&pos, &list)];
-            if play.after.result().is_some() {
-                break;
-            }
-            pos = play.next_position();
-            dice = rng.dice();
-        }
+        crate::tavli::play_game_with(
+            variant,
+            &rules,
+            &mut rng,
+            5000,
+            |_, pos, plays| player.choose(pos, plays),
+            |p, d| {
+                if set.len() < TAVLI_MOVEGEN_PAIRS {
+                    set.push((*p, d));
+                }
+            },
+        );
     }
     Ok(set)
 }

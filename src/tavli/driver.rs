@@ -2,7 +2,7 @@
 //! and for drawing (position, roll) pairs from real games.
 
 use super::position::{Outcome, TavliPosition};
-use super::{generate_plays, Rules, TavliPlayList, Variant};
+use super::{generate_plays, Rules, TavliPlay, TavliPlayList, Variant};
 use crate::game::{Dice, Rng};
 
 /// The opening of a game (C8): each side rolls one die until they differ; the higher
@@ -34,25 +34,49 @@ pub fn play_random_game(
     rules: &Rules,
     rng: &mut Rng,
     max_turns: u32,
+    visit: impl FnMut(&TavliPosition, Dice),
+) -> RandomGame {
+    play_game_with(
+        variant,
+        rules,
+        rng,
+        max_turns,
+        |rng, _, list| {
+            // Picked from the plays in a fixed order (by the position after them), so
+            // that the game does not depend on the order a generator lists them in.
+            let mut plays: Vec<(TavliPosition, usize)> =
+                list.iter().enumerate().map(|(i, p)| (p.after, i)).collect();
+            plays.sort_unstable();
+            rng.pick(&plays).map_or(0, |&(_, i)| i)
+        },
+        visit,
+    )
+}
+
+/// Plays one game of `variant` from its start, the opening of C8 included, with the
+/// plays `choose` picks (an index into the legal plays; it may use the game's `rng`);
+/// dice from `rng`. `visit` sees every (position, roll) before the play is chosen, with
+/// the side to act's position.
+pub fn play_game_with(
+    variant: Variant,
+    rules: &Rules,
+    rng: &mut Rng,
+    max_turns: u32,
+    mut choose: impl FnMut(&mut Rng, &TavliPosition, &[TavliPlay]) -> usize,
     mut visit: impl FnMut(&TavliPosition, Dice),
 ) -> RandomGame {
     let mut pos = TavliPosition::start(variant);
-    let (starter, mut dice) = opening(rng);
+    let (_, mut dice) = opening(rng);
     let mut list = TavliPlayList::new();
     // Whose turn, relative to the starter (0 = starter).
     let mut side = 0usize;
-    let _ = starter;
     for turn in 0..max_turns {
         visit(&pos, dice);
         generate_plays(&pos, dice, rules, &mut list);
-        // Picked from the plays in a fixed order (by the position after them), so that the
-        // game does not depend on the order a generator lists them in.
-        let mut plays: Vec<(TavliPosition, usize)> =
-            list.iter().enumerate().map(|(i, p)| (p.after, i)).collect();
-        plays.sort_unstable();
-        let Some(&(_, i)) = rng.pick(&plays) else {
+        if list.is_empty() {
             break;
-        };
+        }
+        let i = choose(rng, &pos, &list).min(list.len() - 1);
         let play = list[i];
         if let Some(done) = play.after.result() {
             let from_starter = match (done, side) {

@@ -18,7 +18,7 @@ mod search;
 use std::fmt;
 use std::str::FromStr;
 
-pub use driver::{opening, play_random_game, RandomGame};
+pub use driver::{opening, play_game_with, play_random_game, RandomGame};
 pub use notation::{
     draw_board, format_play, parse_play, parse_position_string, position_string, PlayTextError,
     PositionStringError,
@@ -173,6 +173,29 @@ impl TavliPlay {
             len: len.min(4),
             end,
         }
+    }
+
+    /// Pushes onto `out` the play of the first `len` of `steps` from `start`, its
+    /// position built in place: the start copied whole, then the mover's checkers moved
+    /// along the steps (what they did to the opponent is the caller's to write). Changing
+    /// a copy on the stack and moving it would read those few bytes back as wide words
+    /// before their stores complete.
+    pub(crate) fn push_from<'a>(
+        out: &'a mut Vec<TavliPlay>,
+        start: &TavliPosition,
+        steps: [TavliStep; 4],
+        len: u8,
+        end: Option<GameEnd>,
+    ) -> Option<&'a mut TavliPlay> {
+        out.push(TavliPlay::new(*start, steps, len, end));
+        let play = out.last_mut()?;
+        for st in &steps[..play.len as usize] {
+            play.after.sides[0][st.from as usize] -= 1;
+            if st.to > 0 {
+                play.after.sides[0][st.to as usize] += 1;
+            }
+        }
+        Some(play)
     }
 
     /// The steps, in an order in which each is legal.

@@ -42,26 +42,25 @@ pub(crate) fn generate(
                 mark: s.hit,
             };
         }
-        // The position after the play from `pos` and the steps, built in place (cheaper
-        // than converting the whole backgammon position back).
-        out.push(TavliPlay::new(*pos, steps, play.steps().len() as u8, None));
-        if let Some(p) = out.last_mut() {
-            for st in &steps[..play.steps().len()] {
-                let after = &mut p.after;
-                after.sides[0][st.from as usize] -= 1;
-                if st.to > 0 {
-                    after.sides[0][st.to as usize] += 1;
-                }
-                if st.mark {
-                    after.sides[1][25 - st.to as usize] -= 1;
-                    after.sides[1][BAR] += 1;
-                }
+        // The position after the play from `pos` and the steps (cheaper than converting
+        // the whole backgammon position back).
+        let len = play.steps().len() as u8;
+        if let Some(p) = TavliPlay::push_from(out, pos, steps, len, None) {
+            for st in steps[..len as usize].iter().filter(|st| st.mark) {
+                hit(&mut p.after, st.to as usize);
             }
             if may_end {
                 p.end = p.after.end_for_mover();
             }
         }
     }
+}
+
+/// The opponent's lone checker on the mover's point `m` goes to his bar.
+#[inline]
+fn hit(after: &mut TavliPosition, m: usize) {
+    after.sides[1][25 - m] -= 1;
+    after.sides[1][BAR] += 1;
 }
 
 /// The Portes step rules (PO2, PO3, C6), for the positions where a play can end the game.
@@ -103,8 +102,7 @@ impl StepRules for Portes {
         while hits != 0 {
             let m = hits.trailing_zeros() as usize;
             hits &= hits - 1;
-            after.sides[1][25 - m] -= 1;
-            after.sides[1][BAR] += 1;
+            hit(after, m);
         }
     }
 

@@ -263,21 +263,9 @@ impl Sink<'_> {
         if !s.table.insert(leaf.state.key(), RESULT) {
             return;
         }
-        // Built in place: the start copied whole, then the steps' few bytes changed
-        // (changing a copy on the stack and moving it would read back those bytes as
-        // wide words before their stores complete).
         let steps = unpack(leaf.steps);
-        self.out
-            .push(TavliPlay::new(*self.start, steps, leaf.used, leaf.end));
-        if let Some(play) = self.out.last_mut() {
-            let after = &mut play.after;
-            for st in &steps[..leaf.used as usize] {
-                after.sides[0][st.from as usize] -= 1;
-                if st.to > 0 {
-                    after.sides[0][st.to as usize] += 1;
-                }
-            }
-            G::store_marks(after, &leaf.state);
+        if let Some(play) = TavliPlay::push_from(self.out, self.start, steps, leaf.used, leaf.end) {
+            G::store_marks(&mut play.after, &leaf.state);
         }
     }
 }

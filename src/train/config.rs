@@ -94,8 +94,6 @@ impl TrainConfig {
             bench_games: self.bench_games,
             schedule: &self.schedule,
         })
-        .map_err(|s| TrainError::Config(s.to_string()))?;
-        Ok(())
     }
 
     /// Alpha and lambda for the round starting at game `games` (the last step extends
@@ -128,7 +126,11 @@ pub struct RunLimits<'a> {
 
 /// Refuses run settings that cannot work (the checks shared by the backgammon and the
 /// Tavli runs).
-pub fn check_run(r: &RunLimits<'_>) -> Result<(), &'static str> {
+pub fn check_run(r: &RunLimits<'_>) -> Result<(), TrainError> {
+    run_limits(r).map_err(|s| TrainError::Config(s.to_string()))
+}
+
+fn run_limits(r: &RunLimits<'_>) -> Result<(), &'static str> {
     if !(r.init_scale.is_finite() && r.init_scale > 0.0) {
         return Err("init_scale must be a positive number");
     }

@@ -86,8 +86,6 @@ impl TavliTrainConfig {
             bench_games: self.bench_games,
             schedule: &self.schedule,
         })
-        .map_err(|s| TrainError::Config(s.to_string()))?;
-        Ok(())
     }
 
     /// Alpha and lambda for game number `games`.
