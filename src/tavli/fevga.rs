@@ -3,7 +3,7 @@
 //! or the wall rules of the switches (FE8).
 
 use super::position::{occupancy, opp_point, TavliPosition, CHECKERS};
-use super::search::{generate as search, Compact, Scratch, StepRules};
+use super::search::{generate as search, movable_mask, Compact, Scratch, StepRules};
 use super::{GameEnd, Rules, TavliPlay, Variant};
 use crate::game::Dice;
 
@@ -83,16 +83,13 @@ impl StepRules for Fevga {
     type Ctx = FevgaCtx;
 
     fn context(pos: &TavliPosition, rules: &Rules) -> FevgaCtx {
-        let opp = &pos.sides[1];
-        let mut blocked = 0u32;
-        for m in 1..=24 {
-            if opp[opp_point(Variant::Fevga, m)] > 0 {
-                blocked |= 1 << m;
-            }
-        }
-        let behind = match (1..=24).find(|&q| opp[q] > 0) {
-            Some(lo) if pos.off(1) == 0 => (1u32 << lo) - 2,
-            _ => 0,
+        // His point q is my q + 12 or q - 12, the map of `on_his_path`.
+        let his = occupancy(&pos.sides[1]);
+        let blocked = on_his_path(his);
+        let behind = if his != 0 && pos.off(1) == 0 {
+            (1u32 << his.trailing_zeros()) - 2
+        } else {
+            0
         };
         FevgaCtx {
             blocked,
@@ -142,20 +139,91 @@ impl StepRules for Fevga {
             n.off += 1;
         }
         n.lift(from);
-        let held = n.occ;
+        if !Self::allowed(&n, ctx) {
+            return None;
+        }
+        Some((n, to.max(0) as u8, false))
+    }
+
+    #[inline]
+    fn movable(s: &Compact, die: u8, ctx: &FevgaCtx) -> u32 {
+        movable_mask(s.occ, Self::sources(s, ctx), !ctx.blocked, die, true)
+    }
+
+    #[inline]
+    fn apply(s: &Compact, from: usize, die: u8, _: &FevgaCtx) -> (Compact, u8, bool) {
+        let to = from.saturating_sub(die as usize);
+        let mut n = *s;
+        if to >= 1 {
+            n.land(to);
+        } else {
+            n.off += 1;
+        }
+        n.lift(from);
+        (n, to as u8, false)
+    }
+
+    /// Not while the runner rule binds (FE3): which checker may move then depends on
+    /// the steps before. The walls are [`Self::allowed`]'s.
+    #[inline]
+    fn order_free(s: &Compact, _: &FevgaCtx) -> bool {
+        s.occ & 0xffe != 0 || s.off > 0
+    }
+
+    /// No 15th checker borne off with more than four on the board, and no wall within
+    /// reach: FE4 needs all six points of 19-24 and FE5 six in a row ahead of every
+    /// opposing checker, and each step occupies at most one more point (in 19-24 only
+    /// one reached from a higher point of it).
+    #[inline]
+    fn quiet(s: &Compact, ctx: &FevgaCtx, high: u8, low: u8) -> bool {
+        if s.off + 4 >= CHECKERS {
+            return false;
+        }
+        let steps: u32 = if high == low { 4 } else { 2 };
+        const START: u32 = 0x3f << 19;
+        let quarter = s.occ & START;
+        if quarter != 0 {
+            let reach = if high == low {
+                let d = u32::from(high);
+                quarter >> d | quarter >> (2 * d) | quarter >> (3 * d) | quarter >> (4 * d)
+            } else {
+                quarter >> high | quarter >> low | quarter >> (high + low)
+            };
+            let new = (reach & START & !s.occ & !ctx.blocked)
+                .count_ones()
+                .min(steps);
+            if quarter.count_ones() + new >= 6 {
+                return false;
+            }
+        }
+        if ctx.check_trap && ctx.behind != 0 {
+            let held = on_his_path(s.occ) & ctx.behind;
+            for low_point in 1..=19 {
+                let wall = 0x3fu32 << low_point;
+                if wall & ctx.behind == wall && (held & wall).count_ones() + steps >= 6 {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    /// FE4 and, by default, FE5.
+    #[inline]
+    fn allowed(n: &Compact, ctx: &FevgaCtx) -> bool {
         // FE4: never all six points of the starting quarter.
         const START: u32 = 0x3f << 19;
-        if held & START == START {
-            return None;
+        if n.occ & START == START {
+            return false;
         }
         if ctx.check_trap {
             // FE5: no wall of six with every opposing checker behind it.
-            let m = on_his_path(held) & ctx.behind;
+            let m = on_his_path(n.occ) & ctx.behind;
             if m & m >> 1 & m >> 2 & m >> 3 & m >> 4 & m >> 5 != 0 {
-                return None;
+                return false;
             }
         }
-        Some((n, to.max(0) as u8, false))
+        true
     }
 
     #[inline]

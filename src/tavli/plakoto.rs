@@ -3,8 +3,8 @@
 //! side while pinned; mother win and tie end the game after any step (PL8, PL9); no
 //! bearing off while a checker of the side is pinned unless `pinned_counts_home` (PL10).
 
-use super::position::{TavliPosition, CHECKERS};
-use super::search::{Compact, StepRules};
+use super::position::{turned, TavliPosition, CHECKERS};
+use super::search::{movable_mask, Compact, StepRules};
 use super::{GameEnd, Rules};
 
 /// The Plakoto step rules.
@@ -32,13 +32,6 @@ pub struct PlakotoCtx {
     opp_off: bool,
 }
 
-/// The opponent's pin set (his numbering) as bits of the mover's points, and back: his
-/// point q is the mover's 25 - q.
-#[inline]
-fn turn(pins: u32) -> u32 {
-    (pins & 0x01ff_fffe).reverse_bits() >> 6
-}
-
 impl StepRules for Plakoto {
     type Ctx = PlakotoCtx;
 
@@ -56,12 +49,12 @@ impl StepRules for Plakoto {
 
     #[inline]
     fn marks(pos: &TavliPosition) -> u32 {
-        turn(pos.pins[1])
+        turned(pos.pins[1])
     }
 
     #[inline]
     fn store_marks(after: &mut TavliPosition, s: &Compact) {
-        after.pins[1] = turn(s.marks);
+        after.pins[1] = turned(s.marks);
     }
 
     #[inline]
@@ -107,6 +100,49 @@ impl StepRules for Plakoto {
             n.marks &= !(1 << from);
         }
         Some((n, to.max(0) as u8, mark))
+    }
+
+    #[inline]
+    fn movable(s: &Compact, die: u8, ctx: &PlakotoCtx) -> u32 {
+        // A single opposing pinner blocks like a made point (PL3).
+        let open = !(ctx.made | ctx.single & ctx.pinned);
+        movable_mask(s.occ, s.occ & !ctx.pinned, open, die, ctx.may_bear_off)
+    }
+
+    #[inline]
+    fn apply(s: &Compact, from: usize, die: u8, ctx: &PlakotoCtx) -> (Compact, u8, bool) {
+        let to = from.saturating_sub(die as usize);
+        let mut n = *s;
+        let mut mark = false;
+        if to >= 1 {
+            let bit = 1u32 << to;
+            if ctx.single & bit & !n.marks != 0 {
+                n.marks |= bit;
+                mark = true;
+            }
+            n.land(to);
+        } else {
+            n.off += 1;
+        }
+        if n.lift(from) {
+            n.marks &= !(1 << from);
+        }
+        (n, to as u8, mark)
+    }
+
+    /// The blocked points, the mover's pinned checkers and whether it may bear off are
+    /// fixed for the play; the game-ending steps are [`Self::end`]'s.
+    #[inline]
+    fn order_free(_: &Compact, _: &PlakotoCtx) -> bool {
+        true
+    }
+
+    /// No 15th checker borne off with more than four on the board, and no lone opposing
+    /// checker on the mover's 1-point (only a pin of the opponent's mother there ends a
+    /// game, PL8, PL9).
+    #[inline]
+    fn quiet(s: &Compact, ctx: &PlakotoCtx, _: u8, _: u8) -> bool {
+        s.off + 4 < CHECKERS && ctx.single & 2 == 0
     }
 
     #[inline]

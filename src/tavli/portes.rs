@@ -1,22 +1,23 @@
 //! Portes (section 3 of the rules text): movement, hitting, entering and bearing off are
-//! backgammon's exactly (PO2, PO3, PO5), so plays come from backgammon's generator
-//! ([`crate::game::generate_plays`]) on the same checkers; what differs is scoring (no
-//! triple, [`TavliPosition::result`]) and the opening (C8, [`super::opening`]). The
-//! naive generator of the tests checks that the two rule texts coincide.
+//! backgammon's exactly (PO2, PO3, PO5); what differs is scoring (no triple,
+//! [`TavliPosition::result`]), the opening (C8, [`super::opening`]) and C5: a step that
+//! bears off the 15th checker ends the play even when another order would use more dice
+//! (checker on 2, roll 3-1: 2/off is legal beside 2/1*/off, and the two differ when the 1
+//! hits), where backgammon demands both dice.
 //!
-//! One difference remains, C5: a step that bears off the 15th checker ends the play even
-//! when another order would use more dice (checker on 2, roll 3-1: 2/off is legal beside
-//! 2/1*/off, and the two differ when the 1 hits). Backgammon's rules demand both dice
-//! there, so while the mover has at most four checkers on the board (the only positions
-//! where a play can end the game) Portes plays come from the shared step search with the
-//! Portes step rules below.
+//! Portes plays come from the shared step search with the step rules below: in the
+//! canonical order of backgammon's generator while more than four checkers of the mover
+//! are on the board (no step can end the game), from the full search otherwise. The
+//! backgammon positions of this module's [`generate`] come from backgammon's own generator
+//! ([`crate::game::generate_plays`]). The naive generator of the tests checks that the
+//! rule texts coincide.
 
 use super::position::{TavliPosition, BAR, CHECKERS};
-use super::search::{Compact, StepRules};
+use super::search::{movable_mask, Compact, StepRules};
 use super::{GameEnd, Rules, TavliPlay, TavliStep};
 use crate::game::Dice;
 
-/// Every distinct legal play of `dice` in `pos` (Portes or backgammon), into `out`.
+/// Every distinct legal play of `dice` in the backgammon position `pos`, into `out`.
 pub(crate) fn generate(
     pos: &TavliPosition,
     dice: Dice,
@@ -26,11 +27,6 @@ pub(crate) fn generate(
     let Some(bg) = pos.to_backgammon() else {
         return;
     };
-    let variant = pos.variant();
-    // Only a play that bears off the last checker ends a game, and while more than four
-    // of the mover's checkers are on the board (the only positions that come here in
-    // Portes; see the module docs) none can. Backgammon positions are checked as before.
-    let may_end = variant == super::Variant::Backgammon || pos.off(0) >= CHECKERS - 4;
     crate::game::generate_plays(&bg, dice, list);
     out.reserve(list.len());
     for play in list.iter() {
@@ -49,9 +45,7 @@ pub(crate) fn generate(
             for st in steps[..len as usize].iter().filter(|st| st.mark) {
                 hit(&mut p.after, st.to as usize);
             }
-            if may_end {
-                p.end = p.after.end_for_mover();
-            }
+            p.end = p.after.end_for_mover();
         }
     }
 }
@@ -63,7 +57,7 @@ fn hit(after: &mut TavliPosition, m: usize) {
     after.sides[1][BAR] += 1;
 }
 
-/// The Portes step rules (PO2, PO3, C6), for the positions where a play can end the game.
+/// The Portes step rules (PO2, PO3, C6).
 #[derive(Debug)]
 pub struct Portes;
 
@@ -142,6 +136,45 @@ impl StepRules for Portes {
         }
         n.lift(from);
         Some((n, to.max(0) as u8, hit))
+    }
+
+    #[inline]
+    fn movable(s: &Compact, die: u8, ctx: &PortesCtx) -> u32 {
+        movable_mask(s.occ, Self::sources(s, ctx), !ctx.made, die, true)
+    }
+
+    #[inline]
+    fn apply(s: &Compact, from: usize, die: u8, ctx: &PortesCtx) -> (Compact, u8, bool) {
+        let to = from.saturating_sub(die as usize);
+        let mut n = *s;
+        let mut hit = false;
+        if to >= 1 {
+            let bit = 1u32 << to;
+            if ctx.single & bit & !n.marks != 0 {
+                n.marks |= bit;
+                hit = true;
+            }
+            n.land(to);
+        } else {
+            n.off += 1;
+        }
+        n.lift(from);
+        (n, to as u8, hit)
+    }
+
+    /// Backgammon's movement; the ending steps, the 15th checker borne off, are
+    /// [`Self::end`]'s (positions with at most four checkers on the board, where they can
+    /// happen, go straight to the full search).
+    #[inline]
+    fn order_free(s: &Compact, _: &PortesCtx) -> bool {
+        s.off + 4 < CHECKERS
+    }
+
+    /// No checks beyond movement, and no 15th checker borne off with more than four on
+    /// the board.
+    #[inline]
+    fn quiet(s: &Compact, _: &PortesCtx, _: u8, _: u8) -> bool {
+        s.off + 4 < CHECKERS
     }
 
     #[inline]
