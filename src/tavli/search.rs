@@ -83,6 +83,29 @@ pub(crate) struct Compact {
     pub off: u8,
 }
 
+/// `ONE[m]`: one checker on point m in [`Compact::counts`] (m up to 31, so any index a
+/// `u32` bit mask yields is in range).
+static ONE: [u128; 32] = {
+    let mut t = [0u128; 32];
+    let mut m = 0;
+    while m < 26 {
+        t[m] = 1 << (4 * m);
+        m += 1;
+    }
+    t
+};
+
+/// `FIELD[m]`: the four bits of point m in [`Compact::counts`].
+static FIELD: [u128; 32] = {
+    let mut t = [0u128; 32];
+    let mut m = 0;
+    while m < 26 {
+        t[m] = 15 << (4 * m);
+        m += 1;
+    }
+    t
+};
+
 impl Compact {
     /// The mover's side of `pos`, with `marks`.
     #[inline]
@@ -96,24 +119,20 @@ impl Compact {
         }
     }
 
-    /// The count on point m.
-    #[inline]
-    pub fn count(&self, m: usize) -> u8 {
-        (self.counts >> (4 * m)) as u8 & 15
-    }
-
     /// Adds a checker on point `to` (1..=24).
     #[inline]
     pub fn land(&mut self, to: usize) {
-        self.counts += 1u128 << (4 * to);
+        // A table of the units: a 128-bit shift by a variable amount takes several
+        // instructions and branches, a load one.
+        self.counts += ONE[to];
         self.occ |= 1 << to;
     }
 
     /// Takes a checker from point `from`; true when the point is left empty.
     #[inline]
     pub fn lift(&mut self, from: usize) -> bool {
-        self.counts -= 1u128 << (4 * from);
-        let empty = self.count(from) == 0;
+        self.counts -= ONE[from];
+        let empty = self.counts & FIELD[from] == 0;
         if empty {
             self.occ &= !(1 << from);
         }
