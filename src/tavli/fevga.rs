@@ -152,15 +152,9 @@ impl StepRules for Fevga {
 
     #[inline]
     fn apply(s: &Compact, from: usize, die: u8, _: &FevgaCtx) -> (Compact, u8, bool) {
-        let to = from.saturating_sub(die as usize);
         let mut n = *s;
-        if to >= 1 {
-            n.land(to);
-        } else {
-            n.off += 1;
-        }
-        n.lift(from);
-        (n, to as u8, false)
+        let (to, _, _) = n.shift(from, die, 0);
+        (n, to, false)
     }
 
     /// Not while the runner rule binds (FE3): which checker may move then depends on

@@ -111,23 +111,13 @@ impl StepRules for Plakoto {
 
     #[inline]
     fn apply(s: &Compact, from: usize, die: u8, ctx: &PlakotoCtx) -> (Compact, u8, bool) {
-        let to = from.saturating_sub(die as usize);
         let mut n = *s;
-        let mut mark = false;
-        if to >= 1 {
-            let bit = 1u32 << to;
-            if ctx.single & bit & !n.marks != 0 {
-                n.marks |= bit;
-                mark = true;
-            }
-            n.land(to);
-        } else {
-            n.off += 1;
-        }
-        if n.lift(from) {
+        let (to, mark, emptied) = n.shift(from, die, ctx.single);
+        if emptied {
+            // The last pinner left: the pinned checker is free (PL5).
             n.marks &= !(1 << from);
         }
-        (n, to as u8, mark)
+        (n, to, mark)
     }
 
     /// The blocked points, the mover's pinned checkers and whether it may bear off are

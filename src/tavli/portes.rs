@@ -145,21 +145,9 @@ impl StepRules for Portes {
 
     #[inline]
     fn apply(s: &Compact, from: usize, die: u8, ctx: &PortesCtx) -> (Compact, u8, bool) {
-        let to = from.saturating_sub(die as usize);
         let mut n = *s;
-        let mut hit = false;
-        if to >= 1 {
-            let bit = 1u32 << to;
-            if ctx.single & bit & !n.marks != 0 {
-                n.marks |= bit;
-                hit = true;
-            }
-            n.land(to);
-        } else {
-            n.off += 1;
-        }
-        n.lift(from);
-        (n, to as u8, hit)
+        let (to, hit, _) = n.shift(from, die, ctx.single);
+        (n, to, hit)
     }
 
     /// Backgammon's movement; the ending steps, the 15th checker borne off, are

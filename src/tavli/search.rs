@@ -128,6 +128,27 @@ impl Compact {
         self.occ |= 1 << to;
     }
 
+    /// One checker from `from` by `die`: onto point `from - die`, or borne off when that
+    /// is no point; landing on one of the opponent's lone checkers (`single`) marks it
+    /// unless marked already. The landing point (0 = off), whether it marked, and whether
+    /// `from` was left empty.
+    #[inline]
+    pub fn shift(&mut self, from: usize, die: u8, single: u32) -> (u8, bool, bool) {
+        let to = from.saturating_sub(die as usize);
+        let mut mark = false;
+        if to >= 1 {
+            let bit = 1u32 << to;
+            if single & bit & !self.marks != 0 {
+                self.marks |= bit;
+                mark = true;
+            }
+            self.land(to);
+        } else {
+            self.off += 1;
+        }
+        (to as u8, mark, self.lift(from))
+    }
+
     /// Takes a checker from point `from`; true when the point is left empty.
     #[inline]
     pub fn lift(&mut self, from: usize) -> bool {
@@ -665,7 +686,10 @@ fn settled<G: StepRules>(s: &Compact, ctx: &G::Ctx) -> bool {
 
 /// The plays of a double in [`canonical`], four levels of steps with non-increasing
 /// sources: plays of four steps go out at once, shorter ones wait in `s.short`. False
-/// when a state reached ends the game or fails the checks (checked when `watch`).
+/// when a state reached ends the game or fails the checks (checked when `watch`). The
+/// levels are written out so that each level's state stays in registers: an explicit
+/// stack of states, and a closure for the step shared by the levels, both measured about
+/// 5% slower.
 fn canonical_double<G: StepRules>(
     root: &Compact,
     die: u8,
