@@ -332,7 +332,7 @@ const RESULT: u32 = 7;
 /// whatever else is found (C4, C5) and goes out at once if it is new; the others wait for
 /// the filter.
 struct Sink<'a> {
-    /// A play from `start` with no steps, copied for each play written.
+    /// A play from the position searched with no steps yet, copied for each play written.
     template: TavliPlay,
     out: &'a mut Vec<TavliPlay>,
     /// Steps of a full play (2, or 4 for a double).
@@ -415,7 +415,7 @@ fn full<G: StepRules>(
     s: &mut Scratch,
     out: &mut Vec<TavliPlay>,
 ) {
-    let (root, ctx) = (*root, ctx);
+    let root = *root;
     s.short.clear();
     s.table.clear();
     s.most = 0;
