@@ -120,32 +120,6 @@ impl StepRules for Fevga {
     }
 
     #[inline]
-    fn step(s: &Compact, from: usize, die: u8, ctx: &FevgaCtx) -> Option<(Compact, u8, bool)> {
-        let to = from as isize - die as isize;
-        let mut n = *s;
-        if to >= 1 {
-            if ctx.blocked >> to & 1 == 1 {
-                return None;
-            }
-            n.land(to as usize);
-        } else {
-            // Bearing off: every checker home, and a higher die only from the highest point.
-            if s.occ & !0x7e != 0 {
-                return None;
-            }
-            if to < 0 && s.occ >> (from + 1) != 0 {
-                return None;
-            }
-            n.off += 1;
-        }
-        n.lift(from);
-        if !Self::allowed(&n, ctx) {
-            return None;
-        }
-        Some((n, to.max(0) as u8, false))
-    }
-
-    #[inline]
     fn movable(s: &Compact, die: u8, ctx: &FevgaCtx) -> u32 {
         movable_mask(s.occ, Self::sources(s, ctx), !ctx.blocked, die, true)
     }

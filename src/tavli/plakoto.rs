@@ -63,46 +63,6 @@ impl StepRules for Plakoto {
     }
 
     #[inline]
-    fn step(s: &Compact, from: usize, die: u8, ctx: &PlakotoCtx) -> Option<(Compact, u8, bool)> {
-        let to = from as isize - die as isize;
-        let mut n = *s;
-        let mut mark = false;
-        if to >= 1 {
-            let bit = 1u32 << to;
-            if ctx.made & bit != 0 {
-                return None;
-            }
-            if ctx.single & bit != 0 {
-                if ctx.pinned & bit != 0 {
-                    // A single opposing pinner blocks like a made point (PL3).
-                    return None;
-                }
-                if n.marks & bit == 0 {
-                    // A lone opposing checker: landing pins it.
-                    n.marks |= bit;
-                    mark = true;
-                }
-            }
-            n.land(to as usize);
-        } else {
-            // Bearing off (C6, PL10): every checker home, a higher die only from the
-            // highest point.
-            if s.occ & !0x7e != 0 || !ctx.may_bear_off {
-                return None;
-            }
-            if to < 0 && s.occ >> (from + 1) != 0 {
-                return None;
-            }
-            n.off += 1;
-        }
-        if n.lift(from) {
-            // The last pinner left: the pinned checker is free (PL5).
-            n.marks &= !(1 << from);
-        }
-        Some((n, to.max(0) as u8, mark))
-    }
-
-    #[inline]
     fn movable(s: &Compact, die: u8, ctx: &PlakotoCtx) -> u32 {
         // A single opposing pinner blocks like a made point (PL3).
         let open = !(ctx.made | ctx.single & ctx.pinned);

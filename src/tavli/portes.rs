@@ -109,36 +109,6 @@ impl StepRules for Portes {
     }
 
     #[inline]
-    fn step(s: &Compact, from: usize, die: u8, ctx: &PortesCtx) -> Option<(Compact, u8, bool)> {
-        let to = from as isize - die as isize;
-        let mut n = *s;
-        let mut hit = false;
-        if to >= 1 {
-            let bit = 1u32 << to;
-            if ctx.made & bit != 0 {
-                return None;
-            }
-            if ctx.single & bit != 0 && n.marks & bit == 0 {
-                n.marks |= bit;
-                hit = true;
-            }
-            n.land(to as usize);
-        } else {
-            // Bearing off: every checker home (none on the bar), a higher die only from
-            // the highest point.
-            if s.occ & !0x7e != 0 {
-                return None;
-            }
-            if to < 0 && s.occ >> (from + 1) != 0 {
-                return None;
-            }
-            n.off += 1;
-        }
-        n.lift(from);
-        Some((n, to.max(0) as u8, hit))
-    }
-
-    #[inline]
     fn movable(s: &Compact, die: u8, ctx: &PortesCtx) -> u32 {
         movable_mask(s.occ, Self::sources(s, ctx), !ctx.made, die, true)
     }

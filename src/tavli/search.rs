@@ -38,9 +38,17 @@ pub(crate) trait StepRules {
     fn store_marks(after: &mut TavliPosition, s: &Compact);
     /// Bit m set: the mover may try to move a checker from its point m (which holds one).
     fn sources(s: &Compact, ctx: &Self::Ctx) -> u32;
-    /// The step of `die` from `from` (one of [`Self::sources`]) if it is legal: the state
-    /// after it, the landing point (0 = off) and its mark (a hit or a pin).
-    fn step(s: &Compact, from: usize, die: u8, ctx: &Self::Ctx) -> Option<(Compact, u8, bool)>;
+    /// The step of `die` from `from` if it is legal (movable, and the state after it
+    /// allowed): the state after it, the landing point (0 = off) and its mark (a hit or a
+    /// pin).
+    #[inline]
+    fn step(s: &Compact, from: usize, die: u8, ctx: &Self::Ctx) -> Option<(Compact, u8, bool)> {
+        if Self::movable(s, die, ctx) >> from & 1 == 0 {
+            return None;
+        }
+        let after = Self::apply(s, from, die, ctx);
+        Self::allowed(&after.0, ctx).then_some(after)
+    }
     /// Whether the state after a step of the mover ends the game.
     fn end(s: &Compact, ctx: &Self::Ctx) -> Option<GameEnd>;
     /// The sources from which a step of `die` moves by the game's movement rules (an open
