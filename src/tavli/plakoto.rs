@@ -66,7 +66,7 @@ impl StepRules for Plakoto {
     fn movable(s: &Compact, die: u8, ctx: &PlakotoCtx) -> u32 {
         // A single opposing pinner blocks like a made point (PL3).
         let open = !(ctx.made | ctx.single & ctx.pinned);
-        movable_mask(s.occ, s.occ & !ctx.pinned, open, die, ctx.may_bear_off)
+        movable_mask(s.occ, Self::sources(s, ctx), open, die, ctx.may_bear_off)
     }
 
     #[inline]

@@ -36,12 +36,14 @@ pub(crate) trait StepRules {
     /// Writes what the marks of a state reached from `start` mean for the opponent into
     /// `after` (`start` with the mover's checkers already moved).
     fn store_marks(after: &mut TavliPosition, s: &Compact);
-    /// Bit m set: the mover may try to move a checker from its point m (which holds one).
+    /// Bit m set: the mover may try to move a checker from its point m (which holds one);
+    /// [`Self::movable`] narrows them to a die.
     fn sources(s: &Compact, ctx: &Self::Ctx) -> u32;
     /// The step of `die` from `from` if it is legal (movable, and the state after it
     /// allowed): the state after it, the landing point (0 = off) and its mark (a hit or a
-    /// pin).
-    #[inline]
+    /// pin). The searches use the parts (a step's sources once per state); the tests
+    /// replay plays with this.
+    #[cfg(test)]
     fn step(s: &Compact, from: usize, die: u8, ctx: &Self::Ctx) -> Option<(Compact, u8, bool)> {
         if Self::movable(s, die, ctx) >> from & 1 == 0 {
             return None;
@@ -439,13 +441,13 @@ fn full<G: StepRules>(
     } else {
         let mut moved = false;
         for (first, second) in [(h, l), (l, h)] {
-            let mut src = G::sources(&root, ctx);
+            let mut src = G::movable(&root, first, ctx);
             while src != 0 {
-                let from = 31 - src.leading_zeros() as usize;
-                src &= !(1u32 << from);
-                let Some((a, to, mark)) = G::step(&root, from, first, ctx) else {
+                let from = pop_high(&mut src);
+                let (a, to, mark) = G::apply(&root, from, first, ctx);
+                if !G::allowed(&a, ctx) {
                     continue;
-                };
+                }
                 moved = true;
                 let steps = pack(0, 0, from, to, mark);
                 let end = G::end(&a, ctx);
@@ -496,11 +498,11 @@ fn second_steps<G: StepRules>(
     sink: &mut Sink,
 ) -> bool {
     let mut any = false;
-    let mut src = G::sources(a, ctx);
+    let mut src = G::movable(a, second, ctx);
     while src != 0 {
-        let from = 31 - src.leading_zeros() as usize;
-        src &= !(1u32 << from);
-        if let Some((b, to, mark)) = G::step(a, from, second, ctx) {
+        let from = pop_high(&mut src);
+        let (b, to, mark) = G::apply(a, from, second, ctx);
+        if G::allowed(&b, ctx) {
             any = true;
             let leaf = Leaf {
                 state: b,
@@ -527,13 +529,13 @@ fn double<G: StepRules>(
     sink: &mut Sink,
 ) {
     let mut any = false;
-    let mut src = G::sources(state, ctx);
+    let mut src = G::movable(state, die, ctx);
     while src != 0 {
-        let from = 31 - src.leading_zeros() as usize;
-        src &= !(1u32 << from);
-        let Some((n, to, mark)) = G::step(state, from, die, ctx) else {
+        let from = pop_high(&mut src);
+        let (n, to, mark) = G::apply(state, from, die, ctx);
+        if !G::allowed(&n, ctx) {
             continue;
-        };
+        }
         any = true;
         let steps = pack(steps, depth, from, to, mark);
         let end = G::end(&n, ctx);
@@ -890,3 +892,4 @@ mod tests {
         canonical_matches_full::<Fevga>(Variant::Fevga);
     }
 }
+
