@@ -326,6 +326,15 @@ pub fn tavli_engine_movegen_set(
     Ok(set)
 }
 
+/// How the Tavli generator's time on `set` splits between the canonical step order and
+/// the full search ([`crate::tavli::Split`]), with the default rules.
+pub fn tavli_movegen_split(
+    set: &[(crate::tavli::TavliPosition, Dice)],
+    rounds: u32,
+) -> crate::tavli::Split {
+    crate::tavli::movegen_split(set, &crate::tavli::Rules::default(), rounds)
+}
+
 /// [`run_movegen`] for a Tavli set: every distinct play of each pair, `rounds` times.
 pub fn run_tavli_movegen(
     set: &[(crate::tavli::TavliPosition, Dice)],

@@ -106,6 +106,10 @@ pub struct MovegenArgs {
     /// set comes from pubeval's games).
     #[arg(long, default_value = "random", value_parser = ["random", "engine"])]
     pub games: String,
+    /// With --variant: also report how many positions the canonical step order settles
+    /// and how many the full search decides, and the time of each.
+    #[arg(long)]
+    pub split: bool,
     /// Print one JSON object on stdout.
     #[arg(long)]
     pub json: bool,
@@ -262,7 +266,12 @@ fn movegen(a: MovegenArgs) -> Result<(), CliError> {
     if a.rounds == 0 {
         return Err("--rounds must be at least 1".into());
     }
-    let (r, len, command) = match a.variant.filter(|v| v.is_tavli()) {
+    let tavli = a.variant.filter(|v| v.is_tavli());
+    if a.split && tavli.is_none() {
+        return Err("--split needs --variant portes, plakoto or fevga".into());
+    }
+    let mut split = None;
+    let (r, len, command) = match tavli {
         Some(v) => {
             let set = if a.games == "engine" {
                 bench::tavli_engine_movegen_set(v)?
@@ -270,12 +279,17 @@ fn movegen(a: MovegenArgs) -> Result<(), CliError> {
                 bench::tavli_movegen_set(v)
             };
             let r = bench::run_tavli_movegen(&set, a.rounds);
+            if a.split {
+                split = Some(bench::tavli_movegen_split(&set, a.rounds));
+            }
             (
                 r,
                 set.len(),
                 format!(
-                    "stargammon bench movegen --variant {v} --games {} --rounds {}",
-                    a.games, a.rounds
+                    "stargammon bench movegen --variant {v} --games {} --rounds {}{}",
+                    a.games,
+                    a.rounds,
+                    if a.split { " --split" } else { "" }
                 ),
             )
         }
@@ -294,6 +308,16 @@ fn movegen(a: MovegenArgs) -> Result<(), CliError> {
         .unwrap_or(crate::tavli::Variant::Backgammon)
         .name();
     if a.json {
+        let split = split.map(|s| {
+            serde_json::json!({
+                "positions": s.positions,
+                "canonical": s.canonical,
+                "handed_back": s.handed_back,
+                "not_order_free": s.not_order_free,
+                "canonical_ns_per_decision": s.canonical_ns,
+                "full_ns_per_decision": s.full_ns,
+            })
+        });
         println!(
             "{}",
             serde_json::json!({
@@ -305,6 +329,7 @@ fn movegen(a: MovegenArgs) -> Result<(), CliError> {
                 "median_round_ns_per_decision": r.median_round_ns_per_decision,
                 "positions": len,
                 "variant": variant,
+                "split": split,
                 "command": command,
             })
         );
@@ -320,6 +345,19 @@ fn movegen(a: MovegenArgs) -> Result<(), CliError> {
             r.ns_per_decision, r.min_round_ns_per_decision, r.median_round_ns_per_decision
         );
         println!("decisions/s:      {:.0}", r.decisions_per_sec);
+        if let Some(s) = split {
+            println!(
+                "canonical order:  settles {} of {} positions, {:.1} ns per decision (fastest round, every position it applies to)",
+                s.canonical, s.positions, s.canonical_ns
+            );
+            println!(
+                "full search:      decides {} ({} handed back, {} where the canonical order does not apply), {:.1} ns per decision of the set",
+                s.handed_back + s.not_order_free,
+                s.handed_back,
+                s.not_order_free,
+                s.full_ns
+            );
+        }
         println!("command:          {command}");
     }
     Ok(())

@@ -16,6 +16,8 @@ pub mod portes;
 pub mod position;
 mod search;
 
+pub use search::Split;
+
 use std::fmt;
 use std::str::FromStr;
 
@@ -268,6 +270,13 @@ pub fn generate_plays(pos: &TavliPosition, dice: Dice, rules: &Rules, list: &mut
             fevga::generate(pos, dice, rules, &mut list.scratch, &mut list.plays);
         }
     }
+}
+
+/// How [`generate_plays`] spends its time on `set` (positions of one game): the
+/// positions its canonical step order settles, those the full search decides, and the
+/// time of each, the fastest of `rounds` passes (`stargammon bench movegen --split`).
+pub fn movegen_split(set: &[(TavliPosition, Dice)], rules: &Rules, rounds: u32) -> Split {
+    search::split(set, rules, rounds)
 }
 
 /// Convenience: the plays of `dice` in `pos` as a new vector.
