@@ -350,7 +350,16 @@ struct Sink<'a> {
     high: u8,
 }
 
-impl Sink<'_> {
+impl<'a> Sink<'a> {
+    fn new(pos: &TavliPosition, h: u8, l: u8, out: &'a mut Vec<TavliPlay>) -> Self {
+        Sink {
+            template: TavliPlay::new(*pos, [TavliStep::default(); 4], 0, None),
+            out,
+            full: if h == l { 4 } else { 2 },
+            high: h,
+        }
+    }
+
     #[inline]
     fn leaf<G: StepRules>(&mut self, s: &mut Scratch, leaf: Leaf) {
         s.most = s.most.max(leaf.used);
@@ -400,12 +409,7 @@ pub(crate) fn generate<G: StepRules>(
     let root = Compact::load(pos, G::marks(pos));
     if G::order_free(&root, &ctx) {
         let before = out.len();
-        let mut sink = Sink {
-            template: TavliPlay::new(*pos, [TavliStep::default(); 4], 0, None),
-            out: &mut *out,
-            full: if h == l { 4 } else { 2 },
-            high: h,
-        };
+        let mut sink = Sink::new(pos, h, l, &mut *out);
         if canonical::<G>(&root, h, l, &ctx, s, &mut sink) {
             return;
         }
@@ -430,12 +434,7 @@ fn full<G: StepRules>(
     s.table.clear();
     s.most = 0;
     s.one_high = false;
-    let mut sink = Sink {
-        template: TavliPlay::new(*pos, [TavliStep::default(); 4], 0, None),
-        out,
-        full: if h == l { 4 } else { 2 },
-        high: h,
-    };
+    let mut sink = Sink::new(pos, h, l, out);
     if h == l {
         double::<G>(&root, 0, 0, h, ctx, s, &mut sink);
     } else {
@@ -841,12 +840,7 @@ fn split_of<G: StepRules>(set: &[(TavliPosition, Dice)], rules: &Rules, rounds: 
         }
         out.clear();
         let (h, l) = (dice.high(), dice.low());
-        let mut sink = Sink {
-            template: TavliPlay::new(*pos, [TavliStep::default(); 4], 0, None),
-            out: &mut out,
-            full: if h == l { 4 } else { 2 },
-            high: h,
-        };
+        let mut sink = Sink::new(pos, h, l, &mut out);
         if canonical::<G>(&root, h, l, &ctx, &mut s, &mut sink) {
             split.canonical += 1;
         } else {
@@ -863,12 +857,7 @@ fn split_of<G: StepRules>(set: &[(TavliPosition, Dice)], rules: &Rules, rounds: 
             if G::order_free(&root, &ctx) {
                 out.clear();
                 let (h, l) = (dice.high(), dice.low());
-                let mut sink = Sink {
-                    template: TavliPlay::new(*pos, [TavliStep::default(); 4], 0, None),
-                    out: &mut out,
-                    full: if h == l { 4 } else { 2 },
-                    high: h,
-                };
+                let mut sink = Sink::new(pos, h, l, &mut out);
                 std::hint::black_box(canonical::<G>(&root, h, l, &ctx, &mut s, &mut sink));
             }
         }
@@ -918,12 +907,7 @@ mod tests {
             return (slow, None);
         }
         let mut fast = Vec::new();
-        let mut sink = Sink {
-            template: TavliPlay::new(*pos, [TavliStep::default(); 4], 0, None),
-            out: &mut fast,
-            full: if h == l { 4 } else { 2 },
-            high: h,
-        };
+        let mut sink = Sink::new(pos, h, l, &mut fast);
         if !canonical::<G>(&root, h, l, &ctx, &mut s, &mut sink) {
             return (slow, None);
         }
