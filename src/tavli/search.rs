@@ -407,15 +407,32 @@ pub(crate) fn generate<G: StepRules>(
     let (h, l) = (dice.high(), dice.low());
     let ctx = G::context(pos, rules);
     let root = Compact::load(pos, G::marks(pos));
-    if G::order_free(&root, &ctx) {
-        let before = out.len();
-        let mut sink = Sink::new(pos, h, l, &mut *out);
-        if canonical::<G>(&root, h, l, &ctx, s, &mut sink) {
-            return;
-        }
-        out.truncate(before);
+    let before = out.len();
+    if settle::<G>(pos, &root, h, l, &ctx, s, out) == Some(true) {
+        return;
     }
+    out.truncate(before);
     full::<G>(pos, &root, h, l, &ctx, s, out);
+}
+
+/// The plays of `pos` (whose state is `root`) in the canonical order, into `out`: `None`
+/// where that order does not apply ([`StepRules::order_free`]), else whether it settled
+/// the plays (when not, some may have been written and the full search must decide).
+#[inline]
+fn settle<G: StepRules>(
+    pos: &TavliPosition,
+    root: &Compact,
+    h: u8,
+    l: u8,
+    ctx: &G::Ctx,
+    s: &mut Scratch,
+    out: &mut Vec<TavliPlay>,
+) -> Option<bool> {
+    if !G::order_free(root, ctx) {
+        return None;
+    }
+    let mut sink = Sink::new(pos, h, l, out);
+    Some(canonical::<G>(root, h, l, ctx, s, &mut sink))
 }
 
 /// [`generate`] by trying every order of steps (section 9 of the rules text), for the
@@ -830,21 +847,22 @@ fn split_of<G: StepRules>(set: &[(TavliPosition, Dice)], rules: &Rules, rounds: 
     };
     // Which positions the full search decides.
     let mut decided = Vec::new();
-    for (i, (pos, dice)) in live.iter().enumerate() {
+    // The canonical order on one position: `None` where it does not apply, else whether
+    // it settled the plays.
+    let try_canonical = |s: &mut Scratch, out: &mut Vec<TavliPlay>, pos, dice: Dice| {
+        out.clear();
         let ctx = G::context(pos, rules);
         let root = Compact::load(pos, G::marks(pos));
-        if !G::order_free(&root, &ctx) {
-            split.not_order_free += 1;
-            decided.push(i);
-            continue;
+        settle::<G>(pos, &root, dice.high(), dice.low(), &ctx, s, out)
+    };
+    for (i, (pos, dice)) in live.iter().enumerate() {
+        let settled = try_canonical(&mut s, &mut out, pos, *dice);
+        match settled {
+            Some(true) => split.canonical += 1,
+            Some(false) => split.handed_back += 1,
+            None => split.not_order_free += 1,
         }
-        out.clear();
-        let (h, l) = (dice.high(), dice.low());
-        let mut sink = Sink::new(pos, h, l, &mut out);
-        if canonical::<G>(&root, h, l, &ctx, &mut s, &mut sink) {
-            split.canonical += 1;
-        } else {
-            split.handed_back += 1;
+        if settled != Some(true) {
             decided.push(i);
         }
     }
@@ -852,14 +870,7 @@ fn split_of<G: StepRules>(set: &[(TavliPosition, Dice)], rules: &Rules, rounds: 
     for _ in 0..rounds.max(1) {
         let t = std::time::Instant::now();
         for (pos, dice) in &live {
-            let ctx = G::context(pos, rules);
-            let root = Compact::load(pos, G::marks(pos));
-            if G::order_free(&root, &ctx) {
-                out.clear();
-                let (h, l) = (dice.high(), dice.low());
-                let mut sink = Sink::new(pos, h, l, &mut out);
-                std::hint::black_box(canonical::<G>(&root, h, l, &ctx, &mut s, &mut sink));
-            }
+            std::hint::black_box(try_canonical(&mut s, &mut out, pos, *dice));
         }
         split.canonical_ns = split.canonical_ns.min(per(t.elapsed()));
         let t = std::time::Instant::now();
@@ -903,12 +914,8 @@ mod tests {
         full::<G>(pos, &root, h, l, &ctx, &mut s, &mut slow);
         let key = |p: &TavliPlay| (p.after, p.end);
         slow.sort_by_key(key);
-        if !G::order_free(&root, &ctx) {
-            return (slow, None);
-        }
         let mut fast = Vec::new();
-        let mut sink = Sink::new(pos, h, l, &mut fast);
-        if !canonical::<G>(&root, h, l, &ctx, &mut s, &mut sink) {
+        if settle::<G>(pos, &root, h, l, &ctx, &mut s, &mut fast) != Some(true) {
             return (slow, None);
         }
         // Each play's steps are legal one after the other, with the dice of the roll, and
