@@ -432,7 +432,7 @@ fn settle<G: StepRules>(
         return None;
     }
     let mut sink = Sink::new(pos, h, l, out);
-    Some(canonical::<G>(root, h, l, ctx, s, &mut sink))
+    Some(canonical::<G>(root, h, l, ctx, s, &mut sink).is_some())
 }
 
 /// [`generate`] by trying every order of steps (section 9 of the rules text), for the
@@ -583,8 +583,8 @@ fn double<G: StepRules>(
 
 /// Every distinct legal play in one canonical order of steps, as backgammon's generator
 /// finds them ([`crate::game::generate_plays`]), where [`StepRules::order_free`] holds;
-/// false, with some plays written, when a state it reached ends the game or fails
-/// [`StepRules::allowed`]: then the full search must decide.
+/// `None`, with some plays written, where it cannot tell: then the full search must
+/// decide.
 ///
 /// Without those two checks a step's legality depends on the steps before it only
 /// through the checkers they moved (the opponent's checkers stay put, and moving a checker
@@ -599,9 +599,16 @@ fn double<G: StepRules>(
 ///   checkers borne off); with no two-step play, the one-step plays of the higher die
 ///   where it can be played, else of the lower.
 ///
-/// Every state that any order of steps reaches is reached here too (a sequence sorted by
+/// Every play that any order of steps reaches is reached here too (a sequence sorted by
 /// source is legal when the sequence is), so when no state reached ends the game or fails
-/// the checks, no order meets either, and these are the plays of the full rules.
+/// the checks, these are the plays of the full rules. Where the checks can bite
+/// ([`StepRules::quiet`] false) every state is checked, and
+///
+/// - a play whose last state fails them is dropped: every order of its steps ends there;
+/// - a play that passed a refused state on the way, but whose last state is allowed, may
+///   be legal in another order: the full search decides;
+/// - so does a game end on the way, and any doubt about the shorter plays (one dropped or
+///   in doubt) when no play of the most steps is left.
 fn canonical<G: StepRules>(
     root: &Compact,
     h: u8,
@@ -609,14 +616,12 @@ fn canonical<G: StepRules>(
     ctx: &G::Ctx,
     s: &mut Scratch,
     sink: &mut Sink,
-) -> bool {
+) -> Option<()> {
     s.short.clear();
     s.most = 0;
     let watch = !G::quiet(root, ctx, h, l);
     if h == l {
-        if !canonical_double::<G>(root, h, watch, ctx, s, sink) {
-            return false;
-        }
+        canonical_double::<G>(root, h, watch, ctx, s, sink)?;
         if s.most < 4 {
             for i in 0..s.short.len() {
                 let leaf = s.short[i];
@@ -625,9 +630,10 @@ fn canonical<G: StepRules>(
                 }
             }
         }
-        return true;
+        return Some(());
     }
     s.repeatable.clear();
+    let mut last_refused = false;
     let high_ok = G::movable(root, h, ctx);
     let low_ok = G::movable(root, l, ctx);
     let mut any = false;
@@ -636,9 +642,7 @@ fn canonical<G: StepRules>(
             let from = 31 - src.leading_zeros() as usize;
             src &= !(1u32 << from);
             let (a, to, mark) = G::apply(root, from, first, ctx);
-            if watch && !settled::<G>(&a, ctx) {
-                return false;
-            }
+            let tainted = watch && refused::<G>(&a, ctx)?;
             let mut next = G::movable(&a, second, ctx);
             if first == l {
                 // A higher-die step from a point where it was legal at the start, other
@@ -650,8 +654,16 @@ fn canonical<G: StepRules>(
                 let from2 = 31 - next.leading_zeros() as usize;
                 next &= !(1u32 << from2);
                 let (b, to2, mark2) = G::apply(&a, from2, second, ctx);
-                if watch && !settled::<G>(&b, ctx) {
-                    return false;
+                if watch {
+                    if refused::<G>(&b, ctx)? {
+                        // The play's last state: every order of its steps ends there.
+                        last_refused = true;
+                        continue;
+                    }
+                    if tainted {
+                        // Another order of the steps may avoid the refused state.
+                        return None;
+                    }
                 }
                 any = true;
                 if from2 == to as usize || to2 as usize == from || (to == 0 && to2 == 0) {
@@ -672,7 +684,11 @@ fn canonical<G: StepRules>(
         }
     }
     if any {
-        return true;
+        return Some(());
+    }
+    if last_refused {
+        // Which one-step plays the rules then allow is the full search's to decide.
+        return None;
     }
     let (die, mut src) = if high_ok != 0 {
         (h, high_ok)
@@ -687,12 +703,15 @@ fn canonical<G: StepRules>(
             used: 0,
             end: None,
         });
-        return true;
+        return Some(());
     }
     while src != 0 {
         let from = 31 - src.leading_zeros() as usize;
         src &= !(1u32 << from);
         let (a, to, mark) = G::apply(root, from, die, ctx);
+        if watch && refused::<G>(&a, ctx)? {
+            return None;
+        }
         sink.write::<G>(&Leaf {
             state: a,
             steps: pack(0, 0, from, to, mark),
@@ -701,13 +720,17 @@ fn canonical<G: StepRules>(
             end: None,
         });
     }
-    true
+    Some(())
 }
 
-/// A state [`canonical`] may go on from: allowed, and the game not over.
+/// A state [`canonical`] reached, when watched: `None` when the game ends there (the full
+/// search decides), else whether it fails [`StepRules::allowed`].
 #[inline]
-fn settled<G: StepRules>(s: &Compact, ctx: &G::Ctx) -> bool {
-    G::allowed(s, ctx) && G::end(s, ctx).is_none()
+fn refused<G: StepRules>(s: &Compact, ctx: &G::Ctx) -> Option<bool> {
+    if G::end(s, ctx).is_some() {
+        return None;
+    }
+    Some(!G::allowed(s, ctx))
 }
 
 /// The plays of a double in [`canonical`], four levels of steps with non-increasing
@@ -723,8 +746,11 @@ fn canonical_double<G: StepRules>(
     ctx: &G::Ctx,
     s: &mut Scratch,
     sink: &mut Sink,
-) -> bool {
+) -> Option<()> {
     let below = |from: usize| (2u32 << from) - 1;
+    // A shorter play dropped or left in doubt (its last state refused, or a refused state
+    // before it): the full search decides should no four-step play be found.
+    let mut unsure = false;
     let mut m0 = G::movable(root, die, ctx);
     if m0 == 0 {
         sink.write::<G>(&Leaf {
@@ -734,7 +760,7 @@ fn canonical_double<G: StepRules>(
             used: 0,
             end: None,
         });
-        return true;
+        return Some(());
     }
     let short = |s: &mut Scratch, state: &Compact, steps: u64, used: u8| {
         if used >= s.most {
@@ -751,41 +777,56 @@ fn canonical_double<G: StepRules>(
     while m0 != 0 {
         let f0 = pop_high(&mut m0);
         let (n1, t0, k0) = G::apply(root, f0, die, ctx);
-        if watch && !settled::<G>(&n1, ctx) {
-            return false;
-        }
+        // Whether a state on the way, this one included, was refused.
+        let r1 = watch && refused::<G>(&n1, ctx)?;
         let p1 = pack(0, 0, f0, t0, k0);
         let mut m1 = G::movable(&n1, die, ctx) & below(f0);
         if m1 == 0 {
-            short(s, &n1, p1, 1);
+            if r1 {
+                unsure = true;
+            } else {
+                short(s, &n1, p1, 1);
+            }
         }
         while m1 != 0 {
             let f1 = pop_high(&mut m1);
             let (n2, t1, k1) = G::apply(&n1, f1, die, ctx);
-            if watch && !settled::<G>(&n2, ctx) {
-                return false;
-            }
+            let r2 = watch && (refused::<G>(&n2, ctx)? || r1);
             let p2 = pack(p1, 1, f1, t1, k1);
             let mut m2 = G::movable(&n2, die, ctx) & below(f1);
             if m2 == 0 {
-                short(s, &n2, p2, 2);
+                if r2 {
+                    unsure = true;
+                } else {
+                    short(s, &n2, p2, 2);
+                }
             }
             while m2 != 0 {
                 let f2 = pop_high(&mut m2);
                 let (n3, t2, k2) = G::apply(&n2, f2, die, ctx);
-                if watch && !settled::<G>(&n3, ctx) {
-                    return false;
-                }
+                let r3 = watch && (refused::<G>(&n3, ctx)? || r2);
                 let p3 = pack(p2, 2, f2, t2, k2);
                 let mut m3 = G::movable(&n3, die, ctx) & below(f2);
                 if m3 == 0 {
-                    short(s, &n3, p3, 3);
+                    if r3 {
+                        unsure = true;
+                    } else {
+                        short(s, &n3, p3, 3);
+                    }
                 }
                 while m3 != 0 {
                     let f3 = pop_high(&mut m3);
                     let (n4, t3, k3) = G::apply(&n3, f3, die, ctx);
-                    if watch && !settled::<G>(&n4, ctx) {
-                        return false;
+                    if watch {
+                        if refused::<G>(&n4, ctx)? {
+                            // The play's last state: every order of its steps ends there.
+                            unsure = true;
+                            continue;
+                        }
+                        if r3 {
+                            // Another order of the steps may avoid the refused state.
+                            return None;
+                        }
                     }
                     s.most = 4;
                     sink.write::<G>(&Leaf {
@@ -799,7 +840,10 @@ fn canonical_double<G: StepRules>(
             }
         }
     }
-    true
+    if unsure && s.most < 4 {
+        return None;
+    }
+    Some(())
 }
 
 /// Where [`generate`] spends its time on a set of positions of one game (`stargammon
