@@ -654,16 +654,9 @@ fn canonical<G: StepRules>(
                 let from2 = 31 - next.leading_zeros() as usize;
                 next &= !(1u32 << from2);
                 let (b, to2, mark2) = G::apply(&a, from2, second, ctx);
-                if watch {
-                    if refused::<G>(&b, ctx)? {
-                        // The play's last state: every order of its steps ends there.
-                        last_refused = true;
-                        continue;
-                    }
-                    if tainted {
-                        // Another order of the steps may avoid the refused state.
-                        return None;
-                    }
+                if watch && dropped::<G>(&b, tainted, ctx)? {
+                    last_refused = true;
+                    continue;
                 }
                 any = true;
                 if from2 == to as usize || to2 as usize == from || (to == 0 && to2 == 0) {
@@ -731,6 +724,21 @@ fn refused<G: StepRules>(s: &Compact, ctx: &G::Ctx) -> Option<bool> {
         return None;
     }
     Some(!G::allowed(s, ctx))
+}
+
+/// A play's last state `s` in [`canonical`], when watched: `Some(true)` drops the play (the
+/// state is refused, and every order of its steps ends there), `Some(false)` keeps it;
+/// `None` hands the position to the full search: the game ends there, or a state refused
+/// on the way (`tainted`) may be avoided by another order of the steps.
+#[inline]
+fn dropped<G: StepRules>(s: &Compact, tainted: bool, ctx: &G::Ctx) -> Option<bool> {
+    if refused::<G>(s, ctx)? {
+        return Some(true);
+    }
+    if tainted {
+        return None;
+    }
+    Some(false)
 }
 
 /// The plays of a double in [`canonical`], four levels of steps with non-increasing
@@ -817,16 +825,9 @@ fn canonical_double<G: StepRules>(
                 while m3 != 0 {
                     let f3 = pop_high(&mut m3);
                     let (n4, t3, k3) = G::apply(&n3, f3, die, ctx);
-                    if watch {
-                        if refused::<G>(&n4, ctx)? {
-                            // The play's last state: every order of its steps ends there.
-                            unsure = true;
-                            continue;
-                        }
-                        if r3 {
-                            // Another order of the steps may avoid the refused state.
-                            return None;
-                        }
+                    if watch && dropped::<G>(&n4, r3, ctx)? {
+                        unsure = true;
+                        continue;
                     }
                     s.most = 4;
                     sink.write::<G>(&Leaf {
