@@ -639,8 +639,7 @@ fn canonical<G: StepRules>(
     let mut any = false;
     for (first, second, mut src) in [(h, l, high_ok), (l, h, low_ok)] {
         while src != 0 {
-            let from = 31 - src.leading_zeros() as usize;
-            src &= !(1u32 << from);
+            let from = pop_high(&mut src);
             let (a, to, mark) = G::apply(root, from, first, ctx);
             let tainted = watch && refused::<G>(&a, ctx)?;
             let mut next = G::movable(&a, second, ctx);
@@ -651,8 +650,7 @@ fn canonical<G: StepRules>(
             }
             let steps = pack(0, 0, from, to, mark);
             while next != 0 {
-                let from2 = 31 - next.leading_zeros() as usize;
-                next &= !(1u32 << from2);
+                let from2 = pop_high(&mut next);
                 let (b, to2, mark2) = G::apply(&a, from2, second, ctx);
                 if watch && dropped::<G>(&b, tainted, ctx)? {
                     last_refused = true;
@@ -699,8 +697,7 @@ fn canonical<G: StepRules>(
         return Some(());
     }
     while src != 0 {
-        let from = 31 - src.leading_zeros() as usize;
-        src &= !(1u32 << from);
+        let from = pop_high(&mut src);
         let (a, to, mark) = G::apply(root, from, die, ctx);
         if watch && refused::<G>(&a, ctx)? {
             return None;
@@ -756,8 +753,8 @@ fn canonical_double<G: StepRules>(
     sink: &mut Sink,
 ) -> Option<()> {
     let below = |from: usize| (2u32 << from) - 1;
-    // A shorter play dropped or left in doubt (its last state refused, or a refused state
-    // before it): the full search decides should no four-step play be found.
+    // A play dropped or left in doubt (its last state refused, or a refused state before
+    // it): the full search decides should no four-step play be found.
     let mut unsure = false;
     let mut m0 = G::movable(root, die, ctx);
     if m0 == 0 {
@@ -770,7 +767,12 @@ fn canonical_double<G: StepRules>(
         });
         return Some(());
     }
-    let short = |s: &mut Scratch, state: &Compact, steps: u64, used: u8| {
+    // A state with no step left: a shorter play, kept unless a state on its way (this one
+    // included) was refused; returns whether it was.
+    let short = |s: &mut Scratch, state: &Compact, steps: u64, used: u8, refused: bool| {
+        if refused {
+            return true;
+        }
         if used >= s.most {
             s.most = used;
             s.short.push(Leaf {
@@ -781,6 +783,7 @@ fn canonical_double<G: StepRules>(
                 end: None,
             });
         }
+        false
     };
     while m0 != 0 {
         let f0 = pop_high(&mut m0);
@@ -790,11 +793,7 @@ fn canonical_double<G: StepRules>(
         let p1 = pack(0, 0, f0, t0, k0);
         let mut m1 = G::movable(&n1, die, ctx) & below(f0);
         if m1 == 0 {
-            if r1 {
-                unsure = true;
-            } else {
-                short(s, &n1, p1, 1);
-            }
+            unsure |= short(s, &n1, p1, 1, r1);
         }
         while m1 != 0 {
             let f1 = pop_high(&mut m1);
@@ -803,11 +802,7 @@ fn canonical_double<G: StepRules>(
             let p2 = pack(p1, 1, f1, t1, k1);
             let mut m2 = G::movable(&n2, die, ctx) & below(f1);
             if m2 == 0 {
-                if r2 {
-                    unsure = true;
-                } else {
-                    short(s, &n2, p2, 2);
-                }
+                unsure |= short(s, &n2, p2, 2, r2);
             }
             while m2 != 0 {
                 let f2 = pop_high(&mut m2);
@@ -816,11 +811,7 @@ fn canonical_double<G: StepRules>(
                 let p3 = pack(p2, 2, f2, t2, k2);
                 let mut m3 = G::movable(&n3, die, ctx) & below(f2);
                 if m3 == 0 {
-                    if r3 {
-                        unsure = true;
-                    } else {
-                        short(s, &n3, p3, 3);
-                    }
+                    unsure |= short(s, &n3, p3, 3, r3);
                 }
                 while m3 != 0 {
                     let f3 = pop_high(&mut m3);
@@ -855,8 +846,8 @@ pub struct Split {
     pub positions: usize,
     /// Of those, the positions the canonical order settles.
     pub canonical: usize,
-    /// The positions the canonical order hands back (a game end or a broken per-step
-    /// check reached within the roll).
+    /// The positions the canonical order hands back (a game end within the roll, a
+    /// refused state on the way to an allowed one, or doubt about the shorter plays).
     pub handed_back: usize,
     /// The positions where the canonical order does not apply ([`StepRules::order_free`]
     /// false: Fevga's runner rule, Portes with at most four checkers on the board).
@@ -987,7 +978,7 @@ mod tests {
     /// Where the canonical order settles a position's plays, they are the full search's,
     /// each once, and each play's steps are legal in their order; on every position of the movegen sets (seeded random
     /// games and the shipped nets' self-play), most positions of each game being settled
-    /// so, and some handed back (a game end or a wall within reach).
+    /// so, and some handed back (a game end within the roll, or a wall formed on the way).
     fn canonical_matches_full<G: StepRules>(variant: Variant) {
         let rules = Rules::default();
         let mut set = crate::bench::tavli_movegen_set(variant);
