@@ -450,6 +450,22 @@ pub fn cubeful_value(p: &Probabilities, view: &CubeView, settings: &CubeSettings
     }
 }
 
+/// The roller's match-winning chances after it wins (`.0[k]`) or loses (`.1[k]`) a single
+/// game (k = 0), a gammon (1) or a backgammon (2) with the cube where it is; `None` in
+/// money play.
+pub fn result_chances(view: &CubeView) -> Option<([f64; 3], [f64; 3])> {
+    if view.is_money() {
+        return None;
+    }
+    let done = view.crawford || view.post_crawford;
+    let cube = view.cube.max(1) as i64;
+    let (away, opp_away) = (view.away as i64, view.opp_away as i64);
+    Some((
+        [1, 2, 3].map(|k| met::mwc(away - k * cube, opp_away, done)),
+        [1, 2, 3].map(|k| met::mwc(away, opp_away - k * cube, done)),
+    ))
+}
+
 /// Cubeless value: money equity per unit of cube, or MWC with the cube left where it is.
 pub fn cubeless_value(p: &Probabilities, view: &CubeView) -> f64 {
     if view.is_money() {

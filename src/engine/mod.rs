@@ -24,7 +24,7 @@ use std::time::Duration;
 use crate::cube::{self, CubeSettings, CubeView, TakeAction};
 use crate::eval::Probabilities;
 use crate::game::{CubeOwner, Decision, Dice, MatchState, Play, Position};
-use crate::search::{Algorithm, Cancel, SearchSettings, Searcher};
+use crate::search::{Algorithm, Cancel, SearchSettings, Searcher, Utility};
 
 pub mod build;
 pub mod spec;
@@ -194,16 +194,19 @@ impl Work {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Need {
     Nothing,
-    /// Rank the plays of `dice` in `position` at `depth`.
+    /// Rank the plays of `dice` in `position` at `depth`, the search maximising `utility`.
     Plays {
         position: Position,
         dice: Dice,
         depth: u32,
+        utility: Utility,
     },
-    /// Probabilities of the side to roll in `position` at `depth`.
+    /// Probabilities of the side to roll in `position` at `depth`, the search choosing
+    /// the plays below by `utility`.
     Probabilities {
         position: Position,
         depth: u32,
+        utility: Utility,
     },
 }
 
@@ -250,6 +253,17 @@ pub fn cube_view(state: &MatchState) -> CubeView {
         opp_away: state.opp_away(),
         crawford: state.crawford,
         post_crawford: state.post_crawford,
+    }
+}
+
+/// What the searches of a decision maximise, for the side whose view `view` is: money
+/// equity, or at a match score that side's match-winning chance with the cube where it
+/// is, so that a gammon counts for what it is worth at the score (as depth 1 values plays
+/// by [`cube::cubeless_value`] or [`cube::cubeful_value`] there).
+pub fn utility(view: &CubeView) -> Utility {
+    match cube::result_chances(view) {
+        Some((win, lose)) => Utility::from_match_chances(win, lose),
+        None => Utility::MONEY,
     }
 }
 
@@ -320,9 +334,24 @@ impl Engine {
         depth: u32,
         cancel: &Cancel,
     ) -> Result<Vec<RankedPlay>, EngineError> {
-        let d = self
-            .searcher
-            .choose(pos, dice, &self.plan.settings(depth), cancel);
+        self.rank_plays_for(pos, dice, depth, Utility::MONEY, cancel)
+    }
+
+    /// [`Self::rank_plays`] with the search maximising `utility` (the value of results at
+    /// a match score, [`utility`]).
+    pub fn rank_plays_for(
+        &self,
+        pos: &Position,
+        dice: Dice,
+        depth: u32,
+        utility: Utility,
+        cancel: &Cancel,
+    ) -> Result<Vec<RankedPlay>, EngineError> {
+        let settings = SearchSettings {
+            utility,
+            ..self.plan.settings(depth)
+        };
+        let d = self.searcher.choose(pos, dice, &settings, cancel);
         if d.plays.is_empty() || (cancel.is_cancelled() && d.stopped && d.depth == 0) {
             return Err(EngineError::Cancelled);
         }
@@ -342,9 +371,22 @@ impl Engine {
         depth: u32,
         cancel: &Cancel,
     ) -> Result<Probabilities, EngineError> {
-        let e = self
-            .searcher
-            .evaluate_position(pos, &self.plan.settings(depth), cancel);
+        self.probabilities_for(pos, depth, Utility::MONEY, cancel)
+    }
+
+    /// [`Self::probabilities`] with the plays below chosen by `utility`.
+    pub fn probabilities_for(
+        &self,
+        pos: &Position,
+        depth: u32,
+        utility: Utility,
+        cancel: &Cancel,
+    ) -> Result<Probabilities, EngineError> {
+        let settings = SearchSettings {
+            utility,
+            ..self.plan.settings(depth)
+        };
+        let e = self.searcher.evaluate_position(pos, &settings, cancel);
         if cancel.is_cancelled() && e.depth == 0 {
             return Err(EngineError::Cancelled);
         }
@@ -375,9 +417,18 @@ impl Engine {
     /// What search `work` needs.
     pub fn need(&self, work: &Work) -> Need {
         let state = work.state();
-        let probs_at = |depth: u32| Need::Probabilities {
-            position: roller(state).0,
-            depth,
+        let probs_at = |depth: u32| {
+            let (position, swapped) = roller(state);
+            let view = if swapped {
+                cube_view(state).swap()
+            } else {
+                cube_view(state)
+            };
+            Need::Probabilities {
+                position,
+                depth,
+                utility: utility(&view),
+            }
         };
         match work {
             Work::Decide(s) => match s.decision {
@@ -386,6 +437,7 @@ impl Engine {
                     position: s.position,
                     dice,
                     depth: self.settings.depth,
+                    utility: utility(&cube_view(s)),
                 },
                 Decision::DoubleOrRoll if !Self::can_double(s) => Need::Nothing,
                 Decision::DoubleOrRoll | Decision::TakeOrDrop | Decision::BeaverAnswer => {
@@ -439,10 +491,13 @@ impl Engine {
                 position,
                 dice,
                 depth,
-            } => Found::Plays(self.rank_plays(&position, dice, depth, cancel)?),
-            Need::Probabilities { position, depth } => {
-                Found::Probabilities(self.probabilities(&position, depth, cancel)?)
-            }
+                utility,
+            } => Found::Plays(self.rank_plays_for(&position, dice, depth, utility, cancel)?),
+            Need::Probabilities {
+                position,
+                depth,
+                utility,
+            } => Found::Probabilities(self.probabilities_for(&position, depth, utility, cancel)?),
         };
         self.complete(work, found)
     }

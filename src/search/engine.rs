@@ -11,7 +11,7 @@ use crate::game::{generate_plays, legal_plays, Dice, Play, PlayList, Position, A
 use super::order::heuristic_score;
 use super::tt::{Bound, TranspositionTable, TtEntry};
 use super::value::{
-    bounds, ceil_div, floor_div, to_equity, to_value, Value, MAX_VALUE, MIN_VALUE, SCALE,
+    ceil_div, floor_div, to_equity, to_value, Utility, Value, MAX_VALUE, MIN_VALUE,
 };
 use super::zobrist;
 use super::{
@@ -55,8 +55,9 @@ fn roll_order(order: RollOrder) -> [usize; 21] {
     out
 }
 
-fn terminal_value(play: &Play) -> Option<Value> {
-    play.position.mover_result().map(|r| r.points() * SCALE)
+/// The value of a play that ends the game, for its mover (`side`).
+fn terminal_value(util: &Utility, side: usize, play: &Play) -> Option<Value> {
+    play.position.mover_result().map(|r| util.won(side, r))
 }
 
 fn classify(v: Value, alpha: Value, beta: Value) -> Bound {
@@ -75,13 +76,6 @@ fn decides(e: &TtEntry, alpha: Value, beta: Value) -> bool {
         Bound::Lower => e.value >= beta,
         Bound::Upper => e.value <= alpha,
     }
-}
-
-/// Value of a leaf from its probabilities, clamped to the bounds of the position so the
-/// bounds the pruning relies on hold whatever the evaluator says.
-fn leaf_value(p: &Probabilities, pos: &Position) -> Value {
-    let (l, u) = bounds(pos);
-    to_value(p.equity() as f64).clamp(l, u)
 }
 
 /// Synchronous search over an evaluator and a (possibly shared) transposition table.
@@ -176,9 +170,9 @@ impl Searcher {
         let mut values: Vec<(Value, u8)> = plays
             .iter()
             .zip(&static_probs)
-            .map(|(p, pr)| match terminal_value(p) {
+            .map(|(p, pr)| match terminal_value(&settings.utility, 0, p) {
                 Some(v) => (v, 1),
-                None => (-leaf_value(pr, &p.next_position()), 1),
+                None => (-settings.utility.leaf(1, pr, &p.next_position()), 1),
             })
             .collect();
         let statics: Vec<Value> = values.iter().map(|v| v.0).collect();
@@ -255,7 +249,11 @@ impl Searcher {
                 let probs = match plays[i].position.mover_result() {
                     Some(r) => Probabilities::from_result(r, true),
                     None if settings.probabilities && d > 1 => {
-                        ctx.pv_probs(&plays[i].next_position(), d - 1).invert()
+                        // The opponent acts after the play.
+                        ctx.side = 1;
+                        let p = ctx.pv_probs(&plays[i].next_position(), d - 1);
+                        ctx.side = 0;
+                        p.invert()
                     }
                     None => static_probs[i].invert(),
                 };
@@ -298,7 +296,7 @@ impl Searcher {
         let mut ctx = self.ctx(settings, cancel, deadline);
         ctx.stats.evals += 1;
         let static_probs = self.evaluator.evaluate(pos);
-        let mut value = leaf_value(&static_probs, pos);
+        let mut value = settings.utility.leaf(0, &static_probs, pos);
         let mut completed = 1u8;
         let mut stopped = false;
         let target = settings.depth.max(1);
@@ -367,8 +365,9 @@ impl Searcher {
         let n = plays.len();
         let first = candidates[0];
         let first_next = plays[first].next_position();
-        let first_terminal = terminal_value(&plays[first]);
-        let (fl, fu) = bounds(&first_next);
+        let first_terminal = terminal_value(&settings.utility, 0, &plays[first]);
+        // The opponent acts after the first play.
+        let (fl, fu) = settings.utility.bounds(1, &first_next);
         // Phase 1: the rolls under the first play.
         let next_roll = AtomicUsize::new(0);
         let sum = AtomicI64::new(0);
@@ -387,6 +386,7 @@ impl Searcher {
                     let mut ctx = self.ctx(settings, cancel, deadline);
                     ctx.stop_enabled = true;
                     if first_terminal.is_none() {
+                        ctx.side = 1;
                         loop {
                             let k = next_roll.fetch_add(1, Ordering::Relaxed);
                             if k >= 21 {
@@ -404,6 +404,7 @@ impl Searcher {
                         aborted.store(true, Ordering::Relaxed);
                     }
                     phase1_done.wait();
+                    ctx.side = 0;
                     if !aborted.load(Ordering::Relaxed) {
                         let v0 = match first_terminal {
                             Some(v) => v,
@@ -510,6 +511,11 @@ struct Ctx<'a> {
     /// The filter's root values at depth 1 keep their meaning (filter values are not
     /// exact values of the full tree).
     filter: bool,
+    /// What the search maximises ([`SearchSettings::utility`]).
+    util: Utility,
+    /// The side to act at the node being searched: 0 the side the search is for, 1 its
+    /// opponent (under a match utility the two value results differently).
+    side: usize,
 }
 
 impl<'a> Ctx<'a> {
@@ -543,6 +549,8 @@ impl<'a> Ctx<'a> {
             aborted: false,
             tick: 0,
             filter: cfg.algorithm == Algorithm::Filter,
+            util: cfg.utility,
+            side: 0,
         }
     }
 
@@ -605,7 +613,7 @@ impl<'a> Ctx<'a> {
     /// Value of a position before its side rolls, from the evaluator (cached).
     fn leaf(&mut self, pos: &Position) -> Value {
         self.stats.leaves += 1;
-        let key = zobrist::position_key(pos) ^ self.leaf_salt;
+        let key = zobrist::position_key(pos) ^ self.leaf_salt ^ self.util.key_salt(self.side);
         if let Some(e) = self.probe_tt(key) {
             if e.depth == 0 && e.bound == Bound::Exact {
                 self.stats.tt_cutoffs += 1;
@@ -613,7 +621,7 @@ impl<'a> Ctx<'a> {
             }
         }
         self.stats.evals += 1;
-        let v = leaf_value(&self.eval.evaluate(pos), pos);
+        let v = self.util.leaf(self.side, &self.eval.evaluate(pos), pos);
         self.tt.store(key, 0, Bound::Exact, v, None);
         v
     }
@@ -624,14 +632,16 @@ impl<'a> Ctx<'a> {
         self.vals.clear();
         self.batch_pos.clear();
         self.batch_idx.clear();
+        // The positions after the plays have the other side to act.
+        let next_salt = self.leaf_salt ^ self.util.key_salt(self.side ^ 1);
         for (i, p) in plays.iter().enumerate() {
-            if let Some(v) = terminal_value(p) {
+            if let Some(v) = terminal_value(&self.util, self.side, p) {
                 self.vals.push(v);
                 continue;
             }
             self.stats.leaves += 1;
             let next = p.next_position();
-            let key = zobrist::position_key(&next) ^ self.leaf_salt;
+            let key = zobrist::position_key(&next) ^ next_salt;
             match self.probe_tt(key) {
                 Some(e) if e.depth == 0 && e.bound == Bound::Exact => {
                     self.stats.tt_cutoffs += 1;
@@ -655,8 +665,8 @@ impl<'a> Ctx<'a> {
         self.stats.evals += n as u64;
         for k in 0..n {
             let pos = &self.batch_pos[k];
-            let v = leaf_value(&self.batch_out[k], pos);
-            let key = zobrist::position_key(pos) ^ self.leaf_salt;
+            let v = self.util.leaf(self.side ^ 1, &self.batch_out[k], pos);
+            let key = zobrist::position_key(pos) ^ next_salt;
             self.tt.store(key, 0, Bound::Exact, v, None);
             self.vals[self.batch_idx[k]] = -v;
         }
@@ -665,19 +675,23 @@ impl<'a> Ctx<'a> {
     /// A play's value at a move node of depth `depth` with window (alpha, beta).
     #[inline]
     fn play_value(&mut self, play: &Play, depth: u8, alpha: Value, beta: Value) -> Value {
-        if let Some(v) = terminal_value(play) {
+        if let Some(v) = terminal_value(&self.util, self.side, play) {
             return v;
         }
         let next = play.next_position();
-        if depth <= 1 {
-            -self.leaf(&next)
+        self.side ^= 1;
+        let v = if depth <= 1 {
+            self.leaf(&next)
         } else {
-            -self.chance_node(&next, depth - 1, -beta, -alpha)
-        }
+            self.chance_node(&next, depth - 1, -beta, -alpha)
+        };
+        self.side ^= 1;
+        -v
     }
 
     fn move_key(&self, pos: &Position, roll: usize) -> u64 {
-        zobrist::move_key(zobrist::position_key(pos) ^ self.salt, roll)
+        let salt = self.salt ^ self.util.key_salt(self.side);
+        zobrist::move_key(zobrist::position_key(pos) ^ salt, roll)
     }
 
     /// A move node: `pos` with roll `roll` (index into `ALL_ROLLS`) to play.
@@ -815,14 +829,14 @@ impl<'a> Ctx<'a> {
         if self.should_stop() {
             return 0;
         }
-        let key = zobrist::position_key(pos) ^ self.salt;
+        let key = zobrist::position_key(pos) ^ self.salt ^ self.util.key_salt(self.side);
         if let Some(e) = self.probe_tt(key) {
             if e.depth == depth && decides(&e, alpha, beta) {
                 self.stats.tt_cutoffs += 1;
                 return e.value;
             }
         }
-        let (l, u) = bounds(pos);
+        let (l, u) = self.util.bounds(self.side, pos);
         let (v, bound) = match self.cfg.algorithm {
             // MCTS never reaches the tree search (choose and evaluate_position hand it
             // over first); should it, full averaging is the exact answer.
@@ -1107,9 +1121,12 @@ impl<'a> Ctx<'a> {
             let play = self.best_reply(pos, r, depth - 1);
             let p = match play.position.mover_result() {
                 Some(res) => Probabilities::from_result(res, true),
-                None => self
-                    .pv_probs(&play.next_position(), depth.saturating_sub(2))
-                    .invert(),
+                None => {
+                    self.side ^= 1;
+                    let p = self.pv_probs(&play.next_position(), depth.saturating_sub(2));
+                    self.side ^= 1;
+                    p.invert()
+                }
             };
             let w = weight(r) as f64;
             for (a, x) in acc.iter_mut().zip(p.0) {

@@ -40,7 +40,7 @@ pub mod zobrist;
 pub use engine::Searcher;
 pub use pool::{Job, Pool, PoolConfig, Query, SubmitError, Task, TaskError};
 pub use tt::TranspositionTable;
-pub use value::Value;
+pub use value::{Utility, Value};
 
 /// The search algorithm.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -256,6 +256,10 @@ pub struct SearchSettings {
     pub probabilities: bool,
     /// Budget and playouts of [`Algorithm::Mcts`] (ignored by the others).
     pub mcts: mcts::MctsConfig,
+    /// What the tree searches maximise: money equity, or the match-winning chance at a
+    /// score ([`Utility`]). Depth 1 and MCTS value plays by money equity whatever it
+    /// says (the engine values depth-1 plays at the score itself).
+    pub utility: Utility,
 }
 
 impl Default for SearchSettings {
@@ -272,6 +276,7 @@ impl Default for SearchSettings {
             rank: 1,
             probabilities: false,
             mcts: mcts::MctsConfig::default(),
+            utility: Utility::MONEY,
         }
     }
 }

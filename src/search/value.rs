@@ -7,7 +7,8 @@
 //! chance-node average is computed exactly (as a weighted sum over 36) and every
 //! comparison is reproducible, so the exact algorithms agree with Expectimax bit for bit.
 
-use crate::game::Position;
+use crate::eval::Probabilities;
+use crate::game::{GameResult, Position};
 
 /// A value on the grid, from the view of the side to act at the node.
 pub type Value = i32;
@@ -45,6 +46,141 @@ pub fn bounds(pos: &Position) -> (Value, Value) {
         (-SCALE, SCALE)
     } else {
         (MIN_VALUE, MAX_VALUE)
+    }
+}
+
+/// What the search maximises: the value of each result of the game for the side to act,
+/// on the grid's scale. Money play values a result at its points (a single game 1, a
+/// gammon 2, a backgammon 3), which makes a leaf's value the cubeless equity. In a match
+/// the points are worth what they do to the match-winning chance at the score: a gammon
+/// may be worth nothing more than a single game (when a single win takes the match), or
+/// far more. Any utility that is an increasing affine function of the root side's
+/// match-winning chance keeps the negamax convention (the opponent's value is minus the
+/// root side's), so the search, its pruning and its table work unchanged; only the leaf
+/// values, the results of finished games and the bounds depend on it, and on which side
+/// acts (0: the side the search was asked for, 1: its opponent).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Utility {
+    /// Per side: the value of winning a single game, a gammon, a backgammon.
+    win: [[f64; 3]; 2],
+    /// Per side: the value of losing them (negative).
+    loss: [[f64; 3]; 2],
+    /// Per side: the bounds of every value, before and after both sides have borne off.
+    range: [[(Value, Value); 2]; 2],
+    money: bool,
+    /// Mixed into table keys, so searches under other utilities never share entries.
+    salt: u64,
+}
+
+impl Default for Utility {
+    fn default() -> Self {
+        Utility::MONEY
+    }
+}
+
+impl Utility {
+    /// Money play: a result is worth its points.
+    pub const MONEY: Utility = Utility {
+        win: [[1.0, 2.0, 3.0]; 2],
+        loss: [[-1.0, -2.0, -3.0]; 2],
+        range: [[(MIN_VALUE, MAX_VALUE), (-SCALE, SCALE)]; 2],
+        money: true,
+        salt: 0,
+    };
+
+    /// The utility of the side to act with these match-winning chances after it wins
+    /// (`win[k]`) or loses (`lose[k]`) a single game (k = 0), a gammon (1) or a
+    /// backgammon (2) at the present cube. Scaled so that a single game is worth 1 either
+    /// way, or less where some result would be worth more than 3 (the grid's range);
+    /// money play where winning and losing a single game are worth the same.
+    pub fn from_match_chances(win: [f64; 3], lose: [f64; 3]) -> Utility {
+        let spread = win[0] - lose[0];
+        if win.iter().chain(&lose).any(|x| !x.is_finite()) || spread <= 1e-9 {
+            return Utility::MONEY;
+        }
+        let mid = (win[0] + lose[0]) / 2.0;
+        let mut a = 2.0 / spread;
+        let widest = win
+            .iter()
+            .chain(&lose)
+            .map(|x| ((x - mid) * a).abs())
+            .fold(0.0, f64::max);
+        if widest > 3.0 {
+            a *= 3.0 / widest;
+        }
+        let w0 = win.map(|x| (x - mid) * a);
+        let l0 = lose.map(|x| (x - mid) * a);
+        let win = [w0, l0.map(|x| -x)];
+        let loss = [l0, w0.map(|x| -x)];
+        let span = |lo: &[f64], hi: &[f64]| {
+            let lo = lo.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = hi.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            (
+                ((lo * SCALE as f64).floor() as Value).max(MIN_VALUE),
+                ((hi * SCALE as f64).ceil() as Value).min(MAX_VALUE),
+            )
+        };
+        let range = [0, 1].map(|s| [span(&loss[s], &win[s]), span(&loss[s][..1], &win[s][..1])]);
+        let text = format!("{w0:?}/{l0:?}");
+        Utility {
+            win,
+            loss,
+            range,
+            money: false,
+            salt: super::zobrist::salt(&text) | 1,
+        }
+    }
+
+    /// Whether this is money play's utility.
+    pub fn is_money(&self) -> bool {
+        self.money
+    }
+
+    /// The key salt of a node whose side to act is `side` (0 for every node in money
+    /// play, where both sides value results alike).
+    #[inline]
+    pub(crate) fn key_salt(&self, side: usize) -> u64 {
+        match (self.money, side & 1) {
+            (true, _) => 0,
+            (false, 0) => self.salt,
+            (false, _) => self.salt.rotate_left(29) ^ 0x9e37_79b9_7f4a_7c15,
+        }
+    }
+
+    /// The bounds (L, U) every value in the subtree below `pos` lies in, for `side` to
+    /// act there. Once both sides have borne off a checker neither can be gammoned.
+    #[inline]
+    pub fn bounds(&self, side: usize, pos: &Position) -> (Value, Value) {
+        let both_off = pos.off() > 0 && pos.opp_off() > 0;
+        self.range[side & 1][both_off as usize]
+    }
+
+    /// The value of a position for `side`, to act there, with its probabilities `p`,
+    /// clamped to [`Self::bounds`].
+    #[inline]
+    pub fn leaf(&self, side: usize, p: &Probabilities, pos: &Position) -> Value {
+        let (l, u) = self.bounds(side, pos);
+        if self.money {
+            return to_value(p.equity() as f64).clamp(l, u);
+        }
+        let (w, g) = (&self.win[side & 1], &self.loss[side & 1]);
+        let q = p.0.map(f64::from);
+        let v = w[0] * (q[0] - q[1])
+            + w[1] * (q[1] - q[2])
+            + w[2] * q[2]
+            + g[0] * (1.0 - q[0] - q[3])
+            + g[1] * (q[3] - q[4])
+            + g[2] * q[4];
+        to_value(v).clamp(l, u)
+    }
+
+    /// The value of a finished game for `side`, which won it with `result`.
+    #[inline]
+    pub fn won(&self, side: usize, result: GameResult) -> Value {
+        if self.money {
+            return result.points() * SCALE;
+        }
+        to_value(self.win[side & 1][result.points() as usize - 1])
     }
 }
 

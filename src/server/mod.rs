@@ -857,10 +857,17 @@ impl Connection {
                 position,
                 dice,
                 depth,
-            } => (Query::Move { position, dice }, depth),
-            Need::Probabilities { position, depth } => (Query::Position { position }, depth),
+                utility,
+            } => (Query::Move { position, dice }, depth, utility),
+            Need::Probabilities {
+                position,
+                depth,
+                utility,
+            } => (Query::Position { position }, depth, utility),
         };
-        let (settings, capped) = request_settings(&self.shared.plan, query.1, &self.shared.server);
+        let (mut settings, capped) =
+            request_settings(&self.shared.plan, query.1, &self.shared.server);
+        settings.utility = query.2;
         if let Some(asked) = capped {
             info!(
                 asked,

@@ -1,0 +1,198 @@
+#![allow(clippy::unwrap_used)]
+//! The search under a match utility: leaf values follow the match-winning chances at the
+//! score, Star1 and Star2 stay exact, a table shared between utilities changes no answer,
+//! and the engine asks for the utility of the side to act.
+
+use std::sync::Arc;
+
+use stargammon::cube::{result_chances, CubeView};
+use stargammon::engine::{cube_view, utility, Need, Work};
+use stargammon::eval::neural::NeuralEvaluator;
+use stargammon::eval::{Evaluator, Probabilities};
+use stargammon::game::{CubeOwner, Decision, Dice, GameResult, MatchState, Position};
+use stargammon::search::positions::self_play_positions;
+use stargammon::search::value::{to_value, SCALE};
+use stargammon::search::{
+    Algorithm, Cancel, SearchSettings, Searcher, TranspositionTable, Utility,
+};
+
+fn nets() -> Arc<dyn Evaluator> {
+    Arc::new(NeuralEvaluator::default_nets().unwrap())
+}
+
+fn view(away: u32, opp_away: u32, cube: u32, crawford: bool, post: bool) -> CubeView {
+    CubeView {
+        cube,
+        owner: CubeOwner::Centered,
+        match_length: 11,
+        away,
+        opp_away,
+        crawford,
+        post_crawford: post,
+    }
+}
+
+fn match_utility(v: &CubeView) -> Utility {
+    let (win, lose) = result_chances(v).unwrap();
+    Utility::from_match_chances(win, lose)
+}
+
+/// Scores where the value of gammons differs: double match point, gammon-go for the
+/// trailer, the leader at 2-away with the cube on 2 (a single win takes the match), an
+/// even score, and the Crawford game.
+fn utilities() -> Vec<Utility> {
+    vec![
+        match_utility(&view(1, 1, 1, false, true)),
+        match_utility(&view(4, 1, 1, false, true)),
+        match_utility(&view(2, 5, 2, false, false)),
+        match_utility(&view(5, 5, 1, false, false)),
+        match_utility(&view(1, 4, 1, true, false)),
+    ]
+}
+
+#[test]
+fn money_values_results_by_points_and_a_match_by_its_chances() {
+    let pos = Position::OPENING;
+    let p = Probabilities([0.6, 0.2, 0.05, 0.1, 0.02]);
+    let money = Utility::MONEY;
+    assert!(money.is_money());
+    assert_eq!(money.leaf(0, &p, &pos), to_value(p.equity() as f64));
+    assert_eq!(money.leaf(1, &p, &pos), to_value(p.equity() as f64));
+    assert_eq!(money.won(1, GameResult::Backgammon), 3 * SCALE);
+    assert_eq!(
+        result_chances(&CubeView::money(1, CubeOwner::Centered)),
+        None
+    );
+
+    // Double match point: only winning counts, gammons are worth nothing more.
+    let dmp = match_utility(&view(1, 1, 1, false, true));
+    assert!(!dmp.is_money());
+    assert_eq!(dmp.leaf(0, &p, &pos), to_value(2.0 * 0.6 - 1.0));
+    assert_eq!(dmp.won(0, GameResult::Gammon), SCALE);
+    assert_eq!(dmp.won(1, GameResult::Backgammon), SCALE);
+
+    // The leader at 2-away with the cube on 2 wins the match with any win; the trailer's
+    // gammon is worth more than a single game to the trailer.
+    let leader = match_utility(&view(2, 5, 2, false, false));
+    assert!(leader.won(0, GameResult::Single) > 0);
+    assert_eq!(
+        leader.won(0, GameResult::Gammon),
+        leader.won(0, GameResult::Single)
+    );
+    assert!(leader.won(1, GameResult::Gammon) > leader.won(1, GameResult::Single));
+
+    // A single game is worth one point either way (less where another result would
+    // leave the grid's range); the opponent's values are the root side's, negated.
+    for u in utilities() {
+        let single = u.won(0, GameResult::Single);
+        assert!(single > 0 && single <= SCALE);
+        assert_eq!(u.won(1, GameResult::Single), single);
+        assert!(u.won(0, GameResult::Backgammon) <= 3 * SCALE);
+        for q in [
+            Probabilities([0.6, 0.2, 0.05, 0.1, 0.02]),
+            Probabilities([0.3, 0.05, 0.0, 0.25, 0.04]),
+            Probabilities([0.97, 0.6, 0.1, 0.0, 0.0]),
+        ] {
+            let a = u.leaf(0, &q, &pos);
+            let b = u.leaf(1, &q.invert(), &pos);
+            assert!((a + b).abs() <= 1, "{u:?}: {a} against {b}");
+            let (l, h) = u.bounds(0, &pos);
+            assert!(l <= a && a <= h);
+        }
+    }
+}
+
+#[test]
+fn star1_and_star2_stay_exact_under_match_utilities() {
+    let eval = nets();
+    let cancel = Cancel::new();
+    let set = self_play_positions(eval.as_ref(), 17, 6, 3);
+    for u in utilities() {
+        for (pos, dice) in &set {
+            let fresh = || Searcher::new(eval.clone(), Arc::new(TranspositionTable::new(4)));
+            let mut s = SearchSettings::new(3, Algorithm::Expectimax);
+            s.utility = u;
+            let want = fresh().choose(pos, *dice, &s, &cancel);
+            let want = want.best().map(|b| (b.index, b.value));
+            for algo in [Algorithm::Star1, Algorithm::Star2] {
+                s.algorithm = algo;
+                let got = fresh().choose(pos, *dice, &s, &cancel);
+                assert_eq!(got.best().map(|b| (b.index, b.value)), want, "{algo} {u:?}");
+            }
+            // Before the roll too.
+            let mut e = SearchSettings::new(3, Algorithm::Expectimax);
+            e.utility = u;
+            let want = fresh().evaluate_position(pos, &e, &cancel).value;
+            e.algorithm = Algorithm::Star2;
+            assert_eq!(fresh().evaluate_position(pos, &e, &cancel).value, want);
+        }
+    }
+}
+
+#[test]
+fn a_table_shared_between_scores_changes_no_answer() {
+    let eval = nets();
+    let cancel = Cancel::new();
+    let shared = Searcher::new(eval.clone(), Arc::new(TranspositionTable::new(16)));
+    let mut all = utilities();
+    all.push(Utility::MONEY);
+    for (pos, dice) in self_play_positions(eval.as_ref(), 23, 4, 3) {
+        // Every utility twice over one table, and each against a table of its own.
+        for u in all.iter().chain(all.iter().rev()) {
+            let mut s = SearchSettings::new(3, Algorithm::Star2);
+            s.utility = *u;
+            let got = shared.choose(&pos, dice, &s, &cancel);
+            let fresh = Searcher::new(eval.clone(), Arc::new(TranspositionTable::new(4)))
+                .choose(&pos, dice, &s, &cancel);
+            assert_eq!(
+                got.best().map(|b| (b.index, b.value)),
+                fresh.best().map(|b| (b.index, b.value)),
+                "{u:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_engine_searches_for_the_score_of_the_side_to_act() {
+    let mut state = MatchState::money(Position::OPENING, Decision::Move(Dice::new(3, 1).unwrap()));
+    let engine = stargammon::engine::build::engine(&"net,depth=3".parse().unwrap()).unwrap();
+    match engine.need(&Work::Decide(state.clone())) {
+        Need::Plays { utility, .. } => assert!(utility.is_money()),
+        other => panic!("{other:?}"),
+    }
+    // 7-point match, the acting side leads 6-3 after the Crawford game: any win takes
+    // the match for it, while the opponent's gammon is worth more than a single game.
+    state.match_length = 7;
+    state.score = 6;
+    state.opp_score = 3;
+    state.post_crawford = true;
+    let want = utility(&cube_view(&state));
+    match engine.need(&Work::Decide(state.clone())) {
+        Need::Plays { utility, .. } => {
+            assert_eq!(utility, want);
+            assert_eq!(utility.won(0, GameResult::Gammon), SCALE);
+            assert!(utility.won(1, GameResult::Gammon) > SCALE);
+        }
+        other => panic!("{other:?}"),
+    }
+    // At a take question the doubler rolls next: the probabilities are the doubler's,
+    // searched for the doubler's score.
+    state.decision = Decision::TakeOrDrop;
+    state.post_crawford = false;
+    state.score = 3;
+    state.opp_score = 3;
+    state.cube = 1;
+    state.may_double = true;
+    state.opp_may_double = true;
+    match engine.need(&Work::Decide(state.clone())) {
+        Need::Probabilities { utility, .. } => {
+            assert_eq!(
+                utility,
+                stargammon::engine::utility(&cube_view(&state).swap())
+            );
+            assert!(!utility.is_money());
+        }
+        other => panic!("{other:?}"),
+    }
+}
