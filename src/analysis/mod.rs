@@ -31,7 +31,7 @@ use std::sync::Mutex;
 use serde::Serialize;
 
 use crate::cube::met;
-use crate::engine::{Engine, RankedPlay};
+use crate::engine::{cube_view, utility, Engine, RankedPlay};
 use crate::eval::Probabilities;
 use crate::game::{legal_plays, Decision, Dice, MatchState, Play, ALL_ROLLS};
 use crate::notation::{format_play, position_id, MoveStyle};
@@ -231,6 +231,7 @@ impl Analyser<'_> {
             let mut settings = self.engine.plan().settings(self.depth);
             settings.probabilities = true;
             settings.rank = 1;
+            settings.utility = utility(&cube_view(state));
             let d = self
                 .engine
                 .searcher()
@@ -247,7 +248,7 @@ impl Analyser<'_> {
             if !v.iter().any(|r| r.play.position == play.position) {
                 v.push(RankedPlay {
                     play: *play,
-                    probs: self.after_play(play),
+                    probs: self.after_play(state, play),
                 });
             }
             v
@@ -276,15 +277,17 @@ impl Analyser<'_> {
         }
     }
 
-    /// Probabilities for the mover after `play`, at the analysis depth.
-    fn after_play(&self, play: &Play) -> Probabilities {
+    /// Probabilities for the mover of `state` after `play`, at the analysis depth (the
+    /// opponent's replies chosen for the opponent's score).
+    fn after_play(&self, state: &MatchState, play: &Play) -> Probabilities {
         if let Some(r) = play.position.mover_result() {
             return Probabilities::from_result(r, true);
         }
         let cancel = Cancel::new();
         let next = play.next_position();
+        let opponent = utility(&cube_view(state).swap());
         self.engine
-            .probabilities(&next, self.depth, &cancel)
+            .probabilities_for(&next, self.depth, opponent, &cancel)
             .map(|p| p.invert())
             .unwrap_or_else(|_| Probabilities::from_result(crate::game::GameResult::Single, true))
     }
@@ -347,7 +350,12 @@ impl Analyser<'_> {
         let cancel = Cancel::new();
         let probs = self
             .engine
-            .probabilities(&state.position, self.depth, &cancel)
+            .probabilities_for(
+                &state.position,
+                self.depth,
+                utility(&cube_view(state)),
+                &cancel,
+            )
             .unwrap_or_default();
         let d = self.engine.cube_analysis(state, &probs);
         let double_value = d.double_take.min(d.double_pass);
@@ -374,7 +382,12 @@ impl Analyser<'_> {
         let doubler = state.position.swap();
         let probs = self
             .engine
-            .probabilities(&doubler, self.depth, &cancel)
+            .probabilities_for(
+                &doubler,
+                self.depth,
+                utility(&cube_view(state).swap()),
+                &cancel,
+            )
             .unwrap_or_default();
         let d = self.engine.cube_analysis(state, &probs);
         // Values are the doubler's: the taker wants the smaller.

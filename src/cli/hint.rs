@@ -464,6 +464,8 @@ pub fn run(a: HintArgs) -> Result<(), CliError> {
     settings.probabilities = true;
     settings.time_budget = a.time_ms.map(Duration::from_millis);
     settings.mcts = spec.mcts;
+    // At a match score the search values results by what they do to the match.
+    settings.utility = crate::engine::utility(&crate::engine::cube_view(&state));
     let cancel = Cancel::new();
     let money = state.is_money();
     let kind = if cubeful { "cubeful" } else { "cubeless" };
@@ -625,9 +627,18 @@ fn cube_hint(
     // At a take question the doubler is the one about to roll.
     let taking = matches!(state.decision, Decision::TakeOrDrop);
     let roller = if taking { pos.swap() } else { pos };
+    let roller_view = if taking {
+        crate::engine::cube_view(state).swap()
+    } else {
+        crate::engine::cube_view(state)
+    };
+    let settings = SearchSettings {
+        utility: crate::engine::utility(&roller_view),
+        ..settings.clone()
+    };
     let e = engine
         .searcher()
-        .evaluate_position(&roller, settings, cancel);
+        .evaluate_position(&roller, &settings, cancel);
     let analysis = engine.cube_analysis(state, &e.probs);
     let action = cube_action(state, &analysis, &cube);
     let blocked = no_cube_reason(state);

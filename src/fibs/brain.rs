@@ -171,7 +171,12 @@ pub fn hopeless(judge: &Engine, state: &MatchState, below: f64) -> Option<usize>
     // Before the roll: the position as it stands; at a move, the dice are already out,
     // and the value before them is what the opponent weighs too.
     let p = judge
-        .probabilities(&state.position, judge.settings().cube_depth, &Cancel::new())
+        .probabilities_for(
+            &state.position,
+            judge.settings().cube_depth,
+            crate::engine::utility(&crate::engine::cube_view(state)),
+            &Cancel::new(),
+        )
         .ok()?
         .0;
     // What the rules settle overrides the estimate: no gammon once we have borne a checker
