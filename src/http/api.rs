@@ -524,9 +524,12 @@ async fn plays(app: &App, p: Params) -> Result<String, ApiError> {
         position: state.position,
         dice,
     };
-    let adjust = |s: &mut crate::search::SearchSettings| {
+    // At a match score the search values results by what they do to the match.
+    let utility = crate::engine::utility(&crate::engine::cube_view(&state));
+    let adjust = move |s: &mut crate::search::SearchSettings| {
         s.rank = RANK;
         s.probabilities = true;
+        s.utility = utility;
     };
     app.shared
         .search_then(query, depth, adjust, move |searched| {
@@ -641,13 +644,17 @@ async fn roller_probabilities(
     depth: u32,
 ) -> Result<(Probabilities, u8, Option<u32>, f64), ApiError> {
     let engine = app.shared.engine();
-    let position = match engine.need(work) {
-        Need::Probabilities { position, .. } => position,
+    let (position, utility) = match engine.need(work) {
+        Need::Probabilities {
+            position, utility, ..
+        } => (position, utility),
         _ => return Err(internal("a position question needs no probabilities")),
     };
     let searched = app
         .shared
-        .search(Query::Position { position }, depth, |_| {})
+        .search(Query::Position { position }, depth, move |s| {
+            s.utility = utility
+        })
         .await
         .map_err(pool_error)?;
     let SearchOutcome::Position(e) = searched.outcome else {

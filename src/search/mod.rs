@@ -257,8 +257,8 @@ pub struct SearchSettings {
     /// Budget and playouts of [`Algorithm::Mcts`] (ignored by the others).
     pub mcts: mcts::MctsConfig,
     /// What the tree searches maximise: money equity, or the match-winning chance at a
-    /// score ([`Utility`]). Depth 1 and MCTS value plays by money equity whatever it
-    /// says (the engine values depth-1 plays at the score itself).
+    /// score ([`Utility`]), at every depth (the engine re-ranks depth-1 plays by its own
+    /// cubeful value at the score). MCTS values plays by money equity whatever it says.
     pub utility: Utility,
 }
 
