@@ -627,13 +627,10 @@ fn cube_hint(
     // At a take question the doubler is the one about to roll.
     let taking = matches!(state.decision, Decision::TakeOrDrop);
     let roller = if taking { pos.swap() } else { pos };
-    let roller_view = if taking {
-        crate::engine::cube_view(state).swap()
-    } else {
-        crate::engine::cube_view(state)
-    };
+    // At a take question the roller is the doubler: its view of the cube.
+    let view = crate::engine::roller_view(state);
     let settings = SearchSettings {
-        utility: crate::engine::utility(&roller_view),
+        utility: crate::engine::utility(&view),
         ..settings.clone()
     };
     let e = engine
@@ -642,15 +639,6 @@ fn cube_hint(
     let analysis = engine.cube_analysis(state, &e.probs);
     let action = cube_action(state, &analysis, &cube);
     let blocked = no_cube_reason(state);
-    let view = {
-        let v = crate::engine::cube_view(state);
-        // At a take question the roller is the doubler: its view of the cube.
-        if taking {
-            v.swap()
-        } else {
-            v
-        }
-    };
     let x = analysis.efficiency;
     let take_point = if blocked.is_none() {
         crate::cube::take_point(&e.probs, &view, &cube, x)

@@ -267,6 +267,15 @@ pub fn utility(view: &CubeView) -> Utility {
     }
 }
 
+/// The cube as the side about to roll sees it (the doubler at a take question).
+pub fn roller_view(state: &MatchState) -> CubeView {
+    if roller(state).1 {
+        cube_view(state).swap()
+    } else {
+        cube_view(state)
+    }
+}
+
 /// The position of the side about to roll, and whether that is the acting side's opponent
 /// (at a take question the doubler rolls next).
 fn roller(state: &MatchState) -> (Position, bool) {
@@ -417,18 +426,10 @@ impl Engine {
     /// What search `work` needs.
     pub fn need(&self, work: &Work) -> Need {
         let state = work.state();
-        let probs_at = |depth: u32| {
-            let (position, swapped) = roller(state);
-            let view = if swapped {
-                cube_view(state).swap()
-            } else {
-                cube_view(state)
-            };
-            Need::Probabilities {
-                position,
-                depth,
-                utility: utility(&view),
-            }
+        let probs_at = |depth: u32| Need::Probabilities {
+            position: roller(state).0,
+            depth,
+            utility: utility(&roller_view(state)),
         };
         match work {
             Work::Decide(s) => match s.decision {
@@ -565,12 +566,8 @@ impl Engine {
         state: &MatchState,
         roller_probs: &Probabilities,
     ) -> cube::CubeDecision {
-        let (pos, swapped) = roller(state);
-        let view = if swapped {
-            cube_view(state).swap()
-        } else {
-            cube_view(state)
-        };
+        let pos = roller(state).0;
+        let view = roller_view(state);
         cube::analyse(
             roller_probs,
             &view,
@@ -628,11 +625,7 @@ impl Engine {
     /// The acting side's cubeful (or cubeless) value from the roller's probabilities.
     fn acting_value(&self, state: &MatchState, roller_probs: &Probabilities, cubeful: bool) -> f64 {
         let (pos, swapped) = roller(state);
-        let view = if swapped {
-            cube_view(state).swap()
-        } else {
-            cube_view(state)
-        };
+        let view = roller_view(state);
         let v = if cubeful {
             cube::cubeful_value(
                 roller_probs,
