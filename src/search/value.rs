@@ -38,17 +38,6 @@ pub fn to_equity(v: Value) -> f64 {
     v as f64 / SCALE as f64
 }
 
-/// The bounds (L, U) every value in the subtree below `pos` lies in. Once both sides
-/// have borne off a checker neither can be gammoned, and the game is worth one point.
-#[inline]
-pub fn bounds(pos: &Position) -> (Value, Value) {
-    if pos.off() > 0 && pos.opp_off() > 0 {
-        (-SCALE, SCALE)
-    } else {
-        (MIN_VALUE, MAX_VALUE)
-    }
-}
-
 /// What the search maximises: the value of each result of the game for the side to act,
 /// on the grid's scale. Money play values a result at its points (a single game 1, a
 /// gammon 2, a backgammon 3), which makes a leaf's value the cubeless equity. In a match
@@ -213,6 +202,9 @@ mod tests {
         assert_eq!(floor_div(7, 2), 3);
         assert_eq!(ceil_div(7, 2), 4);
         assert_eq!(ceil_div(8, 2), 4);
-        assert_eq!(bounds(&Position::OPENING), (MIN_VALUE, MAX_VALUE));
+        assert_eq!(
+            Utility::MONEY.bounds(0, &Position::OPENING),
+            (MIN_VALUE, MAX_VALUE)
+        );
     }
 }
