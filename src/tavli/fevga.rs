@@ -166,9 +166,12 @@ impl StepRules for Fevga {
         }
         if ctx.check_trap && ctx.behind != 0 {
             let held = on_his_path(s.occ) & ctx.behind;
-            for low_point in 1..=19 {
-                let wall = 0x3fu32 << low_point;
-                if wall & ctx.behind == wall && (held & wall).count_ones() + steps >= 6 {
+            // The walls that fit below his lowest checker: `behind` is his points 1 up
+            // to the one below that checker, so six in a row start at most five below
+            // its highest point.
+            let top = 31 - ctx.behind.leading_zeros();
+            for low_point in 1..top.saturating_sub(4) {
+                if (held & 0x3fu32 << low_point).count_ones() + steps >= 6 {
                     return false;
                 }
             }

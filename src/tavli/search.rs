@@ -173,17 +173,12 @@ impl Compact {
     /// The mover's counts as a side of a position (index 0 zero, 25 the bar).
     #[inline]
     pub fn side(&self) -> [u8; 26] {
-        let mut bytes = [0u8; 32];
-        for (i, chunk) in bytes.chunks_exact_mut(8).enumerate() {
-            // Eight four-bit counts spread to one byte each.
-            let mut x = (self.counts >> (32 * i)) as u64 & 0xffff_ffff;
-            x = (x | x << 16) & 0x0000_ffff_0000_ffff;
-            x = (x | x << 8) & 0x00ff_00ff_00ff_00ff;
-            x = (x | x << 4) & 0x0f0f_0f0f_0f0f_0f0f;
-            chunk.copy_from_slice(&x.to_le_bytes());
-        }
+        let words = spread(self.counts);
         let mut side = [0u8; 26];
-        side.copy_from_slice(&bytes[..26]);
+        side[..8].copy_from_slice(&words[0].to_le_bytes());
+        side[8..16].copy_from_slice(&words[1].to_le_bytes());
+        side[16..24].copy_from_slice(&words[2].to_le_bytes());
+        side[24..].copy_from_slice(&words[3].to_le_bytes()[..2]);
         side
     }
 
@@ -192,6 +187,57 @@ impl Compact {
     fn key(&self) -> u128 {
         self.counts | ((self.marks >> 1) as u128) << 104
     }
+}
+
+/// Thirty-two four-bit counts spread to one byte each, as four little-endian words (count
+/// m in byte m % 8 of word m / 8): the two nibbles of each byte interleaved by SSE2's byte
+/// unpacking, a handful of instructions where the portable form below shifts and masks
+/// each half word.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline]
+fn spread(counts: u128) -> [u64; 4] {
+    use std::arch::x86_64::{
+        _mm_and_si128, _mm_cvtsi128_si64, _mm_set1_epi8, _mm_set_epi64x, _mm_srli_epi16,
+        _mm_unpackhi_epi64, _mm_unpackhi_epi8, _mm_unpacklo_epi8,
+    };
+    // SAFETY: this function only compiles with SSE2 enabled for the target (see its cfg),
+    // and these intrinsics read and write registers only.
+    unsafe {
+        let v = _mm_set_epi64x((counts >> 64) as i64, counts as i64);
+        let nibble = _mm_set1_epi8(0x0f);
+        // Counts 0, 2, 4, .. (low nibbles) and 1, 3, 5, .. (high nibbles), a byte each.
+        let even = _mm_and_si128(v, nibble);
+        let odd = _mm_and_si128(_mm_srli_epi16::<4>(v), nibble);
+        let first = _mm_unpacklo_epi8(even, odd);
+        let second = _mm_unpackhi_epi8(even, odd);
+        [
+            _mm_cvtsi128_si64(first) as u64,
+            _mm_cvtsi128_si64(_mm_unpackhi_epi64(first, first)) as u64,
+            _mm_cvtsi128_si64(second) as u64,
+            _mm_cvtsi128_si64(_mm_unpackhi_epi64(second, second)) as u64,
+        ]
+    }
+}
+
+/// [`spread`] without vector instructions (and the reference its tests compare with).
+#[cfg(any(not(all(target_arch = "x86_64", target_feature = "sse2")), test))]
+#[inline]
+fn spread_portable(counts: u128) -> [u64; 4] {
+    let mut words = [0u64; 4];
+    for (i, word) in words.iter_mut().enumerate() {
+        let mut x = (counts >> (32 * i)) as u64 & 0xffff_ffff;
+        x = (x | x << 16) & 0x0000_ffff_0000_ffff;
+        x = (x | x << 8) & 0x00ff_00ff_00ff_00ff;
+        x = (x | x << 4) & 0x0f0f_0f0f_0f0f_0f0f;
+        *word = x;
+    }
+    words
+}
+
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+#[inline]
+fn spread(counts: u128) -> [u64; 4] {
+    spread_portable(counts)
 }
 
 /// Where the opponent stands, as bits of the mover's points, in the games whose sides
@@ -218,28 +264,54 @@ pub(crate) fn movable_mask(occ: u32, sources: u32, open: u32, die: u8, bear: boo
     mask
 }
 
-/// Steps packed 16 bits each: from (5 bits), to (5 bits), mark (1 bit).
-#[inline]
-fn pack(steps: u64, depth: u8, from: usize, to: u8, mark: bool) -> u64 {
-    let s = from as u64 | (to as u64) << 5 | (mark as u64) << 10;
-    steps | s << (16 * depth as u32)
+/// Up to four steps in the byte layout of `[TavliStep; 4]`: step i in bytes 3i (from),
+/// 3i + 1 (to) and 3i + 2 (the mark, 0 or 1), so that writing a play's steps is a copy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+struct Packed(u128);
+
+impl Packed {
+    const NONE: Packed = Packed(0);
 }
 
-fn unpack(steps: u64, out: &mut [TavliStep; 4]) {
-    for (i, slot) in out.iter_mut().enumerate() {
-        let s = steps >> (16 * i);
-        *slot = TavliStep {
-            from: (s & 31) as u8,
-            to: (s >> 5 & 31) as u8,
-            mark: s >> 10 & 1 == 1,
-        };
-    }
+/// `steps` with one more step, the step of index `depth` (0..=3; constant where the
+/// callers' loops are unrolled, so the shift is too).
+#[inline]
+fn pack(steps: Packed, depth: u8, from: usize, to: u8, mark: bool) -> Packed {
+    let s = from as u128 | (to as u128) << 8 | (mark as u128) << 16;
+    Packed(steps.0 | s << (24 * depth as u32))
+}
+
+#[inline]
+fn unpack(steps: Packed, out: &mut [TavliStep; 4]) {
+    let b = steps.0.to_le_bytes();
+    *out = [
+        TavliStep {
+            from: b[0],
+            to: b[1],
+            mark: b[2] != 0,
+        },
+        TavliStep {
+            from: b[3],
+            to: b[4],
+            mark: b[5] != 0,
+        },
+        TavliStep {
+            from: b[6],
+            to: b[7],
+            mark: b[8] != 0,
+        },
+        TavliStep {
+            from: b[9],
+            to: b[10],
+            mark: b[11] != 0,
+        },
+    ];
 }
 
 #[derive(Debug, Clone, Copy)]
 struct Leaf {
     state: Compact,
-    steps: u64,
+    steps: Packed,
     /// The die of the first step (which die a one-step play used).
     first: u8,
     /// Steps played.
@@ -453,7 +525,7 @@ fn full<G: StepRules>(
     s.one_high = false;
     let mut sink = Sink::new(pos, h, l, out);
     if h == l {
-        double::<G>(&root, 0, 0, h, ctx, s, &mut sink);
+        double::<G>(&root, 0, Packed::NONE, h, ctx, s, &mut sink);
     } else {
         let mut moved = false;
         for (first, second) in [(h, l), (l, h)] {
@@ -465,7 +537,7 @@ fn full<G: StepRules>(
                     continue;
                 }
                 moved = true;
-                let steps = pack(0, 0, from, to, mark);
+                let steps = pack(Packed::NONE, 0, from, to, mark);
                 let end = G::end(&a, ctx);
                 if end.is_none() && second_steps::<G>(&a, steps, first, second, ctx, s, &mut sink) {
                     continue;
@@ -483,7 +555,7 @@ fn full<G: StepRules>(
         if !moved {
             let leaf = Leaf {
                 state: root,
-                steps: 0,
+                steps: Packed::NONE,
                 first: 0,
                 used: 0,
                 end: None,
@@ -506,7 +578,7 @@ fn full<G: StepRules>(
 #[inline]
 fn second_steps<G: StepRules>(
     a: &Compact,
-    steps: u64,
+    steps: Packed,
     first: u8,
     second: u8,
     ctx: &G::Ctx,
@@ -538,7 +610,7 @@ fn second_steps<G: StepRules>(
 fn double<G: StepRules>(
     state: &Compact,
     depth: u8,
-    steps: u64,
+    steps: Packed,
     die: u8,
     ctx: &G::Ctx,
     s: &mut Scratch,
@@ -648,7 +720,7 @@ fn canonical<G: StepRules>(
                 // than by the checker just moved, was found with the higher die first.
                 next &= !(high_ok & !(1u32 << to));
             }
-            let steps = pack(0, 0, from, to, mark);
+            let steps = pack(Packed::NONE, 0, from, to, mark);
             while next != 0 {
                 let from2 = pop_high(&mut next);
                 let (b, to2, mark2) = G::apply(&a, from2, second, ctx);
@@ -689,7 +761,7 @@ fn canonical<G: StepRules>(
     if src == 0 {
         sink.write::<G>(&Leaf {
             state: *root,
-            steps: 0,
+            steps: Packed::NONE,
             first: 0,
             used: 0,
             end: None,
@@ -704,7 +776,7 @@ fn canonical<G: StepRules>(
         }
         sink.write::<G>(&Leaf {
             state: a,
-            steps: pack(0, 0, from, to, mark),
+            steps: pack(Packed::NONE, 0, from, to, mark),
             first: die,
             used: 1,
             end: None,
@@ -760,7 +832,7 @@ fn canonical_double<G: StepRules>(
     if m0 == 0 {
         sink.write::<G>(&Leaf {
             state: *root,
-            steps: 0,
+            steps: Packed::NONE,
             first: 0,
             used: 0,
             end: None,
@@ -769,7 +841,7 @@ fn canonical_double<G: StepRules>(
     }
     // A state with no step left: a shorter play, kept unless a state on its way (this one
     // included) was refused; returns whether it was.
-    let short = |s: &mut Scratch, state: &Compact, steps: u64, used: u8, refused: bool| {
+    let short = |s: &mut Scratch, state: &Compact, steps: Packed, used: u8, refused: bool| {
         if refused {
             return true;
         }
@@ -790,7 +862,7 @@ fn canonical_double<G: StepRules>(
         let (n1, t0, k0) = G::apply(root, f0, die, ctx);
         // Whether a state on the way, this one included, was refused.
         let r1 = watch && refused::<G>(&n1, ctx)?;
-        let p1 = pack(0, 0, f0, t0, k0);
+        let p1 = pack(Packed::NONE, 0, f0, t0, k0);
         let mut m1 = G::movable(&n1, die, ctx) & below(f0);
         if m1 == 0 {
             unsure |= short(s, &n1, p1, 1, r1);
@@ -1035,5 +1107,46 @@ mod tests {
     #[test]
     fn canonical_order_matches_full_search_fevga() {
         canonical_matches_full::<Fevga>(Variant::Fevga);
+    }
+
+    /// The vector spreading of the counts equals the portable one (and so the counts
+    /// themselves) on every count of every point, and on seeded random states.
+    #[test]
+    fn spread_agrees_with_the_portable_form() {
+        for m in 0..32 {
+            for c in 0..16u128 {
+                let counts = c << (4 * m);
+                let words = spread(counts);
+                assert_eq!(words, spread_portable(counts));
+                assert_eq!(words[m / 8] >> (8 * (m % 8)) & 0xff, c as u64);
+            }
+        }
+        let mut rng = crate::game::Rng::seeded(9);
+        for _ in 0..10_000 {
+            let counts = (rng.next_u64() as u128) << 64 | rng.next_u64() as u128;
+            assert_eq!(spread(counts), spread_portable(counts));
+        }
+    }
+
+    /// Packed steps unpack to the steps packed, at every depth.
+    #[test]
+    fn packed_steps_round_trip() {
+        let steps = [(25, 20, true), (13, 7, false), (6, 0, false), (24, 1, true)];
+        let mut packed = Packed::NONE;
+        for (depth, &(from, to, mark)) in steps.iter().enumerate() {
+            packed = pack(packed, depth as u8, from, to, mark);
+        }
+        let mut out = [TavliStep::default(); 4];
+        unpack(packed, &mut out);
+        for (st, &(from, to, mark)) in out.iter().zip(&steps) {
+            assert_eq!(
+                *st,
+                TavliStep {
+                    from: from as u8,
+                    to,
+                    mark
+                }
+            );
+        }
     }
 }
