@@ -124,6 +124,18 @@ fn bench_movegen_reports_the_variant() {
     ]));
     assert_eq!(v["variant"], "fevga");
     assert_eq!(v["positions"], 12000);
+    // Backgammon's random set, the counterpart of the variants' random sets, beside its
+    // committed set of pubeval's games.
+    let random = json_of(&stargammon(&[
+        "bench", "movegen", "--games", "random", "--rounds", "1", "--json",
+    ]));
+    assert_eq!(random["variant"], "backgammon");
+    assert_eq!(random["positions"], 12000);
+    let committed = json_of(&stargammon(&[
+        "bench", "movegen", "--rounds", "1", "--json",
+    ]));
+    assert_eq!(committed["variant"], "backgammon");
+    assert_ne!(random["plays"], committed["plays"]);
 }
 
 #[test]

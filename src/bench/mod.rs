@@ -66,6 +66,22 @@ pub fn random_game_positions(seed: u64, games: usize) -> Vec<(Position, Dice)> {
     seeded_game_positions(|p, d, l| player.choose(p, d, l), seed, games)
 }
 
+/// The backgammon movegen set of random games: the first [`TAVLI_MOVEGEN_PAIRS`]
+/// (position, roll) pairs of [`random_game_positions`] with seed 2026, the counterpart of
+/// the Tavli games' random sets ([`tavli_movegen_set`]).
+pub fn random_movegen_set() -> Vec<(Position, Dice)> {
+    // 400 games hold about 25,000 pairs; more are played should they fall short.
+    let mut games = 400;
+    loop {
+        let mut set = random_game_positions(2026, games);
+        if set.len() >= TAVLI_MOVEGEN_PAIRS {
+            set.truncate(TAVLI_MOVEGEN_PAIRS);
+            return set;
+        }
+        games *= 2;
+    }
+}
+
 /// Positions and rolls met in `games` seeded games of pubeval against itself: the
 /// kind of positions real play produces.
 pub fn pubeval_game_positions(seed: u64, games: usize) -> Vec<(Position, Dice)> {

@@ -101,11 +101,13 @@ pub struct MovegenArgs {
     /// (12,000 pairs from seeded random games of the variant).
     #[arg(long)]
     pub variant: Option<crate::tavli::Variant>,
-    /// With --variant: the games the positions come from: `random` (random legal plays,
+    /// The games the positions come from. With --variant: `random` (random legal plays,
     /// the default) or `engine` (self-play of the shipped net at depth 1, as backgammon's
-    /// set comes from pubeval's games).
-    #[arg(long, default_value = "random", value_parser = ["random", "engine"])]
-    pub games: String,
+    /// set comes from pubeval's games). Backgammon: `engine` is the committed set
+    /// (pubeval's games, the default), `random` the first 12,000 pairs of seeded games of
+    /// random legal plays, the counterpart of the variants' random sets.
+    #[arg(long, value_parser = ["random", "engine"])]
+    pub games: Option<String>,
     /// With --variant: also report how many positions the canonical step order settles
     /// and how many the full search decides, and the time of each.
     #[arg(long)]
@@ -273,7 +275,8 @@ fn movegen(a: MovegenArgs) -> Result<(), CliError> {
     let mut split = None;
     let (r, len, command) = match tavli {
         Some(v) => {
-            let set = if a.games == "engine" {
+            let games = a.games.as_deref().unwrap_or("random");
+            let set = if games == "engine" {
                 bench::tavli_engine_movegen_set(v)?
             } else {
                 bench::tavli_movegen_set(v)
@@ -287,19 +290,22 @@ fn movegen(a: MovegenArgs) -> Result<(), CliError> {
                 set.len(),
                 format!(
                     "stargammon bench movegen --variant {v} --games {} --rounds {}{}",
-                    a.games,
+                    games,
                     a.rounds,
                     if a.split { " --split" } else { "" }
                 ),
             )
         }
         None => {
-            let set = bench::movegen_set()?;
+            let (set, flag) = match a.games.as_deref() {
+                Some("random") => (bench::random_movegen_set(), " --games random"),
+                _ => (bench::movegen_set()?, ""),
+            };
             let r = bench::run_movegen(&set, a.rounds);
             (
                 r,
                 set.len(),
-                format!("stargammon bench movegen --rounds {}", a.rounds),
+                format!("stargammon bench movegen{flag} --rounds {}", a.rounds),
             )
         }
     };
