@@ -144,8 +144,11 @@ impl GameEnd {
 }
 
 /// One checker step in the mover's own numbering: from a point (25 = the bar, Portes
-/// only) to a point (0 = borne off). `mark` is a hit in Portes, a pin in Plakoto.
+/// only) to a point (0 = borne off). `mark` is a hit in Portes, a pin in Plakoto. Four
+/// bytes with a fixed layout, so that the step search writes a play's four steps as one
+/// 16-byte word.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[repr(C, align(4))]
 pub struct TavliStep {
     pub from: u8,
     pub to: u8,

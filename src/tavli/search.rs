@@ -83,7 +83,7 @@ pub(crate) trait StepRules {
 pub(crate) struct Compact {
     /// The mover's count on point m (1..=24, 25 the bar) in bits 4m..4m+4 (at most 15
     /// fit); bits 0-3 and 104-127 are zero.
-    pub counts: u128,
+    counts: Counts,
     /// Bit m: the mover has a checker on point m (1..=25).
     pub occ: u32,
     /// Bit m (1..=24): the mover's step marked the opponent's checker on the mover's
@@ -93,36 +93,13 @@ pub(crate) struct Compact {
     pub off: u8,
 }
 
-/// `ONE[m]`: one checker on point m in [`Compact::counts`] (m up to 31, so any index a
-/// `u32` bit mask yields is in range).
-static ONE: [u128; 32] = {
-    let mut t = [0u128; 32];
-    let mut m = 0;
-    while m < 26 {
-        t[m] = 1 << (4 * m);
-        m += 1;
-    }
-    t
-};
-
-/// `FIELD[m]`: the four bits of point m in [`Compact::counts`].
-static FIELD: [u128; 32] = {
-    let mut t = [0u128; 32];
-    let mut m = 0;
-    while m < 26 {
-        t[m] = 15 << (4 * m);
-        m += 1;
-    }
-    t
-};
-
 impl Compact {
     /// The mover's side of `pos`, with `marks`.
     #[inline]
     pub fn load(pos: &TavliPosition, marks: u32) -> Compact {
         let side = &pos.sides[0];
         Compact {
-            counts: nibbles(side) & !15,
+            counts: Counts::new(nibbles(side) & !15),
             occ: count_mask(side, 1) & 0x03ff_fffe,
             marks,
             off: pos.off(0),
@@ -132,9 +109,7 @@ impl Compact {
     /// Adds a checker on point `to` (1..=24).
     #[inline]
     pub fn land(&mut self, to: usize) {
-        // A table of the units: a 128-bit shift by a variable amount takes several
-        // instructions and branches, a load one.
-        self.counts += ONE[to];
+        self.counts.add(to);
         self.occ |= 1 << to;
     }
 
@@ -162,8 +137,7 @@ impl Compact {
     /// Takes a checker from point `from`; true when the point is left empty.
     #[inline]
     pub fn lift(&mut self, from: usize) -> bool {
-        self.counts -= ONE[from];
-        let empty = self.counts & FIELD[from] == 0;
+        let empty = self.counts.sub(from);
         if empty {
             self.occ &= !(1 << from);
         }
@@ -173,7 +147,7 @@ impl Compact {
     /// The mover's counts as a side of a position (index 0 zero, 25 the bar).
     #[inline]
     pub fn side(&self) -> [u8; 26] {
-        let words = spread(self.counts);
+        let words = self.counts.spread();
         let mut side = [0u8; 26];
         side[..8].copy_from_slice(&words[0].to_le_bytes());
         side[8..16].copy_from_slice(&words[1].to_le_bytes());
@@ -185,60 +159,160 @@ impl Compact {
     /// The state as one exact key: counts in bits 4-103, marks (points 1-24) in 104-127.
     #[inline]
     fn key(&self) -> u128 {
-        self.counts | ((self.marks >> 1) as u128) << 104
+        self.counts.bits() | ((self.marks >> 1) as u128) << 104
     }
 }
 
-/// Thirty-two four-bit counts spread to one byte each, as four little-endian words (count
-/// m in byte m % 8 of word m / 8): the two nibbles of each byte interleaved by SSE2's byte
-/// unpacking, a handful of instructions where the portable form below shifts and masks
-/// each half word.
+/// `ONE[m]`: one checker on point m in the four-bit counts (m up to 31, so any index a
+/// `u32` bit mask yields is in range). A table: a 128-bit shift by a variable amount takes
+/// several instructions and branches, a load one.
+static ONE: [u128; 32] = {
+    let mut t = [0u128; 32];
+    let mut m = 0;
+    while m < 26 {
+        t[m] = 1 << (4 * m);
+        m += 1;
+    }
+    t
+};
+
+/// `FIELD[m]`: the four bits of point m in the four-bit counts.
+static FIELD: [u128; 32] = {
+    let mut t = [0u128; 32];
+    let mut m = 0;
+    while m < 26 {
+        t[m] = 15 << (4 * m);
+        m += 1;
+    }
+    t
+};
+
+/// The mover's counts, four bits a point, in one SSE2 register: a checker added or taken
+/// is one byte-wise vector addition (no count exceeds 15, so no carry leaves its four
+/// bits), and the counts spread to a byte each by unpacking the two nibbles of each byte.
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-#[inline]
-fn spread(counts: u128) -> [u64; 4] {
+mod counts_sse2 {
+    use super::{FIELD, ONE};
     use std::arch::x86_64::{
-        _mm_and_si128, _mm_cvtsi128_si64, _mm_set1_epi8, _mm_set_epi64x, _mm_srli_epi16,
-        _mm_unpackhi_epi64, _mm_unpackhi_epi8, _mm_unpacklo_epi8,
+        __m128i, _mm_add_epi8, _mm_and_si128, _mm_cmpeq_epi8, _mm_cvtsi128_si64, _mm_movemask_epi8,
+        _mm_set1_epi8, _mm_setzero_si128, _mm_srli_epi16, _mm_sub_epi8, _mm_unpackhi_epi64,
+        _mm_unpackhi_epi8, _mm_unpacklo_epi8,
     };
-    // SAFETY: this function only compiles with SSE2 enabled for the target (see its cfg),
-    // and these intrinsics read and write registers only.
-    unsafe {
-        let v = _mm_set_epi64x((counts >> 64) as i64, counts as i64);
-        let nibble = _mm_set1_epi8(0x0f);
-        // Counts 0, 2, 4, .. (low nibbles) and 1, 3, 5, .. (high nibbles), a byte each.
-        let even = _mm_and_si128(v, nibble);
-        let odd = _mm_and_si128(_mm_srli_epi16::<4>(v), nibble);
-        let first = _mm_unpacklo_epi8(even, odd);
-        let second = _mm_unpackhi_epi8(even, odd);
-        [
-            _mm_cvtsi128_si64(first) as u64,
-            _mm_cvtsi128_si64(_mm_unpackhi_epi64(first, first)) as u64,
-            _mm_cvtsi128_si64(second) as u64,
-            _mm_cvtsi128_si64(_mm_unpackhi_epi64(second, second)) as u64,
-        ]
+
+    #[derive(Debug, Clone, Copy)]
+    pub(super) struct Counts(__m128i);
+
+    #[inline]
+    fn vector(x: u128) -> __m128i {
+        // SAFETY: both types are 16 bytes of plain data; any bits are a valid `__m128i`.
+        unsafe { std::mem::transmute::<u128, __m128i>(x) }
+    }
+
+    impl Counts {
+        #[inline]
+        pub(super) fn new(bits: u128) -> Counts {
+            Counts(vector(bits))
+        }
+
+        /// The counts as one 128-bit word (count m in bits 4m..4m+4).
+        #[inline]
+        pub(super) fn bits(self) -> u128 {
+            // SAFETY: both types are 16 bytes of plain data; any bits are a valid `u128`.
+            unsafe { std::mem::transmute::<__m128i, u128>(self.0) }
+        }
+
+        /// One more checker on point `m` (whose count is below 15).
+        #[inline]
+        pub(super) fn add(&mut self, m: usize) {
+            // SAFETY: this module only compiles with SSE2 enabled for the target (see its
+            // cfg), and the intrinsic reads and writes registers only.
+            self.0 = unsafe { _mm_add_epi8(self.0, vector(ONE[m])) };
+        }
+
+        /// One checker fewer on point `m` (which holds one); true when none is left.
+        #[inline]
+        pub(super) fn sub(&mut self, m: usize) -> bool {
+            // SAFETY: as in `add`.
+            unsafe {
+                self.0 = _mm_sub_epi8(self.0, vector(ONE[m]));
+                let field = _mm_and_si128(self.0, vector(FIELD[m]));
+                _mm_movemask_epi8(_mm_cmpeq_epi8(field, _mm_setzero_si128())) == 0xffff
+            }
+        }
+
+        /// Thirty-two counts, a byte each, as four little-endian words (count m in byte
+        /// m % 8 of word m / 8).
+        #[inline]
+        pub(super) fn spread(self) -> [u64; 4] {
+            // SAFETY: as in `add`.
+            unsafe {
+                let nibble = _mm_set1_epi8(0x0f);
+                // Counts 0, 2, 4, .. (low nibbles) and 1, 3, 5, .. (high), a byte each.
+                let even = _mm_and_si128(self.0, nibble);
+                let odd = _mm_and_si128(_mm_srli_epi16::<4>(self.0), nibble);
+                let first = _mm_unpacklo_epi8(even, odd);
+                let second = _mm_unpackhi_epi8(even, odd);
+                [
+                    _mm_cvtsi128_si64(first) as u64,
+                    _mm_cvtsi128_si64(_mm_unpackhi_epi64(first, first)) as u64,
+                    _mm_cvtsi128_si64(second) as u64,
+                    _mm_cvtsi128_si64(_mm_unpackhi_epi64(second, second)) as u64,
+                ]
+            }
+        }
     }
 }
 
-/// [`spread`] without vector instructions (and the reference its tests compare with).
+/// The same counts in one `u128` without vector instructions (and the reference the
+/// tests compare the vector form with).
 #[cfg(any(not(all(target_arch = "x86_64", target_feature = "sse2")), test))]
-#[inline]
-fn spread_portable(counts: u128) -> [u64; 4] {
-    let mut words = [0u64; 4];
-    for (i, word) in words.iter_mut().enumerate() {
-        let mut x = (counts >> (32 * i)) as u64 & 0xffff_ffff;
-        x = (x | x << 16) & 0x0000_ffff_0000_ffff;
-        x = (x | x << 8) & 0x00ff_00ff_00ff_00ff;
-        x = (x | x << 4) & 0x0f0f_0f0f_0f0f_0f0f;
-        *word = x;
+mod counts_portable {
+    use super::{FIELD, ONE};
+
+    #[derive(Debug, Clone, Copy)]
+    pub(super) struct Counts(u128);
+
+    impl Counts {
+        #[inline]
+        pub(super) fn new(bits: u128) -> Counts {
+            Counts(bits)
+        }
+
+        #[inline]
+        pub(super) fn bits(self) -> u128 {
+            self.0
+        }
+
+        #[inline]
+        pub(super) fn add(&mut self, m: usize) {
+            self.0 += ONE[m];
+        }
+
+        #[inline]
+        pub(super) fn sub(&mut self, m: usize) -> bool {
+            self.0 -= ONE[m];
+            self.0 & FIELD[m] == 0
+        }
+
+        #[inline]
+        pub(super) fn spread(self) -> [u64; 4] {
+            let mut words = [0u64; 4];
+            for (i, word) in words.iter_mut().enumerate() {
+                let mut x = (self.0 >> (32 * i)) as u64 & 0xffff_ffff;
+                x = (x | x << 16) & 0x0000_ffff_0000_ffff;
+                x = (x | x << 8) & 0x00ff_00ff_00ff_00ff;
+                x = (x | x << 4) & 0x0f0f_0f0f_0f0f_0f0f;
+                *word = x;
+            }
+            words
+        }
     }
-    words
 }
 
 #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
-#[inline]
-fn spread(counts: u128) -> [u64; 4] {
-    spread_portable(counts)
-}
+use counts_portable::Counts;
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+use counts_sse2::Counts;
 
 /// Where the opponent stands, as bits of the mover's points, in the games whose sides
 /// move in opposite directions (Portes, Plakoto: his point q is the mover's 25 - q): the
@@ -264,48 +338,60 @@ pub(crate) fn movable_mask(occ: u32, sources: u32, open: u32, die: u8, bear: boo
     mask
 }
 
-/// Up to four steps in the byte layout of `[TavliStep; 4]`: step i in bytes 3i (from),
-/// 3i + 1 (to) and 3i + 2 (the mark, 0 or 1), so that writing a play's steps is a copy.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-struct Packed(u128);
+use packed::Packed;
 
-impl Packed {
-    const NONE: Packed = Packed(0);
+/// Steps as the search builds them, in the memory layout of `[TavliStep; 4]`.
+mod packed {
+    use super::TavliStep;
+
+    /// Up to four steps, two little-endian words, step i in bytes 4i (from), 4i + 1 (to)
+    /// and 4i + 2 (the mark, 0 or 1; byte 4i + 3 is the step's padding): the layout of `[TavliStep; 4]` (`repr(C)`,
+    /// four bytes a step), so a play's steps are written by one copy. The field is private
+    /// to this module: every value is made by [`Packed::with`] from `NONE`, which keeps
+    /// each mark byte 0 or 1.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+    pub(super) struct Packed([u64; 2]);
+
+    // The layout `steps` relies on.
+    const _: () = assert!(std::mem::size_of::<[TavliStep; 4]>() == 16);
+    const _: () = assert!(std::mem::size_of::<TavliStep>() == 4);
+
+    impl Packed {
+        pub(super) const NONE: Packed = Packed([0; 2]);
+
+        /// With one more step, the step of index `depth` (0..=3; a constant where the
+        /// callers' loops are written out, so the shift is a move of whole words).
+        #[inline]
+        pub(super) fn with(self, depth: u8, from: usize, to: u8, mark: bool) -> Packed {
+            let s = u64::from(from as u8) | u64::from(to) << 8 | u64::from(mark) << 16;
+            let mut words = self.0;
+            words[usize::from(depth >> 1 & 1)] |= s << (32 * u32::from(depth & 1));
+            Packed(words)
+        }
+
+        /// The steps, unused ones zero.
+        #[inline]
+        pub(super) fn steps(self) -> [TavliStep; 4] {
+            // SAFETY: `[TavliStep; 4]` is 16 bytes (checked above) of four `repr(C)`
+            // steps, each `from: u8` at byte 0, `to: u8` at 1, `mark: bool` at 2 and one
+            // byte of padding. Any byte is a valid `u8` and padding may hold anything;
+            // the mark bytes hold 0 or 1 (a `bool` cast in `with`, zero in `NONE`, and
+            // `with` only ORs a step into zero bytes of its own slot or leaves them), so
+            // every value this type can hold is a valid `[TavliStep; 4]`.
+            unsafe { std::mem::transmute::<[u64; 2], [TavliStep; 4]>(self.0) }
+        }
+    }
 }
 
-/// `steps` with one more step, the step of index `depth` (0..=3; constant where the
-/// callers' loops are unrolled, so the shift is too).
+/// `steps` with one more step (see [`Packed::with`]).
 #[inline]
 fn pack(steps: Packed, depth: u8, from: usize, to: u8, mark: bool) -> Packed {
-    let s = from as u128 | (to as u128) << 8 | (mark as u128) << 16;
-    Packed(steps.0 | s << (24 * depth as u32))
+    steps.with(depth, from, to, mark)
 }
 
 #[inline]
 fn unpack(steps: Packed, out: &mut [TavliStep; 4]) {
-    let b = steps.0.to_le_bytes();
-    *out = [
-        TavliStep {
-            from: b[0],
-            to: b[1],
-            mark: b[2] != 0,
-        },
-        TavliStep {
-            from: b[3],
-            to: b[4],
-            mark: b[5] != 0,
-        },
-        TavliStep {
-            from: b[6],
-            to: b[7],
-            mark: b[8] != 0,
-        },
-        TavliStep {
-            from: b[9],
-            to: b[10],
-            mark: b[11] != 0,
-        },
-    ];
+    *out = steps.steps();
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -1109,22 +1195,36 @@ mod tests {
         canonical_matches_full::<Fevga>(Variant::Fevga);
     }
 
-    /// The vector spreading of the counts equals the portable one (and so the counts
-    /// themselves) on every count of every point, and on seeded random states.
+    /// The counts' vector form agrees with the portable one: every checker added and
+    /// taken on every point from every count, and seeded random words spread.
     #[test]
-    fn spread_agrees_with_the_portable_form() {
-        for m in 0..32 {
-            for c in 0..16u128 {
-                let counts = c << (4 * m);
-                let words = spread(counts);
-                assert_eq!(words, spread_portable(counts));
-                assert_eq!(words[m / 8] >> (8 * (m % 8)) & 0xff, c as u64);
+    fn counts_agree_with_the_portable_form() {
+        use counts_portable::Counts as Portable;
+        for m in 1..26 {
+            for c in 0..15u128 {
+                // Two checkers on another point beside them.
+                let other = if m == 7 { 8 } else { 7 };
+                let start = c << (4 * m) | 2 << (4 * other);
+                let (mut v, mut p) = (Counts::new(start), Portable::new(start));
+                v.add(m);
+                p.add(m);
+                assert_eq!(v.bits(), p.bits());
+                assert_eq!(v.bits(), start + (1 << (4 * m)));
+                assert_eq!(v.spread(), p.spread());
+                assert_eq!(v.spread()[m / 8] >> (8 * (m % 8)) & 0xff, c as u64 + 1);
+                assert_eq!(v.sub(m), p.sub(m));
+                assert_eq!(v.bits(), start);
+                if c > 0 {
+                    assert_eq!(v.sub(m), c == 1, "point {m}, count {c}");
+                    assert_eq!(p.sub(m), c == 1);
+                    assert_eq!(v.bits(), p.bits());
+                }
             }
         }
         let mut rng = crate::game::Rng::seeded(9);
         for _ in 0..10_000 {
-            let counts = (rng.next_u64() as u128) << 64 | rng.next_u64() as u128;
-            assert_eq!(spread(counts), spread_portable(counts));
+            let bits = (rng.next_u64() as u128) << 64 | rng.next_u64() as u128;
+            assert_eq!(Counts::new(bits).spread(), Portable::new(bits).spread());
         }
     }
 
