@@ -4,9 +4,11 @@
 //! backgammon's: a double's steps with non-increasing sources, a non-double's higher die
 //! first and then only the lower-die-first sequences the first pass cannot have found.
 //! That order finds every play when a step's legality depends on the steps before it
-//! only through the checkers they moved; it watches every state it reaches, and when one
-//! ends the game (C5) or fails a per-step check (Fevga's walls), or when a game's
-//! sources depend on the steps before (Fevga's runner), the full search decides.
+//! only through the checkers they moved; it watches every state it reaches, drops the
+//! plays that end in a state failing a per-step check (Fevga's walls), tries the other
+//! orders of a play that passes one on the way, and when a state ends the game (C5), or
+//! when a game's sources depend on the steps before (Fevga's runner), the full search
+//! decides.
 //!
 //! The full search ([`full`]) tries every order of steps, applying each game's per-step
 //! rules, with the positions reached after the same number of steps of a double explored
@@ -763,10 +765,14 @@ fn double<G: StepRules>(
 /// ([`StepRules::quiet`] false) every state is checked, and
 ///
 /// - a play whose last state fails them is dropped: every order of its steps ends there;
-/// - a play that passed a refused state on the way, but whose last state is allowed, may
-///   be legal in another order: the full search decides;
-/// - so does a game end on the way, and any doubt about the shorter plays (one dropped or
-///   in doubt) when no play of the most steps is left.
+/// - a play that passed a refused state on the way, but whose last state is allowed, is
+///   legal when another order of its steps passes none ([`legal_order`]): a double's four
+///   steps are tried in every order; a non-double's two steps by different checkers in the
+///   other order when the higher die went first, while a play found with the lower die
+///   first, or one checker's two steps, has its other order among the sequences tried
+///   anyway (found there, or refused there too);
+/// - a game end on the way, and any doubt about the shorter plays (one dropped or in
+///   doubt) when no play of the most steps is left, go to the full search.
 fn canonical<G: StepRules>(
     root: &Compact,
     h: u8,
@@ -810,9 +816,24 @@ fn canonical<G: StepRules>(
             while next != 0 {
                 let from2 = pop_high(&mut next);
                 let (b, to2, mark2) = G::apply(&a, from2, second, ctx);
-                if watch && dropped::<G>(&b, tainted, ctx)? {
+                let mut play = pack(steps, 1, from2, to2, mark2);
+                if watch && refused::<G>(&b, ctx)? {
                     last_refused = true;
                     continue;
+                }
+                if tainted {
+                    // The other order, lower die first, where it is another sequence of
+                    // the same two checkers that the second pass would not try.
+                    let other = if first == h && from2 != to as usize {
+                        legal_order::<G>(root, &[(from2, l), (from, h)], ctx)?
+                    } else {
+                        None
+                    };
+                    let Some(other) = other else {
+                        last_refused = true;
+                        continue;
+                    };
+                    play = other;
                 }
                 any = true;
                 if from2 == to as usize || to2 as usize == from || (to == 0 && to2 == 0) {
@@ -824,7 +845,7 @@ fn canonical<G: StepRules>(
                 }
                 sink.write::<G>(&Leaf {
                     state: b,
-                    steps: pack(steps, 1, from2, to2, mark2),
+                    steps: play,
                     first,
                     used: 2,
                     end: None,
@@ -881,19 +902,82 @@ fn refused<G: StepRules>(s: &Compact, ctx: &G::Ctx) -> Option<bool> {
     Some(!G::allowed(s, ctx))
 }
 
-/// A play's last state `s` in [`canonical`], when watched: `Some(true)` drops the play (the
-/// state is refused, and every order of its steps ends there), `Some(false)` keeps it;
-/// `None` hands the position to the full search: the game ends there, or a state refused
-/// on the way (`tainted`) may be avoided by another order of the steps.
-#[inline]
-fn dropped<G: StepRules>(s: &Compact, tainted: bool, ctx: &G::Ctx) -> Option<bool> {
-    if refused::<G>(s, ctx)? {
-        return Some(true);
+/// The steps `steps` (source, die) from `root` packed in their order when each is
+/// movable and no state before the last fails the checks: `Some(None)` when one does,
+/// `None` when a state before the last ends the game (the full search decides). The last
+/// state is the caller's, already allowed.
+fn legal_order<G: StepRules>(
+    root: &Compact,
+    steps: &[(usize, u8)],
+    ctx: &G::Ctx,
+) -> Option<Option<Packed>> {
+    let mut state = *root;
+    let mut packed = Packed::NONE;
+    for (i, &(from, die)) in steps.iter().enumerate() {
+        if G::movable(&state, die, ctx) >> from & 1 == 0 {
+            return Some(None);
+        }
+        let (n, to, mark) = G::apply(&state, from, die, ctx);
+        if i + 1 < steps.len() && refused::<G>(&n, ctx)? {
+            return Some(None);
+        }
+        packed = pack(packed, i as u8, from, to, mark);
+        state = n;
     }
-    if tainted {
-        return None;
+    Some(Some(packed))
+}
+
+/// The orders of four steps other than the first (0, 1, 2, 3).
+const REORDERS: [[usize; 4]; 23] = [
+    [0, 1, 3, 2],
+    [0, 2, 1, 3],
+    [0, 2, 3, 1],
+    [0, 3, 1, 2],
+    [0, 3, 2, 1],
+    [1, 0, 2, 3],
+    [1, 0, 3, 2],
+    [1, 2, 0, 3],
+    [1, 2, 3, 0],
+    [1, 3, 0, 2],
+    [1, 3, 2, 0],
+    [2, 0, 1, 3],
+    [2, 0, 3, 1],
+    [2, 1, 0, 3],
+    [2, 1, 3, 0],
+    [2, 3, 0, 1],
+    [2, 3, 1, 0],
+    [3, 0, 1, 2],
+    [3, 0, 2, 1],
+    [3, 1, 0, 2],
+    [3, 1, 2, 0],
+    [3, 2, 0, 1],
+    [3, 2, 1, 0],
+];
+
+/// A double's four steps from the sources `from` (non-increasing, whose canonical order
+/// passed a refused state) in another order that [`legal_order`] accepts, as it answers;
+/// orders repeating one tried (equal sources) are skipped.
+fn double_order<G: StepRules>(
+    root: &Compact,
+    from: [usize; 4],
+    die: u8,
+    ctx: &G::Ctx,
+) -> Option<Option<Packed>> {
+    let mut tried: [[usize; 4]; 24] = [[0; 4]; 24];
+    tried[0] = from;
+    let mut n = 1;
+    for order in &REORDERS {
+        let seq = order.map(|i| from[i]);
+        if tried[..n].contains(&seq) {
+            continue;
+        }
+        tried[n] = seq;
+        n += 1;
+        if let Some(packed) = legal_order::<G>(root, &seq.map(|f| (f, die)), ctx)? {
+            return Some(Some(packed));
+        }
     }
-    Some(false)
+    Some(None)
 }
 
 /// The plays of a double in [`canonical`], four levels of steps with non-increasing
@@ -911,8 +995,8 @@ fn canonical_double<G: StepRules>(
     sink: &mut Sink,
 ) -> Option<()> {
     let below = |from: usize| (2u32 << from) - 1;
-    // A play dropped or left in doubt (its last state refused, or a refused state before
-    // it): the full search decides should no four-step play be found.
+    // A play dropped (its last state refused, or no order of its steps passing none):
+    // the full search decides should no four-step play be found.
     let mut unsure = false;
     let mut m0 = G::movable(root, die, ctx);
     if m0 == 0 {
@@ -974,14 +1058,23 @@ fn canonical_double<G: StepRules>(
                 while m3 != 0 {
                     let f3 = pop_high(&mut m3);
                     let (n4, t3, k3) = G::apply(&n3, f3, die, ctx);
-                    if watch && dropped::<G>(&n4, r3, ctx)? {
+                    let mut play = pack(p3, 3, f3, t3, k3);
+                    if watch && refused::<G>(&n4, ctx)? {
                         unsure = true;
                         continue;
+                    }
+                    if r3 {
+                        let Some(other) = double_order::<G>(root, [f0, f1, f2, f3], die, ctx)?
+                        else {
+                            unsure = true;
+                            continue;
+                        };
+                        play = other;
                     }
                     s.most = 4;
                     sink.write::<G>(&Leaf {
                         state: n4,
-                        steps: pack(p3, 3, f3, t3, k3),
+                        steps: play,
                         first: die,
                         used: 4,
                         end: None,
@@ -1004,8 +1097,8 @@ pub struct Split {
     pub positions: usize,
     /// Of those, the positions the canonical order settles.
     pub canonical: usize,
-    /// The positions the canonical order hands back (a game end within the roll, a
-    /// refused state on the way to an allowed one, or doubt about the shorter plays).
+    /// The positions the canonical order hands back (a game end within the roll, or
+    /// doubt about the shorter plays).
     pub handed_back: usize,
     /// The positions where the canonical order does not apply ([`StepRules::order_free`]
     /// false: Fevga's runner rule, Portes with at most four checkers on the board).
@@ -1136,7 +1229,7 @@ mod tests {
     /// Where the canonical order settles a position's plays, they are the full search's,
     /// each once, and each play's steps are legal in their order; on every position of the movegen sets (seeded random
     /// games and the shipped nets' self-play), most positions of each game being settled
-    /// so, and some handed back (a game end within the roll, or a wall formed on the way).
+    /// so, and some handed back (a game end within the roll).
     fn canonical_matches_full<G: StepRules>(variant: Variant) {
         let rules = Rules::default();
         let mut set = crate::bench::tavli_movegen_set(variant);
