@@ -124,6 +124,12 @@ impl StepRules for Fevga {
         movable_mask(s.occ, Self::sources(s, ctx), !ctx.blocked, die, true)
     }
 
+    /// Once the runner rule no longer binds, every checker is a source.
+    #[inline]
+    fn movable_free(s: &Compact, die: u8, ctx: &FevgaCtx) -> u32 {
+        movable_mask(s.occ, s.occ, !ctx.blocked, die, true)
+    }
+
     #[inline]
     fn apply(s: &Compact, from: usize, die: u8, _: &FevgaCtx) -> (Compact, u8, bool) {
         let mut n = *s;
@@ -165,6 +171,19 @@ impl StepRules for Fevga {
             }
         }
         if ctx.check_trap && ctx.behind != 0 {
+            // A wall can only stand on points held now or reachable this roll (a point
+            // `d`, `2d`, .. or `high + low` below a checker, not blocked): none when no
+            // six of those stand in a row behind every opposing checker.
+            let reach = if high == low {
+                let d = u32::from(high);
+                s.occ >> d | s.occ >> (2 * d) | s.occ >> (3 * d) | s.occ >> (4 * d)
+            } else {
+                s.occ >> high | s.occ >> low | s.occ >> (high + low)
+            };
+            let may = on_his_path(s.occ | reach & !ctx.blocked) & ctx.behind;
+            if may & may >> 1 & may >> 2 & may >> 3 & may >> 4 & may >> 5 == 0 {
+                return true;
+            }
             let held = on_his_path(s.occ) & ctx.behind;
             // The walls that fit below his lowest checker: `behind` is his points 1 up
             // to the one below that checker, so six in a row start at most five below

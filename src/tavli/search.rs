@@ -78,6 +78,12 @@ pub(crate) trait StepRules {
     /// Whether the sources a step may use depend on the state only through its checkers
     /// (not so while Fevga's runner rule binds), so that [`canonical`] applies.
     fn order_free(s: &Compact, ctx: &Self::Ctx) -> bool;
+    /// [`Self::movable`] in a state reached from one where [`Self::order_free`] holds (it
+    /// then holds in every state after it), which [`canonical`] uses.
+    #[inline]
+    fn movable_free(s: &Compact, die: u8, ctx: &Self::Ctx) -> u32 {
+        Self::movable(s, die, ctx)
+    }
 }
 
 /// The search state: the mover's checkers and what his steps did to the opponent.
@@ -798,15 +804,15 @@ fn canonical<G: StepRules>(
     }
     s.repeatable.clear();
     let mut last_refused = false;
-    let high_ok = G::movable(root, h, ctx);
-    let low_ok = G::movable(root, l, ctx);
+    let high_ok = G::movable_free(root, h, ctx);
+    let low_ok = G::movable_free(root, l, ctx);
     let mut any = false;
     for (first, second, mut src) in [(h, l, high_ok), (l, h, low_ok)] {
         while src != 0 {
             let from = pop_high(&mut src);
             let (a, to, mark) = G::apply(root, from, first, ctx);
             let tainted = watch && refused::<G>(&a, ctx)?;
-            let mut next = G::movable(&a, second, ctx);
+            let mut next = G::movable_free(&a, second, ctx);
             if first == l {
                 // A higher-die step from a point where it was legal at the start, other
                 // than by the checker just moved, was found with the higher die first.
@@ -914,7 +920,7 @@ fn legal_order<G: StepRules>(
     let mut state = *root;
     let mut packed = Packed::NONE;
     for (i, &(from, die)) in steps.iter().enumerate() {
-        if G::movable(&state, die, ctx) >> from & 1 == 0 {
+        if G::movable_free(&state, die, ctx) >> from & 1 == 0 {
             return Some(None);
         }
         let (n, to, mark) = G::apply(&state, from, die, ctx);
@@ -998,7 +1004,7 @@ fn canonical_double<G: StepRules>(
     // A play dropped (its last state refused, or no order of its steps passing none):
     // the full search decides should no four-step play be found.
     let mut unsure = false;
-    let mut m0 = G::movable(root, die, ctx);
+    let mut m0 = G::movable_free(root, die, ctx);
     if m0 == 0 {
         sink.write::<G>(&Leaf {
             state: *root,
@@ -1033,7 +1039,7 @@ fn canonical_double<G: StepRules>(
         // Whether a state on the way, this one included, was refused.
         let r1 = watch && refused::<G>(&n1, ctx)?;
         let p1 = pack(Packed::NONE, 0, f0, t0, k0);
-        let mut m1 = G::movable(&n1, die, ctx) & below(f0);
+        let mut m1 = G::movable_free(&n1, die, ctx) & below(f0);
         if m1 == 0 {
             unsure |= short(s, &n1, p1, 1, r1);
         }
@@ -1042,7 +1048,7 @@ fn canonical_double<G: StepRules>(
             let (n2, t1, k1) = G::apply(&n1, f1, die, ctx);
             let r2 = watch && (refused::<G>(&n2, ctx)? || r1);
             let p2 = pack(p1, 1, f1, t1, k1);
-            let mut m2 = G::movable(&n2, die, ctx) & below(f1);
+            let mut m2 = G::movable_free(&n2, die, ctx) & below(f1);
             if m2 == 0 {
                 unsure |= short(s, &n2, p2, 2, r2);
             }
@@ -1051,7 +1057,7 @@ fn canonical_double<G: StepRules>(
                 let (n3, t2, k2) = G::apply(&n2, f2, die, ctx);
                 let r3 = watch && (refused::<G>(&n3, ctx)? || r2);
                 let p3 = pack(p2, 2, f2, t2, k2);
-                let mut m3 = G::movable(&n3, die, ctx) & below(f2);
+                let mut m3 = G::movable_free(&n3, die, ctx) & below(f2);
                 if m3 == 0 {
                     unsure |= short(s, &n3, p3, 3, r3);
                 }
