@@ -106,15 +106,15 @@ impl fmt::Debug for TavliPosition {
 /// A side's 26 counts as four little-endian words, eight counts each (bytes 26..32 zero).
 #[inline]
 fn words(side: &[u8; 26]) -> [u64; 4] {
-    let mut bytes = [0u8; 32];
-    bytes[..26].copy_from_slice(side);
-    let mut out = [0u64; 4];
-    for (i, w) in out.iter_mut().enumerate() {
+    // Read straight from the counts: assembling them in a zeroed buffer first would make
+    // the last word wait on stores of different widths.
+    let word = |i: usize| {
         let mut b = [0u8; 8];
-        b.copy_from_slice(&bytes[8 * i..8 * i + 8]);
-        *w = u64::from_le_bytes(b);
-    }
-    out
+        b.copy_from_slice(&side[8 * i..8 * i + 8]);
+        u64::from_le_bytes(b)
+    };
+    let last = u64::from(u16::from_le_bytes([side[24], side[25]]));
+    [word(0), word(1), word(2), last]
 }
 
 /// Bit i of the result: the top bit of byte i of `x`.
