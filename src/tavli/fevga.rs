@@ -86,7 +86,8 @@ impl StepRules for Fevga {
         // His point q is my q + 12 or q - 12, the map of `on_his_path`.
         let his = occupancy(&pos.sides[1]);
         let blocked = on_his_path(his);
-        let behind = if his != 0 && pos.off(1) == 0 {
+        let opp_off = pos.off(1) > 0;
+        let behind = if his != 0 && !opp_off {
             (1u32 << his.trailing_zeros()) - 2
         } else {
             0
@@ -95,7 +96,7 @@ impl StepRules for Fevga {
             blocked,
             behind,
             check_trap: !rules.unblock_when_piled && !rules.start_quarter_only,
-            opp_off: pos.off(1) > 0,
+            opp_off,
         }
     }
 
