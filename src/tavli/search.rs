@@ -352,11 +352,12 @@ use packed::Packed;
 mod packed {
     use super::TavliStep;
 
-    /// Up to four steps, two little-endian words, step i in bytes 4i (from), 4i + 1 (to)
-    /// and 4i + 2 (the mark, 0 or 1; byte 4i + 3 is the step's padding): the layout of `[TavliStep; 4]` (`repr(C)`,
-    /// four bytes a step), so a play's steps are written by one copy. The field is private
-    /// to this module: every value is made by [`Packed::with`] from `NONE`, which keeps
-    /// each mark byte 0 or 1.
+    /// Up to four steps as two little-endian words, step i in bytes 4i (from), 4i + 1
+    /// (to) and 4i + 2 (the mark, 0 or 1; byte 4i + 3 is the step's padding): the layout
+    /// of `[TavliStep; 4]` (`repr(C)`, four bytes a step), so a play's steps are written
+    /// by one copy. The field is private to this module: every value is made by
+    /// [`Packed::with`] from `NONE` (or `Default`, the same), which keeps each mark byte 0
+    /// or 1.
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
     pub(super) struct Packed([u64; 2]);
 
@@ -383,9 +384,9 @@ mod packed {
             // SAFETY: `[TavliStep; 4]` is 16 bytes (checked above) of four `repr(C)`
             // steps, each `from: u8` at byte 0, `to: u8` at 1, `mark: bool` at 2 and one
             // byte of padding. Any byte is a valid `u8` and padding may hold anything;
-            // the mark bytes hold 0 or 1 (a `bool` cast in `with`, zero in `NONE`, and
-            // `with` only ORs a step into zero bytes of its own slot or leaves them), so
-            // every value this type can hold is a valid `[TavliStep; 4]`.
+            // the mark bytes hold 0 or 1: zero in `NONE`, and `with` ORs into a mark byte
+            // only a `bool` cast to 0 or 1 (the step's other bits fall in its `from` and
+            // `to` bytes), so every value this type can hold is a valid `[TavliStep; 4]`.
             unsafe { std::mem::transmute::<[u64; 2], [TavliStep; 4]>(self.0) }
         }
     }
@@ -773,10 +774,9 @@ fn double<G: StepRules>(
 /// - a play whose last state fails them is dropped: every order of its steps ends there;
 /// - a play that passed a refused state on the way, but whose last state is allowed, is
 ///   legal when another order of its steps passes none ([`legal_order`]): a double's four
-///   steps are tried in every order; a non-double's two steps by different checkers in the
-///   other order when the higher die went first, while a play found with the lower die
-///   first, or one checker's two steps, has its other order among the sequences tried
-///   anyway (found there, or refused there too);
+///   steps are tried in every order; a non-double's two steps the other way round when the
+///   higher die went first, while a play found with the lower die first, or one checker
+///   moved by both dice lower die first, is among the sequences the passes try anyway;
 /// - a game end on the way, and any doubt about the shorter plays (one dropped or in
 ///   doubt) when no play of the most steps is left, go to the full search.
 fn canonical<G: StepRules>(
@@ -828,9 +828,12 @@ fn canonical<G: StepRules>(
                     continue;
                 }
                 if tainted {
-                    // The other order, lower die first, where it is another sequence of
-                    // the same two checkers that the second pass would not try.
-                    let other = if first == h && from2 != to as usize {
+                    // The same two steps the other way round, lower die first (the second
+                    // pass skips them). One checker's two steps (`from2 == to`) have that
+                    // order only with another checker on `to` at the start; the second
+                    // pass tries the chained order. A play found in the second pass has
+                    // its other orders among the first pass's sequences.
+                    let other = if first == h {
                         legal_order::<G>(root, &[(from2, l), (from, h)], ctx)?
                     } else {
                         None
