@@ -171,29 +171,24 @@ impl Compact {
     }
 }
 
+/// `unit` shifted to the four bits of each point m (0..26) at index m; zero beyond.
+const fn per_point(unit: u128) -> [u128; 32] {
+    let mut t = [0u128; 32];
+    let mut m = 0;
+    while m < 26 {
+        t[m] = unit << (4 * m);
+        m += 1;
+    }
+    t
+}
+
 /// `ONE[m]`: one checker on point m in the four-bit counts (m up to 31, so any index a
 /// `u32` bit mask yields is in range). A table: a 128-bit shift by a variable amount takes
 /// several instructions and branches, a load one.
-static ONE: [u128; 32] = {
-    let mut t = [0u128; 32];
-    let mut m = 0;
-    while m < 26 {
-        t[m] = 1 << (4 * m);
-        m += 1;
-    }
-    t
-};
+static ONE: [u128; 32] = per_point(1);
 
 /// `FIELD[m]`: the four bits of point m in the four-bit counts.
-static FIELD: [u128; 32] = {
-    let mut t = [0u128; 32];
-    let mut m = 0;
-    while m < 26 {
-        t[m] = 15 << (4 * m);
-        m += 1;
-    }
-    t
-};
+static FIELD: [u128; 32] = per_point(15);
 
 /// The mover's counts, four bits a point, in one SSE2 register: a checker added or taken
 /// is one byte-wise vector addition (no count exceeds 15, so no carry leaves its four
