@@ -622,12 +622,10 @@ fn cube_hint(
     if state.decision == Decision::GameOver {
         return Err("the game is over: nothing to decide".into());
     }
-    let pos = state.position;
     let money = state.is_money();
-    // At a take question the doubler is the one about to roll.
-    let taking = matches!(state.decision, Decision::TakeOrDrop);
-    let roller = if taking { pos.swap() } else { pos };
-    // At a take question the roller is the doubler: its view of the cube.
+    // At a take question the doubler is the one about to roll: its position and its view
+    // of the cube.
+    let (roller, taking) = crate::engine::roller(state);
     let view = crate::engine::roller_view(state);
     let settings = SearchSettings {
         utility: crate::engine::utility(&view),

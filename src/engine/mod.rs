@@ -278,7 +278,7 @@ pub fn roller_view(state: &MatchState) -> CubeView {
 
 /// The position of the side about to roll, and whether that is the acting side's opponent
 /// (at a take question the doubler rolls next).
-fn roller(state: &MatchState) -> (Position, bool) {
+pub fn roller(state: &MatchState) -> (Position, bool) {
     if state.decision == Decision::TakeOrDrop {
         (state.position.swap(), true)
     } else {
