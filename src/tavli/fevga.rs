@@ -59,6 +59,19 @@ pub fn piled_wall(pos: &TavliPosition) -> Option<u32> {
     Some(wall)
 }
 
+/// The points (bits of the mover's) a checker on `from` could reach with the roll
+/// `high`, `low`: `d`, `2d`, .. `4d` below for a double, `high`, `low` or both below
+/// otherwise (whether the points between are open is not asked: a bound).
+#[inline]
+fn reachable(from: u32, high: u8, low: u8) -> u32 {
+    if high == low {
+        let d = u32::from(high);
+        from >> d | from >> (2 * d) | from >> (3 * d) | from >> (4 * d)
+    } else {
+        from >> high | from >> low | from >> (high + low)
+    }
+}
+
 /// What a Fevga search computes once: the opponent does not move during the mover's play.
 #[derive(Debug, Clone, Copy)]
 pub struct FevgaCtx {
@@ -158,13 +171,7 @@ impl StepRules for Fevga {
         const START: u32 = 0x3f << 19;
         let quarter = s.occ & START;
         if quarter != 0 {
-            let reach = if high == low {
-                let d = u32::from(high);
-                quarter >> d | quarter >> (2 * d) | quarter >> (3 * d) | quarter >> (4 * d)
-            } else {
-                quarter >> high | quarter >> low | quarter >> (high + low)
-            };
-            let new = (reach & START & !s.occ & !ctx.blocked)
+            let new = (reachable(quarter, high, low) & START & !s.occ & !ctx.blocked)
                 .count_ones()
                 .min(steps);
             if quarter.count_ones() + new >= 6 {
@@ -175,12 +182,7 @@ impl StepRules for Fevga {
             // A wall can only stand on points held now or reachable this roll (a point
             // `d`, `2d`, .. or `high + low` below a checker, not blocked): none when no
             // six of those stand in a row behind every opposing checker.
-            let reach = if high == low {
-                let d = u32::from(high);
-                s.occ >> d | s.occ >> (2 * d) | s.occ >> (3 * d) | s.occ >> (4 * d)
-            } else {
-                s.occ >> high | s.occ >> low | s.occ >> (high + low)
-            };
+            let reach = reachable(s.occ, high, low);
             let may = on_his_path(s.occ | reach & !ctx.blocked) & ctx.behind;
             if may & may >> 1 & may >> 2 & may >> 3 & may >> 4 & may >> 5 == 0 {
                 return true;

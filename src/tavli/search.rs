@@ -387,17 +387,6 @@ mod packed {
     }
 }
 
-/// `steps` with one more step (see [`Packed::with`]).
-#[inline]
-fn pack(steps: Packed, depth: u8, from: usize, to: u8, mark: bool) -> Packed {
-    steps.with(depth, from, to, mark)
-}
-
-#[inline]
-fn unpack(steps: Packed, out: &mut [TavliStep; 4]) {
-    *out = steps.steps();
-}
-
 #[derive(Debug, Clone, Copy)]
 struct Leaf {
     state: Compact,
@@ -551,7 +540,7 @@ impl<'a> Sink<'a> {
         if let Some(play) = self.out.last_mut() {
             play.after.sides[0] = leaf.state.side();
             G::store_marks(&mut play.after, &leaf.state);
-            unpack(leaf.steps, &mut play.steps);
+            play.steps = leaf.steps.steps();
             play.len = leaf.used;
             play.end = leaf.end;
         }
@@ -627,7 +616,7 @@ fn full<G: StepRules>(
                     continue;
                 }
                 moved = true;
-                let steps = pack(Packed::NONE, 0, from, to, mark);
+                let steps = Packed::NONE.with(0, from, to, mark);
                 let end = G::end(&a, ctx);
                 if end.is_none() && second_steps::<G>(&a, steps, first, second, ctx, s, &mut sink) {
                     continue;
@@ -684,7 +673,7 @@ fn second_steps<G: StepRules>(
             any = true;
             let leaf = Leaf {
                 state: b,
-                steps: pack(steps, 1, from, to, mark),
+                steps: steps.with(1, from, to, mark),
                 first,
                 used: 2,
                 end: G::end(&b, ctx),
@@ -715,7 +704,7 @@ fn double<G: StepRules>(
             continue;
         }
         any = true;
-        let steps = pack(steps, depth, from, to, mark);
+        let steps = steps.with(depth, from, to, mark);
         let end = G::end(&n, ctx);
         if end.is_some() || depth == 3 {
             let leaf = Leaf {
@@ -813,11 +802,11 @@ fn canonical<G: StepRules>(
                 // than by the checker just moved, was found with the higher die first.
                 next &= !(high_ok & !(1u32 << to));
             }
-            let steps = pack(Packed::NONE, 0, from, to, mark);
+            let steps = Packed::NONE.with(0, from, to, mark);
             while next != 0 {
                 let from2 = pop_high(&mut next);
                 let (b, to2, mark2) = G::apply(&a, from2, second, ctx);
-                let mut play = pack(steps, 1, from2, to2, mark2);
+                let mut play = steps.with(1, from2, to2, mark2);
                 if watch && refused::<G>(&b, ctx)? {
                     last_refused = true;
                     continue;
@@ -887,7 +876,7 @@ fn canonical<G: StepRules>(
         }
         sink.write::<G>(&Leaf {
             state: a,
-            steps: pack(Packed::NONE, 0, from, to, mark),
+            steps: Packed::NONE.with(0, from, to, mark),
             first: die,
             used: 1,
             end: None,
@@ -925,7 +914,7 @@ fn legal_order<G: StepRules>(
         if i + 1 < steps.len() && refused::<G>(&n, ctx)? {
             return Some(None);
         }
-        packed = pack(packed, i as u8, from, to, mark);
+        packed = packed.with(i as u8, from, to, mark);
         state = n;
     }
     Some(Some(packed))
@@ -1036,7 +1025,7 @@ fn canonical_double<G: StepRules>(
         let (n1, t0, k0) = G::apply(root, f0, die, ctx);
         // Whether a state on the way, this one included, was refused.
         let r1 = watch && refused::<G>(&n1, ctx)?;
-        let p1 = pack(Packed::NONE, 0, f0, t0, k0);
+        let p1 = Packed::NONE.with(0, f0, t0, k0);
         let mut m1 = G::movable_free(&n1, die, ctx) & below(f0);
         if m1 == 0 {
             unsure |= short(s, &n1, p1, 1, r1);
@@ -1045,7 +1034,7 @@ fn canonical_double<G: StepRules>(
             let f1 = pop_high(&mut m1);
             let (n2, t1, k1) = G::apply(&n1, f1, die, ctx);
             let r2 = watch && (refused::<G>(&n2, ctx)? || r1);
-            let p2 = pack(p1, 1, f1, t1, k1);
+            let p2 = p1.with(1, f1, t1, k1);
             let mut m2 = G::movable_free(&n2, die, ctx) & below(f1);
             if m2 == 0 {
                 unsure |= short(s, &n2, p2, 2, r2);
@@ -1054,7 +1043,7 @@ fn canonical_double<G: StepRules>(
                 let f2 = pop_high(&mut m2);
                 let (n3, t2, k2) = G::apply(&n2, f2, die, ctx);
                 let r3 = watch && (refused::<G>(&n3, ctx)? || r2);
-                let p3 = pack(p2, 2, f2, t2, k2);
+                let p3 = p2.with(2, f2, t2, k2);
                 let mut m3 = G::movable_free(&n3, die, ctx) & below(f2);
                 if m3 == 0 {
                     unsure |= short(s, &n3, p3, 3, r3);
@@ -1062,7 +1051,7 @@ fn canonical_double<G: StepRules>(
                 while m3 != 0 {
                     let f3 = pop_high(&mut m3);
                     let (n4, t3, k3) = G::apply(&n3, f3, die, ctx);
-                    let mut play = pack(p3, 3, f3, t3, k3);
+                    let mut play = p3.with(3, f3, t3, k3);
                     if watch && refused::<G>(&n4, ctx)? {
                         unsure = true;
                         continue;
@@ -1331,11 +1320,9 @@ mod tests {
         let steps = [(25, 20, true), (13, 7, false), (6, 0, false), (24, 1, true)];
         let mut packed = Packed::NONE;
         for (depth, &(from, to, mark)) in steps.iter().enumerate() {
-            packed = pack(packed, depth as u8, from, to, mark);
+            packed = packed.with(depth as u8, from, to, mark);
         }
-        let mut out = [TavliStep::default(); 4];
-        unpack(packed, &mut out);
-        for (st, &(from, to, mark)) in out.iter().zip(&steps) {
+        for (st, &(from, to, mark)) in packed.steps().iter().zip(&steps) {
             assert_eq!(
                 *st,
                 TavliStep {
