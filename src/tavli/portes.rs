@@ -6,8 +6,8 @@
 //! hits), where backgammon demands both dice.
 //!
 //! Portes plays come from the shared step search with the step rules below: in the
-//! canonical order of backgammon's generator while more than four checkers of the mover
-//! are on the board (no step can end the game), from the full search otherwise. The
+//! canonical order of backgammon's generator (with the last checker borne off within the
+//! roll as C5 has it). The
 //! backgammon positions of this module's [`generate`] come from backgammon's own generator
 //! ([`crate::game::generate_plays`]). The naive generator of the tests checks that the
 //! rule texts coincide.
@@ -120,12 +120,11 @@ impl StepRules for Portes {
         (n, to, hit)
     }
 
-    /// Backgammon's movement; the ending steps, the 15th checker borne off, are
-    /// [`Self::end`]'s (positions with at most four checkers on the board, where they can
-    /// happen, go straight to the full search).
+    /// Backgammon's movement; the ending step, the 15th checker borne off, is
+    /// [`Self::end`]'s, and the canonical order settles it too.
     #[inline]
-    fn order_free(s: &Compact, _: &PortesCtx) -> bool {
-        s.off + 4 < CHECKERS
+    fn order_free(_: &Compact, _: &PortesCtx) -> bool {
+        true
     }
 
     /// No checks beyond movement, and no 15th checker borne off with more than four on
