@@ -6,9 +6,10 @@
 //! That order finds every play when a step's legality depends on the steps before it
 //! only through the checkers they moved; it watches every state it reaches, drops the
 //! plays that end in a state failing a per-step check (Fevga's walls), tries the other
-//! orders of a play that passes one on the way, and when a state ends the game (C5), or
-//! when a game's sources depend on the steps before (Fevga's runner), the full search
-//! decides.
+//! orders of a play that passes one on the way, and ends a play at a step that ends the
+//! game (C5). When a double may end the game other than by the last checker borne off
+//! (a mother pinned in Plakoto), or when a game's sources depend on the steps before
+//! (Fevga's runner), the full search decides.
 //!
 //! The full search ([`full`]) tries every order of steps, applying each game's per-step
 //! rules, with the positions reached after the same number of steps of a double explored
@@ -768,8 +769,18 @@ fn double<G: StepRules>(
 ///   steps are tried in every order; a non-double's two steps the other way round when the
 ///   higher die went first, while a play found with the lower die first, or one checker
 ///   moved by both dice lower die first, is among the sequences the passes try anyway;
-/// - a game end on the way, and any doubt about the shorter plays (one dropped or in
-///   doubt) when no play of the most steps is left, go to the full search.
+/// - a step that ends the game ends the play, which is legal whatever else is found
+///   (C5) and counts for C4 like any other (E19). A non-double's passes try both dice
+///   first, so a play ending at its first step is found in its pass, and the second pass
+///   also tries the higher-die steps that ended the game at the start. The last checker
+///   borne off leaves no step after it in any order, so a double's sorted sequences find
+///   those plays too; a double's other game ends (Plakoto's mother pinned, where a sorted
+///   sequence may end before steps another order plays first) go to the full search, as
+///   does any doubt about the shorter plays (one dropped or in doubt) when no play of
+///   the most steps is left.
+///
+/// `WATCH` is [`StepRules::quiet`]'s answer negated: the form without checks has none of
+/// them in its loops.
 fn canonical<G: StepRules, const WATCH: bool>(
     root: &Compact,
     h: u8,
@@ -922,10 +933,11 @@ fn canonical<G: StepRules, const WATCH: bool>(
     Some(())
 }
 
-/// A state [`canonical`] reached, when watched: `None` when the game ends there other
-/// than by the last checker borne off (the full search decides), else whether it fails
-/// [`StepRules::allowed`]. With the last checker off no step is left, so every order of
-/// steps ends there at its last step, and the callers write it as a finished play.
+/// A state a double's steps reached in [`canonical`] (or [`legal_order`]), when watched:
+/// `None` when the game ends there other than by the last checker borne off (the full
+/// search decides), else whether it fails [`StepRules::allowed`]. With the last checker
+/// off no step is left, so every order of steps ends there at its last step, and the
+/// callers write it as a finished play.
 #[inline]
 fn refused<G: StepRules>(s: &Compact, ctx: &G::Ctx) -> Option<bool> {
     if s.occ != 0 && G::end(s, ctx).is_some() {
