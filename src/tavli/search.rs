@@ -1177,11 +1177,11 @@ pub struct Split {
     pub positions: usize,
     /// Of those, the positions the canonical order settles.
     pub canonical: usize,
-    /// The positions the canonical order hands back (a game end within the roll, or
-    /// doubt about the shorter plays).
+    /// The positions the canonical order hands back (a double that may pin a mother in
+    /// Plakoto, or doubt about the shorter plays).
     pub handed_back: usize,
     /// The positions where the canonical order does not apply ([`StepRules::order_free`]
-    /// false: Fevga's runner rule, Portes with at most four checkers on the board).
+    /// false: Fevga's runner rule).
     pub not_order_free: usize,
     /// The fastest of the rounds, in ns per position of the whole set: the canonical
     /// order on every position where it applies (those handed back included, up to where
@@ -1310,8 +1310,8 @@ mod tests {
     /// each once, and each play's steps are legal in their order; on every position of
     /// the movegen sets (seeded random games and the shipped nets' self-play), most
     /// positions of each game being settled so, among them positions where a play ends
-    /// the game, and some handed back where `hands_back` (Plakoto's doubles where a mother
-    /// can be pinned, Fevga's plays passing a wall in every order).
+    /// the game, and some left to the full search where `hands_back` (Plakoto's doubles
+    /// where a mother can be pinned, Fevga's positions under the runner rule).
     fn canonical_matches_full<G: StepRules>(variant: Variant, hands_back: bool) {
         let rules = Rules::default();
         let mut set = crate::bench::tavli_movegen_set(variant);
