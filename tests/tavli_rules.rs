@@ -134,6 +134,13 @@ fn pl_t3_mother_win() {
     assert!(ps
         .iter()
         .any(|q| q.steps().len() == 1 && q.steps()[0].from == 3 && q.end.is_some()));
+    // The 1 played first by any other checker, then 3/1 with the 2: each its own play.
+    let m = moves(&p, 2, 1);
+    for play in [
+        "9/8 3/1*", "7/6 3/1*", "6/5 3/1*", "5/4 3/1*", "3/2 3/1*", "4/1*",
+    ] {
+        assert!(m.contains(play), "{play}");
+    }
     // With X's own start still holding checkers the game goes on.
     let q = pos("plakoto:24-2,7-2,6-3,5-3,4-3,3-2:24-1,8-4,6-5,5-5");
     let ps = plays(&q, 2, 1);

@@ -5,12 +5,11 @@
 //! (checker on 2, roll 3-1: 2/off is legal beside 2/1*/off, and the two differ when the 1
 //! hits), where backgammon demands both dice.
 //!
-//! Portes plays come from the shared step search with the step rules below: in the
-//! canonical order of backgammon's generator (with the last checker borne off within the
-//! roll as C5 has it). The
-//! backgammon positions of this module's [`generate`] come from backgammon's own generator
-//! ([`crate::game::generate_plays`]). The naive generator of the tests checks that the
-//! rule texts coincide.
+//! Portes plays come from the shared step search with the step rules below, in the
+//! canonical order of backgammon's generator (the last checker borne off within the roll
+//! ending the play as C5 has it). The backgammon positions of this module's [`generate`]
+//! come from backgammon's own generator ([`crate::game::generate_plays`]). The naive
+//! generator of the tests checks that the rule texts coincide.
 
 use super::position::{TavliPosition, BAR, CHECKERS};
 use super::search::{movable_mask, Compact, StepRules};

@@ -946,9 +946,9 @@ fn refused<G: StepRules>(s: &Compact, ctx: &G::Ctx) -> Option<bool> {
     Some(!G::allowed(s, ctx))
 }
 
-/// A play of [`canonical`] whose last step bore off the mover's last checker: legal
-/// whatever the other plays (C5, E19), and written unless its result is out already
-/// (another order of steps, or fewer of them, may bear off the same checkers).
+/// A play of [`canonical`] whose last step ends the game: legal whatever the other plays
+/// (C5, E19), and written unless its result is out already (another order of steps, or
+/// fewer of them, may bear off the same checkers).
 #[cold]
 fn finished<G: StepRules>(s: &mut Scratch, sink: &mut Sink, leaf: Leaf, ctx: &G::Ctx) {
     let key = leaf.state.key();
