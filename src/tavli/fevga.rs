@@ -228,15 +228,17 @@ impl StepRules for Fevga {
     }
 }
 
-/// Every distinct legal Fevga play, with the `unblock_when_piled` filter when set.
+/// Every distinct legal Fevga play, with the `unblock_when_piled` filter when set (by the
+/// full search alone when `every_order`).
 pub(crate) fn generate(
     pos: &TavliPosition,
     dice: Dice,
     rules: &Rules,
     scratch: &mut Scratch,
     out: &mut Vec<TavliPlay>,
+    every_order: bool,
 ) {
-    search::<Fevga>(pos, dice, rules, scratch, out);
+    search::<Fevga>(pos, dice, rules, scratch, out, every_order);
     if rules.unblock_when_piled {
         if let Some(wall) = piled_wall(pos) {
             let opens =

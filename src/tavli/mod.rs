@@ -245,6 +245,26 @@ impl std::ops::Deref for TavliPlayList {
 /// legal step the list holds the one empty play. A finished game (see
 /// [`TavliPosition::result`]) has no plays at all: the list is empty.
 pub fn generate_plays(pos: &TavliPosition, dice: Dice, rules: &Rules, list: &mut TavliPlayList) {
+    generate(pos, dice, rules, list, false);
+}
+
+/// The plays of [`generate_plays`], found by trying every order of steps alone (the full
+/// search), never by the canonical order that [`generate_plays`] settles most positions
+/// with: the same plays, more slowly, so that the two can be checked against each other
+/// on any position (the `tavli` fuzz target).
+pub fn legal_plays_every_order(pos: &TavliPosition, dice: Dice, rules: &Rules) -> Vec<TavliPlay> {
+    let mut list = TavliPlayList::new();
+    generate(pos, dice, rules, &mut list, true);
+    list.plays
+}
+
+fn generate(
+    pos: &TavliPosition,
+    dice: Dice,
+    rules: &Rules,
+    list: &mut TavliPlayList,
+    every_order: bool,
+) {
     list.plays.clear();
     if pos.result().is_some() {
         return;
@@ -257,6 +277,7 @@ pub fn generate_plays(pos: &TavliPosition, dice: Dice, rules: &Rules, list: &mut
                 rules,
                 &mut list.scratch,
                 &mut list.plays,
+                every_order,
             );
         }
         Variant::Backgammon => portes::generate(pos, dice, &mut list.backgammon, &mut list.plays),
@@ -267,10 +288,18 @@ pub fn generate_plays(pos: &TavliPosition, dice: Dice, rules: &Rules, list: &mut
                 rules,
                 &mut list.scratch,
                 &mut list.plays,
+                every_order,
             );
         }
         Variant::Fevga => {
-            fevga::generate(pos, dice, rules, &mut list.scratch, &mut list.plays);
+            fevga::generate(
+                pos,
+                dice,
+                rules,
+                &mut list.scratch,
+                &mut list.plays,
+                every_order,
+            );
         }
     }
 }

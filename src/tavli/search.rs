@@ -548,19 +548,22 @@ impl<'a> Sink<'a> {
     }
 }
 
-/// Every distinct legal play of `dice` in `pos` for the game `G`, into `out`.
+/// Every distinct legal play of `dice` in `pos` for the game `G`, into `out`: in the
+/// canonical order where it settles them, else by the full search; by the full search
+/// alone when `every_order` (to check the two against each other).
 pub(crate) fn generate<G: StepRules>(
     pos: &TavliPosition,
     dice: Dice,
     rules: &Rules,
     s: &mut Scratch,
     out: &mut Vec<TavliPlay>,
+    every_order: bool,
 ) {
     let (h, l) = (dice.high(), dice.low());
     let ctx = G::context(pos, rules);
     let root = Compact::load(pos, G::marks(pos));
     let before = out.len();
-    if settle::<G>(pos, &root, h, l, &ctx, s, out) == Some(true) {
+    if !every_order && settle::<G>(pos, &root, h, l, &ctx, s, out) == Some(true) {
         return;
     }
     out.truncate(before);

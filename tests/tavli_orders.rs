@@ -1,0 +1,130 @@
+//! The two searches of the Tavli move generator against each other on positions no game
+//! needs to reach: seeded random boards of each game (endings weighted heavily, Plakoto's
+//! pins and lone mothers, the switches of the rules text), every roll. The canonical step
+//! order that settles most positions, with its plays that end the game, must give exactly
+//! the plays of the search of every step order (`legal_plays_every_order`).
+
+use std::collections::BTreeSet;
+
+use stargammon::game::{Dice, Rng, ALL_ROLLS};
+use stargammon::tavli::position::opp_point;
+use stargammon::tavli::{
+    legal_plays, legal_plays_every_order, position_string, GameEnd, Rules, TavliPosition, Variant,
+    CHECKERS,
+};
+
+/// A random board of `variant`, or `None` when the draw is not a position of the game.
+///
+/// Each side keeps 0 to 15 checkers on the board (fewer than five half the time, so that
+/// the last checker can come off within the roll), placed on points chosen among its home
+/// board, its start and the rest; a point the other side holds is skipped, except in
+/// Plakoto where landing on a lone checker pins it. Portes sometimes puts checkers on the
+/// bar.
+fn random_board(variant: Variant, rng: &mut Rng) -> Option<TavliPosition> {
+    let mut sides = [[0u8; 26]; 2];
+    let mut pins = [0u32; 2];
+    for side in 0..2 {
+        let on_board = if rng.below(2) == 0 {
+            1 + rng.below(4) as u8
+        } else {
+            rng.below(u64::from(CHECKERS) + 1) as u8
+        };
+        let home_only = rng.below(3) == 0;
+        for _ in 0..on_board {
+            let point = match rng.below(if home_only { 1 } else { 4 }) {
+                0 => 1 + rng.below(6) as usize,
+                1 => 24,
+                2 if variant == Variant::Portes => 25,
+                _ => 1 + rng.below(24) as usize,
+            };
+            if point == 25 {
+                sides[side][25] += 1;
+                continue;
+            }
+            // The other side's view of this point.
+            let q = opp_point(variant, point);
+            let theirs = sides[1 - side][q];
+            if theirs == 0 {
+                sides[side][point] += 1;
+            } else if variant == Variant::Plakoto
+                && theirs == 1
+                && pins[1 - side] >> q & 1 == 0
+                && pins[side] >> point & 1 == 0
+            {
+                sides[side][point] += 1;
+                pins[1 - side] |= 1 << q;
+            }
+        }
+    }
+    TavliPosition::new(variant, sides[0], sides[1], pins).ok()
+}
+
+/// The switches of the rules text, drawn.
+fn random_rules(rng: &mut Rng) -> Rules {
+    Rules {
+        pinned_counts_home: rng.below(4) == 0,
+        unblock_when_piled: rng.below(4) == 0,
+        start_quarter_only: rng.below(4) == 0,
+    }
+}
+
+fn plays_of(
+    plays: &[stargammon::tavli::TavliPlay],
+) -> (BTreeSet<(String, Option<GameEnd>)>, usize) {
+    let set: BTreeSet<_> = plays
+        .iter()
+        .map(|p| (position_string(&p.after), p.end))
+        .collect();
+    (set, plays.len())
+}
+
+fn compare(variant: Variant, seed: u64, boards: usize) {
+    let mut rng = Rng::seeded(seed);
+    let (mut done, mut ending, mut tried) = (0, 0, 0);
+    while done < boards {
+        tried += 1;
+        assert!(tried < boards * 50, "{variant}: too few boards drawn");
+        let Some(pos) = random_board(variant, &mut rng) else {
+            continue;
+        };
+        if pos.result().is_some() {
+            continue;
+        }
+        done += 1;
+        let rules = random_rules(&mut rng);
+        for &roll in ALL_ROLLS.iter() {
+            let dice: Dice = roll;
+            let fast = legal_plays(&pos, dice, &rules);
+            let slow = legal_plays_every_order(&pos, dice, &rules);
+            let (fast_set, fast_len) = plays_of(&fast);
+            let (slow_set, _) = plays_of(&slow);
+            assert_eq!(fast_set.len(), fast_len, "{pos:?} {dice:?}: a result twice");
+            assert_eq!(
+                fast_set, slow_set,
+                "{pos:?} {dice:?} {rules:?}: the canonical order differs"
+            );
+            ending += usize::from(fast.iter().any(|p| p.end.is_some()));
+        }
+    }
+    eprintln!("{variant}: {done} boards of {tried} drawn, {ending} rolls with an ending play");
+    // The draws reach the endings the canonical order now settles.
+    assert!(
+        ending > boards,
+        "{variant}: {ending} rolls with an ending play"
+    );
+}
+
+#[test]
+fn portes_random_boards_every_roll() {
+    compare(Variant::Portes, 11, 5000);
+}
+
+#[test]
+fn plakoto_random_boards_every_roll() {
+    compare(Variant::Plakoto, 12, 5000);
+}
+
+#[test]
+fn fevga_random_boards_every_roll() {
+    compare(Variant::Fevga, 13, 5000);
+}
