@@ -251,13 +251,14 @@ pub fn generate_plays(pos: &TavliPosition, dice: Dice, rules: &Rules, list: &mut
 /// The plays of [`generate_plays`], found by trying every order of steps alone (the full
 /// search), never by the canonical order that [`generate_plays`] settles most positions
 /// with: the same plays, more slowly, so that the two can be checked against each other
-/// on any position (the `tavli` fuzz target).
+/// on any position (tests/tavli_orders.rs, the `tavli` fuzz target).
 pub fn legal_plays_every_order(pos: &TavliPosition, dice: Dice, rules: &Rules) -> Vec<TavliPlay> {
     let mut list = TavliPlayList::new();
     generate(pos, dice, rules, &mut list, true);
     list.plays
 }
 
+/// [`generate_plays`], by the full search alone when `every_order`.
 fn generate(
     pos: &TavliPosition,
     dice: Dice,
