@@ -270,38 +270,12 @@ fn generate(
     if pos.result().is_some() {
         return;
     }
+    let (s, out, all) = (&mut list.scratch, &mut list.plays, every_order);
     match pos.variant() {
-        Variant::Portes => {
-            search::generate::<portes::Portes>(
-                pos,
-                dice,
-                rules,
-                &mut list.scratch,
-                &mut list.plays,
-                every_order,
-            );
-        }
-        Variant::Backgammon => portes::generate(pos, dice, &mut list.backgammon, &mut list.plays),
-        Variant::Plakoto => {
-            search::generate::<plakoto::Plakoto>(
-                pos,
-                dice,
-                rules,
-                &mut list.scratch,
-                &mut list.plays,
-                every_order,
-            );
-        }
-        Variant::Fevga => {
-            fevga::generate(
-                pos,
-                dice,
-                rules,
-                &mut list.scratch,
-                &mut list.plays,
-                every_order,
-            );
-        }
+        Variant::Portes => search::generate::<portes::Portes>(pos, dice, rules, s, out, all),
+        Variant::Plakoto => search::generate::<plakoto::Plakoto>(pos, dice, rules, s, out, all),
+        Variant::Fevga => fevga::generate(pos, dice, rules, s, out, all),
+        Variant::Backgammon => portes::generate(pos, dice, &mut list.backgammon, out),
     }
 }
 
