@@ -819,7 +819,8 @@ fn canonical<G: StepRules, const WATCH: bool>(
             let from = pop_high(&mut src);
             let (a, to, mark) = G::apply(root, from, first, ctx);
             let tainted = watch && !G::allowed(&a, ctx);
-            if watch && G::end(&a, ctx).is_some() {
+            let end = if watch { G::end(&a, ctx) } else { None };
+            if end.is_some() {
                 if tainted {
                     return None;
                 }
@@ -832,9 +833,9 @@ fn canonical<G: StepRules, const WATCH: bool>(
                     steps: Packed::NONE.with(0, from, to, mark),
                     first,
                     used: 1,
-                    end: None,
+                    end,
                 };
-                finished::<G>(s, sink, leaf, ctx);
+                finished::<G>(s, sink, leaf);
                 continue;
             }
             let mut next = G::movable_free(&a, second, ctx);
@@ -949,20 +950,17 @@ fn refused<G: StepRules>(s: &Compact, ctx: &G::Ctx) -> Option<bool> {
     Some(!G::allowed(s, ctx))
 }
 
-/// A play of [`canonical`] whose last step ends the game: legal whatever the other plays
-/// (C5, E19), and written unless its result is out already (another order of steps, or
-/// fewer of them, may bear off the same checkers).
+/// A play of [`canonical`] whose last step ends the game (`leaf.end`): legal whatever the
+/// other plays (C5, E19), and written unless its result is out already (another order of
+/// steps, or fewer of them, may bear off the same checkers).
 #[cold]
-fn finished<G: StepRules>(s: &mut Scratch, sink: &mut Sink, leaf: Leaf, ctx: &G::Ctx) {
+fn finished<G: StepRules>(s: &mut Scratch, sink: &mut Sink, leaf: Leaf) {
     let key = leaf.state.key();
     if s.repeatable.contains(&key) {
         return;
     }
     s.repeatable.push(key);
-    sink.write::<G>(&Leaf {
-        end: G::end(&leaf.state, ctx),
-        ..leaf
-    });
+    sink.write::<G>(&leaf);
 }
 
 /// The steps `steps` (source, die) from `root` packed in their order when each is
@@ -1082,7 +1080,7 @@ fn canonical_double<G: StepRules, const WATCH: bool>(
                  steps: Packed,
                  used: u8,
                  refused: bool| {
-        let leaf = Leaf {
+        let mut leaf = Leaf {
             state: *state,
             steps,
             first: die,
@@ -1094,7 +1092,8 @@ fn canonical_double<G: StepRules, const WATCH: bool>(
                 return None;
             }
             s.most = s.most.max(used);
-            finished::<G>(s, sink, leaf, ctx);
+            leaf.end = G::end(state, ctx);
+            finished::<G>(s, sink, leaf);
             return Some(false);
         }
         if refused {
