@@ -383,8 +383,9 @@ pub fn consistent(raw: [f32; OUTPUTS], mover_off: u8, opp_off: u8) -> Probabilit
 /// arguments; each touches only the first `min(len)` elements of its slices.
 trait Kernels: Copy {
     /// The hidden layer: `hidden[j] = sigmoid(b1[j] + sum of x's values times row j of
-    /// their inputs in w1)`, for the first `hidden.len()` units (`b1` at least that long;
-    /// w1 is input-major with rows of `hidden.len()` weights).
+    /// their inputs in w1)`, for the first `hidden.len()` units; w1 is input-major with
+    /// rows of `hidden.len()` weights. Panics (never reads outside a slice) when `b1` is
+    /// shorter than `hidden` or an input's row does not lie inside `w1`.
     fn hidden_layer(self, hidden: &mut [f32], b1: &[f32], w1: &[f32], x: &SparseInput) {
         let h = hidden.len();
         hidden.copy_from_slice(&b1[..h]);
