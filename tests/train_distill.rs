@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use stargammon::eval::neural::DEFAULT_WEIGHTS;
 use stargammon::eval::NetSet;
-use stargammon::train::distill::{self, DataConfig, FitConfig};
+use stargammon::train::distill::{self, DataConfig, FitConfig, RolloutLabels};
 
 fn dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("sg-distill-{}-{name}", std::process::id()));
@@ -33,6 +33,7 @@ fn config(dir: &Path) -> DataConfig {
             "net vs pubeval".to_string(),
         ],
         threads: 2,
+        rollout: None,
     }
 }
 
@@ -121,6 +122,79 @@ fn shards_and_resumed_runs_make_the_chunks_of_one_run() {
     assert!(distill::load(std::slice::from_ref(&stopped)).is_err());
 
     for d in [whole, a, b, merged, stopped, odd] {
+        std::fs::remove_dir_all(d).unwrap();
+    }
+}
+
+/// Rollout labels: consistent probabilities, the same chunks from one thread or two, the
+/// rollout's settings in the manifest, and a directory of search labels refuses them.
+#[test]
+fn rollout_labels_are_consistent_deterministic_and_kept_apart() {
+    let go = AtomicBool::new(false);
+    let rolled = dir("rolled");
+    let mut cfg = config(&rolled);
+    cfg.labeller = "net".to_string();
+    cfg.chunks = 2;
+    cfg.rollout = Some(RolloutLabels {
+        trials: 4,
+        truncate: Some(3),
+    });
+    assert_eq!(distill::generate(&cfg, (0, 1), &go, &quiet).unwrap(), 2);
+    let m = distill::read_manifest(&rolled).unwrap();
+    assert!(
+        m.iter()
+            .all(|r| r.labeller.contains("rollout") && r.labeller.contains("truncate=3")),
+        "{m:?}"
+    );
+    let examples = distill::load(std::slice::from_ref(&rolled)).unwrap();
+    let mut n = 0;
+    for (_, ex) in &examples {
+        for e in ex {
+            let t = e.target;
+            assert!(t.iter().all(|p| (0.0..=1.0).contains(p)), "{t:?}");
+            assert!(t[1] <= t[0] && t[2] <= t[1], "{t:?}");
+            assert!(t[3] <= 1.0 - t[0] + 1e-6 && t[4] <= t[3], "{t:?}");
+            n += 1;
+        }
+    }
+    assert!(n > 0);
+
+    // One thread makes the same chunks.
+    let again = dir("rolled-again");
+    let mut one = cfg.clone();
+    one.dir = again.clone();
+    one.threads = 1;
+    distill::generate(&one, (0, 1), &go, &quiet).unwrap();
+    assert_eq!(chunks_of(&again), chunks_of(&rolled));
+
+    // Labels of another kind never join a directory: search labels, or other trials.
+    let mut search = cfg.clone();
+    search.rollout = None;
+    search.chunks = 3;
+    let e = distill::generate(&search, (0, 1), &go, &quiet).unwrap_err();
+    assert!(e.to_string().contains("other settings"), "{e}");
+    let mut more = cfg.clone();
+    more.chunks = 3;
+    more.rollout = Some(RolloutLabels {
+        trials: 5,
+        truncate: Some(3),
+    });
+    assert!(distill::generate(&more, (0, 1), &go, &quiet).is_err());
+
+    // Zero trials or a truncation at 0 plies are refused.
+    let mut zero = cfg.clone();
+    zero.rollout = Some(RolloutLabels {
+        trials: 0,
+        truncate: None,
+    });
+    assert!(zero.check().is_err());
+    zero.rollout = Some(RolloutLabels {
+        trials: 2,
+        truncate: Some(0),
+    });
+    assert!(zero.check().is_err());
+
+    for d in [rolled, again] {
         std::fs::remove_dir_all(d).unwrap();
     }
 }

@@ -7,8 +7,10 @@
 //!   not choose themselves. Each position before a roll is kept with probability `keep`
 //!   (positions answered exactly, finished games and both sides home, are left out) and
 //!   labelled with the five probabilities of the `labeller`'s search at its depth (Star2
-//!   depth 3: every roll's best play, averaged). Training targets come only from the
-//!   engine itself.
+//!   depth 3: every roll's best play, averaged), or, with a `[rollout]` table, with those
+//!   of a rollout by the labeller's players (variance-reduced, usually truncated: labels
+//!   that look further ahead than a short search, at more cost per position). Training
+//!   targets come only from the engine itself.
 //! - **Chunks and a manifest**: chunk `k` holds the positions of games
 //!   `k * games_per_chunk ..`, written whole to `chunk-KKKKK.bin` (checksummed) and then
 //!   recorded in `manifest.jsonl` with its game range, labeller, the labelling nets'
@@ -38,6 +40,7 @@ use crate::eval::weights::fnv1a64;
 use crate::eval::NetSet;
 use crate::game::{splitmix, Phase, PlayList, Position, Rng};
 use crate::players::{factory, BuildOptions, Decide};
+use crate::rollout::{Hooks, Rollout, RolloutSettings};
 use crate::search::Cancel;
 
 /// What a data directory holds and how it is made (`config/distill.toml` documents each key).
@@ -59,6 +62,73 @@ pub struct DataConfig {
     pub sources: Vec<String>,
     /// Worker threads (chunks in parallel).
     pub threads: usize,
+    /// Label with a rollout instead of the search (the labeller's depth is then its
+    /// players' depth).
+    #[serde(default)]
+    pub rollout: Option<RolloutLabels>,
+}
+
+/// Rollout labels: how many trials per position and where they are truncated.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RolloutLabels {
+    pub trials: u64,
+    /// Plies after which a trial is valued by the nets (none: played to the end).
+    #[serde(default)]
+    pub truncate: Option<u32>,
+}
+
+impl RolloutLabels {
+    /// The rollout of one position; its seed comes from the position's game and ply.
+    fn settings(&self, seed: u64) -> RolloutSettings {
+        RolloutSettings {
+            trials: self.trials,
+            seed,
+            truncate: self.truncate,
+            variance_reduction: true,
+            threads: 1,
+        }
+    }
+}
+
+/// Variance-reduced rollout estimates can leave the probability simplex by a little;
+/// targets must be consistent probabilities (gammons within wins, backgammons within
+/// gammons, wins and losses summing to at most 1).
+fn consistent_target(p: [f64; OUTPUTS]) -> [f32; OUTPUTS] {
+    let w = p[0].clamp(0.0, 1.0);
+    let wg = p[1].clamp(0.0, w);
+    let wbg = p[2].clamp(0.0, wg);
+    let lg = p[3].clamp(0.0, 1.0 - w);
+    let lbg = p[4].clamp(0.0, lg);
+    [w as f32, wg as f32, wbg as f32, lg as f32, lbg as f32]
+}
+
+/// What labels a chunk's positions: the search at the labeller's depth, or a rollout.
+enum Labeller {
+    Search(crate::engine::Engine, u32),
+    Rollout(Rollout, RolloutLabels),
+}
+
+impl Labeller {
+    fn label(&self, pos: &Position, seed: u64) -> [f32; OUTPUTS] {
+        match self {
+            Labeller::Search(engine, depth) => {
+                let settings = engine.plan().settings(*depth);
+                engine
+                    .searcher()
+                    .evaluate_position(pos, &settings, &Cancel::new())
+                    .probs
+                    .0
+            }
+            Labeller::Rollout(rollout, labels) => {
+                match rollout.position(pos, &labels.settings(seed), Hooks::none()) {
+                    Ok(r) => consistent_target(r.estimate.probs()),
+                    // Only finished games are refused, and those are never kept.
+                    Err(_) => exact(pos).map(|p| p.0).unwrap_or([0.0; OUTPUTS]),
+                }
+            }
+        }
+    }
 }
 
 impl DataConfig {
@@ -89,7 +159,24 @@ impl DataConfig {
             pair(s)?;
         }
         self.labeller_spec()?;
+        if let Some(r) = &self.rollout {
+            if r.trials == 0 || r.truncate == Some(0) {
+                return bad("rollout: trials and truncate must be at least 1".into());
+            }
+        }
         Ok(())
+    }
+
+    /// The labeller as the manifest records it (the rollout's settings included, so a
+    /// directory never mixes labels of two kinds).
+    fn labeller_name(&self, spec: &EngineSpec) -> String {
+        match &self.rollout {
+            None => spec.to_string(),
+            Some(r) => match r.truncate {
+                Some(t) => format!("rollout of {spec}, trials={}, truncate={t}", r.trials),
+                None => format!("rollout of {spec}, trials={}", r.trials),
+            },
+        }
     }
 
     fn labeller_spec(&self) -> Result<EngineSpec, TrainError> {
@@ -264,8 +351,7 @@ fn make_chunk(
     cfg: &DataConfig,
     k: u64,
     players: &mut [[Box<dyn Decide>; 2]],
-    labeller: &crate::engine::Engine,
-    depth: u32,
+    labeller: &Labeller,
 ) -> Vec<Example> {
     let mut positions = Vec::new();
     let mut list = PlayList::new();
@@ -288,23 +374,18 @@ fn make_chunk(
                 // The opening position is valued before the opening roll, which is no
                 // position the nets are asked about mid-game; it is left out.
                 if ply > 0 && keep_rng.chance(cfg.keep) && exact(pos).is_none() {
-                    positions.push(*pos);
+                    let label_seed = splitmix(game_seed ^ 0x726F_6C6C ^ u64::from(ply));
+                    positions.push((*pos, label_seed));
                 }
                 ply += 1;
             },
         );
     }
-    let settings = labeller.plan().settings(depth);
     positions
         .iter()
-        .map(|p| {
-            let e = labeller
-                .searcher()
-                .evaluate_position(p, &settings, &Cancel::new());
-            Example {
-                position: *p,
-                target: e.probs.0,
-            }
+        .map(|(p, seed)| Example {
+            position: *p,
+            target: labeller.label(p, *seed),
         })
         .collect()
 }
@@ -344,7 +425,7 @@ pub fn generate(
         positions: 0,
         seed: cfg.seed,
         keep: cfg.keep,
-        labeller: spec.to_string(),
+        labeller: cfg.labeller_name(&spec),
         net,
         sources: cfg.sources.clone(),
         file: String::new(),
@@ -367,7 +448,16 @@ pub fn generate(
     let threads = cfg.threads.min(todo.len().max(1));
     let mut engines = Vec::with_capacity(threads);
     for _ in 0..threads {
-        engines.push(engine_build::engine(&spec).map_err(|e| TrainError::Config(e.to_string()))?);
+        engines.push(match cfg.rollout {
+            None => Labeller::Search(
+                engine_build::engine(&spec).map_err(|e| TrainError::Config(e.to_string()))?,
+                spec.depth.get(),
+            ),
+            Some(r) => Labeller::Rollout(
+                Rollout::new(&spec).map_err(|e| TrainError::Config(e.to_string()))?,
+                r,
+            ),
+        });
     }
     let mut pairs = Vec::new();
     for s in &cfg.sources {
@@ -383,8 +473,8 @@ pub fn generate(
     let failure: Mutex<Option<TrainError>> = Mutex::new(None);
     std::thread::scope(|scope| {
         for engine in &engines {
-            let (next, todo, pairs, written, failure, template, spec) =
-                (&next, &todo, &pairs, &written, &failure, &template, &spec);
+            let (next, todo, pairs, written, failure, template) =
+                (&next, &todo, &pairs, &written, &failure, &template);
             scope.spawn(move || {
                 let mut players: Vec<[Box<dyn Decide>; 2]> =
                     pairs.iter().map(|(a, b)| [a.make(), b.make()]).collect();
@@ -395,7 +485,7 @@ pub fn generate(
                     let Some(&k) = todo.get(next.fetch_add(1, Ordering::Relaxed)) else {
                         break;
                     };
-                    let examples = make_chunk(cfg, k, &mut players, engine, spec.depth.get());
+                    let examples = make_chunk(cfg, k, &mut players, engine);
                     let bytes = chunk_bytes(&examples);
                     let record = ChunkRecord {
                         chunk: k,
