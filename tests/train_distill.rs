@@ -159,6 +159,30 @@ fn rollout_labels_are_consistent_deterministic_and_kept_apart() {
     }
     assert!(n > 0);
 
+    // `distill dump` lists them: chunk, Position ID, equity, the five probabilities.
+    let out = common::stargammon(&[
+        "distill",
+        "dump",
+        "--data",
+        rolled.to_str().unwrap(),
+        "--limit",
+        "3",
+    ]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let first: Vec<_> = examples.iter().flat_map(|(_, e)| e).take(3).collect();
+    assert_eq!(text.lines().count(), first.len().min(3));
+    for (line, e) in text.lines().zip(first) {
+        let fields: Vec<&str> = line.split('\t').collect();
+        assert_eq!(fields.len(), 4, "{line}");
+        let pos = stargammon::notation::ids::decode_position_id(fields[1]).unwrap();
+        assert_eq!(pos, e.position);
+        let probs: Vec<f32> = fields[3].split(' ').map(|p| p.parse().unwrap()).collect();
+        for (p, t) in probs.iter().zip(e.target) {
+            assert!((p - t).abs() < 1e-4, "{line}");
+        }
+    }
+
     // One thread makes the same chunks.
     let again = dir("rolled-again");
     let mut one = cfg.clone();
@@ -287,6 +311,8 @@ fn the_commands_refuse_bad_arguments_in_one_line() {
             "--contact-hidden",
             "16",
         ],
+        vec!["distill", "dump", "--data", "no/such/dir"],
+        vec!["distill", "dump", "--data", "x", "--every", "0"],
     ] {
         let out = common::stargammon(&args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");

@@ -1,4 +1,4 @@
-//! `stargammon distill generate|merge|train`: self-distillation data and training
+//! `stargammon distill generate|merge|train|dump`: self-distillation data and training
 //! (see [`crate::train::distill`]).
 
 use std::path::PathBuf;
@@ -28,6 +28,22 @@ pub enum DistillStep {
     Merge(MergeArgs),
     /// Train nets on data directories by minibatch Adam (cross-entropy), from given nets.
     Train(FitArgs),
+    /// Print labelled positions of data directories: chunk, Position ID, cubeless equity
+    /// and the five probabilities, one tab-separated line each.
+    Dump(DumpArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct DumpArgs {
+    /// Data directories (their manifests and chunks).
+    #[arg(long, required = true)]
+    pub data: Vec<PathBuf>,
+    /// Print every K-th position only.
+    #[arg(long, default_value_t = 1)]
+    pub every: usize,
+    /// Stop after this many lines.
+    #[arg(long)]
+    pub limit: Option<usize>,
 }
 
 #[derive(Debug, Args)]
@@ -90,7 +106,46 @@ pub fn run(a: DistillArgs) -> Result<(), CliError> {
         DistillStep::Generate(a) => generate(a),
         DistillStep::Merge(a) => merge(a),
         DistillStep::Train(a) => fit(a),
+        DistillStep::Dump(a) => dump(a),
     }
+}
+
+fn dump(a: DumpArgs) -> Result<(), CliError> {
+    use std::io::Write;
+    if a.every == 0 {
+        return Err("--every must be at least 1".into());
+    }
+    let data = distill::load(&a.data)?;
+    if data.is_empty() {
+        return Err("the data directories hold no chunks".into());
+    }
+    let lines = data
+        .iter()
+        .flat_map(|(k, ex)| ex.iter().map(move |e| (*k, e)))
+        .step_by(a.every)
+        .take(a.limit.unwrap_or(usize::MAX));
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    for (k, e) in lines {
+        let t = e.target;
+        let p = crate::eval::Probabilities(t);
+        let line = format!(
+            "{k}\t{}\t{:.4}\t{:.4} {:.4} {:.4} {:.4} {:.4}",
+            crate::notation::ids::position_id(&e.position),
+            p.equity(),
+            t[0],
+            t[1],
+            t[2],
+            t[3],
+            t[4]
+        );
+        if writeln!(out, "{line}").is_err() {
+            // A closed pipe (`| head`) ends the listing.
+            return Ok(());
+        }
+    }
+    out.flush().ok();
+    Ok(())
 }
 
 fn generate(a: GenerateArgs) -> Result<(), CliError> {
