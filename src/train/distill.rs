@@ -34,14 +34,14 @@ use serde::{Deserialize, Serialize};
 use super::TrainError;
 use crate::engine::{build as engine_build, EngineSpec, EvaluatorKind};
 use crate::eval::encoding::{Encoding, SparseInput};
-use crate::eval::net::{Mlp, MAX_HIDDEN, OUTPUTS};
+use crate::eval::net::{consistent, Mlp, MAX_HIDDEN, OUTPUTS};
 use crate::eval::neural::exact;
 use crate::eval::weights::fnv1a64;
 use crate::eval::NetSet;
 use crate::game::{splitmix, Phase, PlayList, Position, Rng};
 use crate::players::{factory, BuildOptions, Decide};
 use crate::rollout::{Hooks, Rollout, RolloutSettings};
-use crate::search::Cancel;
+use crate::search::{Cancel, SearchSettings};
 
 /// What a data directory holds and how it is made (`config/distill.toml` documents each key).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -91,38 +91,34 @@ impl RolloutLabels {
     }
 }
 
-/// Variance-reduced rollout estimates can leave the probability simplex by a little;
-/// targets must be consistent probabilities (gammons within wins, backgammons within
-/// gammons, wins and losses summing to at most 1).
-fn consistent_target(p: [f64; OUTPUTS]) -> [f32; OUTPUTS] {
-    let w = p[0].clamp(0.0, 1.0);
-    let wg = p[1].clamp(0.0, w);
-    let wbg = p[2].clamp(0.0, wg);
-    let lg = p[3].clamp(0.0, 1.0 - w);
-    let lbg = p[4].clamp(0.0, lg);
-    [w as f32, wg as f32, wbg as f32, lg as f32, lbg as f32]
-}
-
 /// What labels a chunk's positions: the search at the labeller's depth, or a rollout.
 enum Labeller {
-    Search(crate::engine::Engine, u32),
+    Search(crate::engine::Engine, SearchSettings),
     Rollout(Rollout, RolloutLabels),
 }
 
 impl Labeller {
     fn label(&self, pos: &Position, seed: u64) -> [f32; OUTPUTS] {
         match self {
-            Labeller::Search(engine, depth) => {
-                let settings = engine.plan().settings(*depth);
+            Labeller::Search(engine, settings) => {
                 engine
                     .searcher()
-                    .evaluate_position(pos, &settings, &Cancel::new())
+                    .evaluate_position(pos, settings, &Cancel::new())
                     .probs
                     .0
             }
             Labeller::Rollout(rollout, labels) => {
                 match rollout.position(pos, &labels.settings(seed), Hooks::none()) {
-                    Ok(r) => consistent_target(r.estimate.probs()),
+                    // Variance-reduced estimates can stray a little outside the
+                    // probabilities a position can have: the nets' own clamps put them back.
+                    Ok(r) => {
+                        consistent(
+                            r.estimate.probs().map(|p| p as f32),
+                            pos.off(),
+                            pos.opp_off(),
+                        )
+                        .0
+                    }
                     // Only finished games are refused, and those are never kept.
                     Err(_) => exact(pos).map(|p| p.0).unwrap_or([0.0; OUTPUTS]),
                 }
@@ -449,10 +445,12 @@ pub fn generate(
     let mut engines = Vec::with_capacity(threads);
     for _ in 0..threads {
         engines.push(match cfg.rollout {
-            None => Labeller::Search(
-                engine_build::engine(&spec).map_err(|e| TrainError::Config(e.to_string()))?,
-                spec.depth.get(),
-            ),
+            None => {
+                let engine =
+                    engine_build::engine(&spec).map_err(|e| TrainError::Config(e.to_string()))?;
+                let settings = engine.plan().settings(spec.depth.get());
+                Labeller::Search(engine, settings)
+            }
             Some(r) => Labeller::Rollout(
                 Rollout::new(&spec).map_err(|e| TrainError::Config(e.to_string()))?,
                 r,
