@@ -302,7 +302,9 @@ fn the_evaluator_feeds_each_net_its_encoding() {
 #[test]
 fn widened_nets_evaluate_as_before_and_refuse_to_shrink() {
     let shipped = NetSet::from_bytes(&td_nets_bytes()).unwrap();
-    let wide = shipped.widened(Encoding::V2, 160, 7).unwrap();
+    let wide = shipped
+        .widened(Encoding::V2, 160, shipped.race.hidden(), 7)
+        .unwrap();
     assert_eq!(wide.encoding, Encoding::V2);
     assert_eq!(
         (wide.contact.inputs(), wide.contact.hidden()),
@@ -327,8 +329,34 @@ fn widened_nets_evaluate_as_before_and_refuse_to_shrink() {
     }
     assert!(contact > 200, "{contact}");
     // Same encoding, same size: the same nets.
-    assert_eq!(shipped.widened(Encoding::V1, 128, 1).unwrap(), shipped);
+    let race_hidden = shipped.race.hidden();
+    assert_eq!(
+        shipped.widened(Encoding::V1, 128, race_hidden, 1).unwrap(),
+        shipped
+    );
     // Smaller, or from encoding 2 to 1: refused.
-    assert!(shipped.widened(Encoding::V1, 64, 1).is_err());
-    assert!(wide.widened(Encoding::V1, 160, 1).is_err());
+    assert!(shipped.widened(Encoding::V1, 64, race_hidden, 1).is_err());
+    assert!(shipped
+        .widened(Encoding::V1, 128, race_hidden - 1, 1)
+        .is_err());
+    assert!(wide.widened(Encoding::V1, 160, race_hidden, 1).is_err());
+    // A wider race net evaluates every race position as before.
+    let race_wide = shipped
+        .widened(Encoding::V1, 128, 2 * race_hidden, 3)
+        .unwrap();
+    assert_eq!(race_wide.race.hidden(), 2 * race_hidden);
+    assert_eq!(race_wide.contact, shipped.contact);
+    let mut races = 0;
+    for (pos, _) in stargammon::bench::pubeval_game_positions(5, 40) {
+        if pos.phase() != stargammon::game::Phase::Race {
+            continue;
+        }
+        races += 1;
+        Encoding::V1.encode_for(&pos, &mut x1);
+        let (a, b) = (shipped.race.forward(&x1), race_wide.race.forward(&x1));
+        for k in 0..5 {
+            assert!((a[k] - b[k]).abs() < 1e-5, "{pos:?}: {a:?} vs {b:?}");
+        }
+    }
+    assert!(races > 20, "{races}");
 }

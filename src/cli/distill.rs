@@ -91,6 +91,10 @@ pub struct FitArgs {
     /// with zero output weights).
     #[arg(long)]
     pub contact_hidden: Option<usize>,
+    /// Widen the starting race net to this many hidden units first (the new units start
+    /// with zero output weights).
+    #[arg(long)]
+    pub race_hidden: Option<usize>,
     #[arg(long, default_value_t = 10)]
     pub epochs: usize,
     #[arg(long, default_value_t = 128)]
@@ -196,21 +200,26 @@ fn fit(a: FitArgs) -> Result<(), CliError> {
         Some(p) => NetSet::load(p)?,
         None => NetSet::from_bytes(crate::eval::neural::DEFAULT_WEIGHTS)?,
     };
-    let start = if a.encoding.is_some() || a.contact_hidden.is_some() {
+    let start = if a.encoding.is_some() || a.contact_hidden.is_some() || a.race_hidden.is_some() {
         let encoding = match a.encoding {
             None => start.encoding,
             Some(id) => Encoding::from_id(id)
                 .ok_or_else(|| format!("--encoding {id}: no such input encoding"))?,
         };
         let hidden = a.contact_hidden.unwrap_or(start.contact.hidden());
-        let wide = start.widened(encoding, hidden, a.seed)?;
+        let race_hidden = a.race_hidden.unwrap_or(start.race.hidden());
+        let wide = start.widened(encoding, hidden, race_hidden, a.seed)?;
         eprintln!(
-            "contact net widened from {}x{} to {}x{} (encoding {})",
+            "contact net widened from {}x{} to {}x{} (encoding {}), race net from {}x{} to {}x{}",
             start.contact.inputs(),
             start.contact.hidden(),
             wide.contact.inputs(),
             wide.contact.hidden(),
-            encoding.id()
+            encoding.id(),
+            start.race.inputs(),
+            start.race.hidden(),
+            wide.race.inputs(),
+            wide.race.hidden(),
         );
         wide
     } else {

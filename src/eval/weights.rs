@@ -245,13 +245,15 @@ impl NetSet {
     }
 
     /// These nets with the contact net read through `encoding` and given `contact_hidden`
-    /// hidden units, evaluating every position as before ([`Mlp::widened`]: what is added
-    /// starts with no say). An encoding whose inputs do not begin with the current ones
-    /// (only encoding 1 is the prefix of another), or a smaller hidden layer, is refused.
+    /// hidden units, and the race net given `race_hidden`, evaluating every position as
+    /// before ([`Mlp::widened`]: what is added starts with no say). An encoding whose inputs
+    /// do not begin with the current ones (only encoding 1 is the prefix of another), or a
+    /// smaller hidden layer, is refused.
     pub fn widened(
         &self,
         encoding: Encoding,
         contact_hidden: usize,
+        race_hidden: usize,
         seed: u64,
     ) -> Result<NetSet, WeightsError> {
         let prefix = self.encoding == encoding || self.encoding == Encoding::V1;
@@ -274,10 +276,20 @@ impl NetSet {
                     encoding.contact_inputs()
                 ))
             })?;
+        let race = self
+            .race
+            .widened(self.race.inputs(), race_hidden, 0.1, &mut rng)
+            .ok_or_else(|| {
+                WeightsError::BadShape(format!(
+                    "the race net ({}x{}) cannot be widened to {race_hidden} hidden units",
+                    self.race.inputs(),
+                    self.race.hidden(),
+                ))
+            })?;
         Ok(NetSet {
             encoding,
             contact,
-            race: self.race.clone(),
+            race,
             games: self.games,
         })
     }
