@@ -130,7 +130,7 @@ fn five_point_matches_with_the_cube_on_seed_3() {
             int(&v, "gammons_a"),
             int(&v, "gammons_b")
         ),
-        (3, 22, 10, 1, 4),
+        (5, 22, 14, 2, 2),
         "{v}"
     );
 }
