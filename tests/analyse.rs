@@ -1,6 +1,6 @@
 //! `stargammon analyse` and the `.mat` reader: written matches read back as they were
 //! played, any bytes give a typed error, an obviously bad play is a blunder, forced plays
-//! are never flagged, the JSON follows cli.md, bad files exit 2, and on a small match the
+//! are never flagged, the JSON follows docs/cli.md, bad files exit 2, and on a small match the
 //! blunders gnubg finds are flagged by us too.
 
 #![allow(clippy::unwrap_used)]

@@ -1,4 +1,4 @@
-//! FIBS board strings: every captured example of protocols.md in both conventions, round
+//! FIBS board strings: every captured example (tests/common) in both conventions, round
 //! trips and never-panics properties.
 
 #![allow(clippy::unwrap_used)]

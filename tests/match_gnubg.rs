@@ -1,8 +1,9 @@
-//! The match runner against GNU Backgammon's own `external` server (protocols.md section 3,
-//! gnubg-peer.md): every request the referee writes must be a board gnubg understands and
-//! every answer gnubg gives must be read as the play gnubg meant, so a series between
-//! engines served by gnubg ends with zero forfeits. gnubg is an independent implementation,
-//! so this checks the board writer, the reply reader and the referee's rules against it.
+//! The match runner against GNU Backgammon's own `external` server (docs/protocols.md,
+//! "Engines over TCP in duels and matches"): every request the referee writes must be a
+//! board gnubg understands and every answer gnubg gives must be read as the play gnubg
+//! meant, so a series between engines served by gnubg ends with zero forfeits. gnubg is an
+//! independent implementation, so this checks the board writer, the reply reader and the
+//! referee's rules against it.
 //!
 //! gnubg must be installed (`/usr/games/gnubg`): its absence fails the tests unless
 //! `STARGAMMON_SKIP_GNUBG=1` skips them (see `common::gnubg_or_skip`).

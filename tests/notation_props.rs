@@ -137,8 +137,9 @@ fn match_state() -> impl Strategy<Value = MatchState> {
 
 const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-/// A Match ID's text from raw field values, written here bit by bit (protocols.md
-/// section 5) so that values the typed `MatchId` cannot hold can be tried too.
+/// A Match ID's text from raw field values, written here bit by bit (docs/protocols.md,
+/// "Position ID, Match ID and XGID") so that values the typed `MatchId` cannot hold can
+/// be tried too.
 fn raw_match_id(fields: &[(u32, u32)]) -> String {
     let mut key = [0u8; 9];
     let mut at = 0;

@@ -70,7 +70,7 @@ fn gives_cube_decisions_for_the_roller_and_the_taker() {
     let v = json_of(&out);
     assert_eq!(v["cube"]["action"], "no double");
     assert!(v["cube"]["equities"]["no_double"].is_number());
-    // gnubg's take question for P0 after P1 doubled (protocols.md): take or drop.
+    // gnubg's take question for P0 after P1 doubled (docs/protocols.md): take or drop.
     let out = hint(&[
         "board:gnubg0ply:probe:0:0:0:0:-1:0:-1:0:0:5:0:3:0:0:1:-5:4:0:0:0:-1:0:-5:-1:0:-1:1:1:0:1:0:0:0:0:1:1:1:1:1:-1:0:25:0:0:0:0:0:0:0:1",
         "--depth",

@@ -1,5 +1,5 @@
-//! Engines reached over TCP with gnubg's external-interface requests (protocols.md,
-//! section 3): one `board:...` line out, one reply line back.
+//! Engines reached over TCP with gnubg's external-interface requests (docs/protocols.md,
+//! "Engines over TCP in duels and matches"): one `board:...` line out, one reply line back.
 //!
 //! The transport is deliberately blocking and one connection per worker thread: a
 //! request/reply protocol with one outstanding request gains nothing from async, and a
@@ -166,7 +166,7 @@ pub type EncodeFn = fn(&MatchState) -> Result<String, String>;
 pub type ParseMoveFn = fn(&str, &MatchState) -> Result<Play, MoveReplyError>;
 
 /// The request for a decision: the board in gnubg's external-interface convention
-/// (protocols.md, section 1.1), as gnubg's own `external` server and `stargammon serve`
+/// (docs/protocols.md, "FIBS board lines"), as gnubg's own `external` server and `stargammon serve`
 /// expect it.
 /// Money rules the state states are appended as the interface's options
 /// (`jacobyrule on|off`, `beavers on|off`), which gnubg's `external` and `stargammon serve`

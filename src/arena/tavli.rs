@@ -286,7 +286,7 @@ pub fn duel_players_on(
     r
 }
 
-/// A Tavli match's rotation (M2): the games in the order they are played, repeating.
+/// A Tavli match's rotation: the games in the order they are played, repeating.
 pub const TAVLI_ROTATION: [Variant; 3] = [Variant::Portes, Variant::Plakoto, Variant::Fevga];
 
 /// The chances of each score of one game between equal players, per game: each side's
@@ -304,9 +304,10 @@ fn score_rates(v: Variant) -> (f64, f64, f64) {
     }
 }
 
-/// The chance to win a Tavli match (M4, M5) for the side needing `need[0]` points against
-/// one needing `need[1]`, before game `k` of the rotation, between equal players: a table
-/// computed by iterating the game-score chances of [`score_rates`] to its fixed point.
+/// The chance to win a Tavli match (games score 1 or 2, no cube) for the side needing
+/// `need[0]` points against one needing `need[1]`, before game `k` of the rotation, between
+/// equal players: a table computed by iterating the game-score chances of [`score_rates`]
+/// to its fixed point.
 #[derive(Debug, Clone)]
 pub struct TavliMatchTable {
     length: u32,
@@ -444,9 +445,9 @@ fn seat_player(seat: &mut Seat, v: Variant) -> Option<&mut TavliPlayer> {
 }
 
 /// Plays one Tavli match to `length` points on the dice of `seed`: the games of
-/// `rotation` in turn (M2), the first game and any after a tie opened by C8, every other
-/// game started by the previous game's winner, who rolls both dice (M3). Net players
-/// value each play by the chance of winning the match (M5).
+/// `rotation` in turn, the first game and any after a tie opened by C8, every other
+/// game started by the previous game's winner, who rolls both dice. Net players
+/// value each play by the chance of winning the match.
 pub fn play_match(
     length: u32,
     rotation: &[Variant],

@@ -1,5 +1,5 @@
 //! The search benchmark kernel: every algorithm at every depth over a fixed set of
-//! decisions, with the figures of docs/search.md. The CLI (`stargammon bench search`)
+//! decisions, with the figures of docs/benchmarks/search.md. The CLI (`stargammon bench search`)
 //! prints them; node counts are reproducible across machines, times are not.
 //!
 //! A run produces one [`DecisionRecord`] per (algorithm, depth, decision); the figures are

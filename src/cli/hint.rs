@@ -327,7 +327,7 @@ fn no_cube_reason(state: &MatchState) -> Option<(&'static str, String)> {
     None
 }
 
-/// The answer cli.md names for the acting side: "double" or "no double" for the roller,
+/// The answer docs/cli.md names for the acting side: "double" or "no double" for the roller,
 /// "take", "drop" or "beaver" at a take question.
 fn cube_action(state: &MatchState, d: &CubeDecision, rules: &CubeSettings) -> &'static str {
     if !matches!(state.decision, Decision::TakeOrDrop) && no_cube_reason(state).is_some() {

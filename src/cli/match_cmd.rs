@@ -92,7 +92,7 @@ fn run_tavli(args: &MatchArgs, variant: &str) -> Result<(), CliError> {
         },
     };
     if args.cube == Some(OnOff::On) {
-        return Err("the Tavli games have no cube (M5)".into());
+        return Err("the Tavli games have no cube".into());
     }
     if args.mat.is_some() || args.sgf.is_some() {
         return Err(

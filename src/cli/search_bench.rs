@@ -235,7 +235,7 @@ fn summarize_file(path: &std::path::Path, json: bool) -> Result<(), CliError> {
     Ok(())
 }
 
-/// Prints the figure lines as the table or as cli.md's JSON object (`threads` 0: unknown).
+/// Prints the figure lines as the table or as docs/cli.md's JSON object (`threads` 0: unknown).
 fn print_figures(all: &[AlgoFigures], json: bool, command: &str, threads: usize, eval: &str) {
     let mut depths: Vec<u8> = all.iter().map(|f| f.depth).collect();
     depths.dedup();

@@ -137,7 +137,7 @@ pub fn run(a: StrengthArgs) -> Result<(), CliError> {
                 "unlisted": p.unlisted,
             })
         };
-        // `by_phase` as cli.md has it (the error rate of each phase); `phases` with counts.
+        // `by_phase` as docs/cli.md has it (the error rate of each phase); `phases` with counts.
         let by_phase: serde_json::Map<String, serde_json::Value> = SetPhase::ALL
             .iter()
             .filter_map(|k| {

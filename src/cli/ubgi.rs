@@ -1,5 +1,5 @@
 //! `stargammon ubgi [--config FILE]`: the Universal Backgammon Interface on stdin/stdout
-//! (protocols.md section 6). Lines are read on their own thread so that `stop` and `quit`
+//! (docs/protocols.md, "UBGI"). Lines are read on their own thread so that `stop` and `quit`
 //! reach a running search.
 
 use std::collections::VecDeque;

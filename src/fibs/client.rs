@@ -1,7 +1,7 @@
 //! The FIBS bot account: one long-running client that logs in, keeps its settings right,
 //! accepts invitations by policy, plays from board lines and reconnects after any drop.
 //!
-//! Decisions are taken from `board:` lines only (see protocols.md, section 4): prose lines
+//! Decisions are taken from `board:` lines only (see docs/protocols.md, "FIBS bot"): prose lines
 //! merely trigger a request for a fresh board, a `join` or bookkeeping. Each distinct
 //! board is answered at most once per connection, so a board the server repeats (autoboard
 //! plus an explicit `board` request, a re-sent board after an error) never produces a

@@ -2,7 +2,8 @@
 //!
 //! These are the ids gnubg prints under every board (`4HPwATDgc/ABMA:MAELAAAAAAAA`) and
 //! the ones users paste, so the project reads and writes them bit for bit as gnubg does
-//! (format: docs/protocols.md section 5, from the gnubg manual's technical notes).
+//! (format: docs/protocols.md, "Position ID, Match ID and XGID", after the gnubg manual's
+//! technical notes).
 //!
 //! - The Position ID holds the checkers only, seen by the **player on roll**: first the
 //!   player not on roll, then the player on roll, each as 25 slots (own points 1..24, then

@@ -17,7 +17,7 @@
 //! Every net player maximises the expected value of the game's four scores (single and
 //! double win, single and double loss) under weights it is given: the points (money
 //! play, `[1, 2, -1, -2]`) by default, or the chances of winning a match after each
-//! score (`match --variant tavli`, M5).
+//! score (`match --variant tavli`).
 
 use std::fmt;
 use std::sync::Arc;

@@ -1,4 +1,5 @@
-//! gnubg's two socket protocols, as pure parsing and formatting (protocols.md sections 2, 3).
+//! gnubg's two socket protocols, as pure parsing and formatting (docs/protocols.md, "gnubg's
+//! external player" and "gnubg's external interface").
 //!
 //! - **External player** (`set player N external HOST:PORT`): gnubg connects and sends one
 //!   NUL-terminated board per decision; the reply is one line gnubg acts on. Everything gnubg

@@ -1,5 +1,5 @@
 //! The Universal Backgammon Interface (UBGI, draft 2025): a stdin/stdout engine protocol
-//! modelled on chess's UCI (protocols.md section 6).
+//! modelled on chess's UCI (docs/protocols.md, "UBGI").
 //!
 //! The user interface sends `ubgi`, the engine identifies itself and says `readyok`; then each
 //! line is a position (a FIBS board or an XGID) and the engine answers with a move (steps written singly

@@ -1,6 +1,6 @@
 //! What several integration tests share: where gnubg is, what a test that needs it does
 //! without it, and the board lines captured from gnubg 1.07 and a FIBS server
-//! (protocols.md).
+//! (docs/protocols.md, "FIBS board lines").
 
 #![allow(dead_code)]
 

@@ -1,4 +1,4 @@
-//! A FIBS-protocol test server, written from protocols.md section 4, for the bot client's
+//! A FIBS-protocol test server, after docs/protocols.md, "FIBS bot", for the bot client's
 //! integration tests.
 //!
 //! It behaves like the real thing where a client could notice: CRLF line ends, telnet
