@@ -21,7 +21,7 @@
 //! | [`server`] | the tokio server and its operator's log (games, latencies) |
 //! | [`http`] | the HTTP/JSON API, `/metrics` and the board page (axum) |
 //! | [`fibs`] | the FIBS bot |
-//! | [`bench`] | benchmark kernels |
+//! | [`mod@bench`] | benchmark kernels |
 //! | [`cli`] | one module per subcommand |
 
 pub mod analysis;

@@ -306,7 +306,7 @@ fn score_rates(v: Variant) -> (f64, f64, f64) {
 
 /// The chance to win a Tavli match (games score 1 or 2, no cube) for the side needing
 /// `need[0]` points against one needing `need[1]`, before game `k` of the rotation, between
-/// equal players: a table computed by iterating the game-score chances of [`score_rates`]
+/// equal players: a table computed by iterating the game-score chances of `score_rates`
 /// to its fixed point.
 #[derive(Debug, Clone)]
 pub struct TavliMatchTable {

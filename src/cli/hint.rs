@@ -64,7 +64,7 @@ pub struct HintArgs {
     /// Evaluator: net (the shipped nets), net:PATH, or pipsigmoid.
     #[arg(long, default_value = "net", value_parser = parse_evaluator_arg)]
     pub eval: EvaluatorKind,
-    /// Configuration file (TOML) whose [cube] section sets the cube model.
+    /// Configuration file (TOML) whose `[cube]` section sets the cube model.
     #[arg(long)]
     pub config: Option<std::path::PathBuf>,
     /// Print one JSON object.

@@ -24,7 +24,7 @@ use crate::tavli::Variant;
 
 #[derive(Debug, Args)]
 pub struct UbgiArgs {
-    /// Configuration file (TOML); its [engine] and [cube] sections apply.
+    /// Configuration file (TOML); its `[engine]` and `[cube]` sections apply.
     #[arg(long)]
     pub config: Option<PathBuf>,
 }

@@ -236,7 +236,7 @@ fn hit_mask(m: &super::encoding::Masks, bar: u8, dice: Dice) -> u32 {
 
 /// Rolls out of 36 that let a checker on slot `p` (1..=25) get past the furthest
 /// blocked point (bit mask, bits 1..=24) among the 12 in front of it; 36 when none
-/// block it. The same count as encoding 1's escape feature, from [`escape_patterns`]:
+/// block it. The same count as encoding 1's escape feature, from `escape_patterns`:
 /// the non-doubles and, for each double that gets past with its landings inside the
 /// window, one look at the landing point beyond it.
 #[inline]

@@ -352,7 +352,7 @@ fn prime_feature(v: &View, blocks: u32, len: u32) -> f32 {
 ///     and behind it (the pinner excluded), over 14: the stack that keeps the pin
 ///     through the bear-off (the paper's ChFrontOfPin);
 /// 11. the longest run of blocks, over 6;
-/// 12. 13. 14. the prime features of 6, 5 and 4 points ([`prime_feature`]);
+/// 12. 13. 14. the prime features of 6, 5 and 4 points (`prime_feature`);
 /// 15. Fevga: the side's runner has not yet released its other checkers (no checker
 ///     on points 1..=11, none borne off).
 pub fn side_features(pos: &TavliPosition) -> [f32; SIDE_FEATURES] {

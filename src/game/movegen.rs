@@ -12,7 +12,7 @@
 //! of steps once and, since steps of one length on a line are determined by their net
 //! effect, every resulting position once. Non-doubles try both dice orders, skip the
 //! second order where it repeats the first step for step, and compare positions only for
-//! the few plays that can repeat another (see [`may_repeat`]).
+//! the few plays that can repeat another (see `may_repeat`).
 
 use super::dice::Dice;
 use super::position::{Position, BAR};

@@ -18,7 +18,7 @@
 //! Parsing happens in two steps, so that "cannot parse" and "not a consistent game" stay apart:
 //! [`FibsBoard::parse`] reads the tokens into a typed record (every field range-checked), and
 //! [`FibsBoard::to_match_state`] interprets the record in a convention as a
-//! [`MatchState`](crate::game::MatchState) seen from the acting side. The way back is
+//! [`MatchState`] seen from the acting side. The way back is
 //! [`FibsBoard::from_match_state`] and [`FibsBoard::to_line`]. Which convention a line follows is
 //! an explicit argument; [`detect_convention`] decides it where the fields make it unambiguous.
 

@@ -8,7 +8,7 @@
 //!
 //! A [`PlayerFactory`] makes one decider per thread from a [`PlayerSpec`], which is an
 //! [`crate::engine::EngineSpec`] (or the server's own configuration, `engine[:CONFIG]`);
-//! [`build`] is the one place that turns a spec into deciders.
+//! [`mod@build`] is the one place that turns a spec into deciders.
 
 use std::fmt;
 use std::sync::Arc;

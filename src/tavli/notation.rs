@@ -145,7 +145,7 @@ pub fn parse_position_string(text: &str) -> Result<TavliPosition, PositionString
 /// Why a play's text does not name a legal play.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PlayTextError {
-    /// Not moves of the form FROM/TO[*][/TO...][(N)] (points 1-24, `bar`, `off`).
+    /// Not moves of the form `FROM/TO[*][/TO...][(N)]` (points 1-24, `bar`, `off`).
     Syntax(String),
     /// Readable, but no legal play of the roll gives this result.
     Illegal(String),

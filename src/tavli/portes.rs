@@ -7,7 +7,7 @@
 //!
 //! Portes plays come from the shared step search with the step rules below, in the
 //! canonical order of backgammon's generator (the last checker borne off within the roll
-//! ending the play as C5 has it). The backgammon positions of this module's [`generate`]
+//! ending the play as C5 has it). The backgammon positions of this module's `generate`
 //! come from backgammon's own generator ([`crate::game::generate_plays`]). The naive
 //! generator of the tests checks that the rule texts coincide.
 

@@ -1171,7 +1171,7 @@ fn canonical_double<G: StepRules, const WATCH: bool>(
     Some(())
 }
 
-/// Where [`generate`] spends its time on a set of positions of one game (`stargammon
+/// Where `generate` spends its time on a set of positions of one game (`stargammon
 /// bench movegen --split`).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Split {
@@ -1182,7 +1182,7 @@ pub struct Split {
     /// The positions the canonical order hands back (a double that may pin a mother in
     /// Plakoto, or doubt about the shorter plays).
     pub handed_back: usize,
-    /// The positions where the canonical order does not apply ([`StepRules::order_free`]
+    /// The positions where the canonical order does not apply (`StepRules::order_free`
     /// false: Fevga's runner rule).
     pub not_order_free: usize,
     /// The fastest of the rounds, in ns per position of the whole set: the canonical
