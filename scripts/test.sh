@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs what the tests need, then runs the checks CI runs: fmt, clippy, tests.
+# Installs what the tests need, then runs the checks CI runs: fmt, clippy, rustdoc (broken
+# doc links are errors), tests (the doctests of the crate docs among them).
 #
 # The tests that need gnubg fail when it is missing. STARGAMMON_SKIP_GNUBG=1 skips them
 # instead (and this script then does not install gnubg); likewise STARGAMMON_SKIP_BROWSER
@@ -47,6 +48,7 @@ fi
 
 cargo fmt --all -- --check
 cargo clippy --all-targets --locked -- -D warnings
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --locked
 # Run every test target, going on past failures so the summary covers all of them, then
 # close with one summary line.
 log="$(mktemp)"
