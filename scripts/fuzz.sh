@@ -6,7 +6,9 @@
 #   SECONDS_PER_TARGET  time for each target (default 60)
 #   TARGET              only these targets (default: every target, `cargo fuzz list`)
 # Environment: FUZZ_JOBS=N runs N libFuzzer processes per target (default 1).
-#              FUZZ_CMIN=1 minimises each corpus afterwards (`cargo fuzz cmin`).
+#              FUZZ_CMIN=1 minimises each corpus afterwards (`cargo fuzz cmin`): a
+#              greedy set of inputs that still reaches every edge the corpus reaches,
+#              hit counts ignored (-set_cover_merge=1 -use_counters=0), as committed.
 #
 # Needs a nightly toolchain and cargo-fuzz (`cargo install cargo-fuzz`); the fuzz crate is
 # a workspace of its own, so the main build and CI (stable) never compile it. A crash,
@@ -53,7 +55,8 @@ for t in "${targets[@]}"; do
     echo "$t: $execs executions in ${secs} s, corpus $files inputs, no findings"
   fi
   if [ "${FUZZ_CMIN:-0}" = 1 ]; then
-    nice cargo +nightly fuzz cmin -O "$t" "corpus/$t" -- -max_len=8192 >"$logs/$t.cmin.log" 2>&1 ||
+    nice cargo +nightly fuzz cmin -O "$t" "corpus/$t" -- -max_len=8192 -timeout=10 \
+      -rss_limit_mb=2048 -set_cover_merge=1 -use_counters=0 >"$logs/$t.cmin.log" 2>&1 ||
       echo "$t: cmin failed" >&2
     echo "$t: corpus minimised to $(find "corpus/$t" -type f | wc -l) inputs"
   fi
