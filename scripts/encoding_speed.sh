@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Evaluation speed of the contact net by input encoding and hidden size, next to gnubg's
-# `calibrate`, in interleaved rounds (docs/BENCHMARKS.md, "Evaluator").
+# `calibrate`, in interleaved rounds. The encoding comparison it made is in the git history
+# of docs/BENCHMARKS.md; the section "Evaluator speed" there now has the shipped nets'
+# figures only.
 #
 # Usage: scripts/encoding_speed.sh [ROUNDS] [BINARY]
 #   ROUNDS  interleaved rounds (default 5)

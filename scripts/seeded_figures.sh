@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Re-measures every seeded figure of docs/BENCHMARKS.md that depends on the dice generator,
-# one command after another, under `nice`, each command's JSON saved under OUT_DIR.
+# Re-measures, with the TD-trained nets, the seeded figures that depend on the dice
+# generator, one command after another, under `nice`, each command's JSON saved under
+# OUT_DIR.
 #
 #   scripts/seeded_figures.sh [OUT_DIR]        (default: runs/seeded)
 #
-# Run it after a change to src/game/rng.rs (which changes every seeded result) and copy the
-# figures into docs/BENCHMARKS.md. Needs gnubg for the comparisons with it. Takes about an
-# hour on two cores.
+# Run it after a change to src/game/rng.rs (which changes every seeded result) and update
+# the pins of tests/seeded_pins.rs and the figures of docs/BENCHMARKS.md that name the TD
+# nets (the others, taken with those nets, are in its git history). Needs gnubg for the
+# comparisons with it. Takes about an hour on two cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -49,8 +51,8 @@ run rollout-open-trunc-vr "$BIN" rollout "$OPEN" --eval "$TD" --trials 5184 --tr
 run rollout-31-vr-1296 "$BIN" rollout sGfwATDgc/ABMA --eval "$TD" --trials 1296 --json
 
 # Against gnubg 0-ply (money games, then 7-point matches), through its external listeners,
-# with the TD nets named directly (the figures of docs/BENCHMARKS.md were taken with the
-# engine of config/throughput.toml when it played the TD nets).
+# with the TD nets named directly (such figures were taken with the engine of
+# config/throughput.toml when it played the TD nets).
 if command -v gnubg >/dev/null 2>&1 || [ -x /usr/games/gnubg ]; then
   nice scripts/vs_gnubg.sh --engine "$TD" >"$OUT/vs-gnubg-money.json"
   nice scripts/vs_gnubg.sh --engine "$TD" --length 7 --matches 200 >"$OUT/vs-gnubg-7pt.json"

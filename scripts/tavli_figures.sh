@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Measures the Tavli figures of docs/BENCHMARKS.md ("Tavli nets", "Tavli search", "Tavli
-# matches"), one command after another, each command's JSON saved under OUT_DIR.
+# Measures the figures of the "Tavli" section of docs/BENCHMARKS.md (duels of the nets,
+# depth 3 against depth 1, the match table's self-play rates, Tavli matches, move
+# generation), one command after another, each command's JSON saved under OUT_DIR.
 #
 #   scripts/tavli_figures.sh [OUT_DIR]        (default: runs/tavli-figures)
 #

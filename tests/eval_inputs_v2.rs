@@ -393,7 +393,7 @@ fn pip_loss_counter_agrees_with_move_generation() {
 }
 
 /// How many inputs are nonzero on the benchmark's contact positions: the rows the first
-/// layer adds (printed for docs/BENCHMARKS.md), never more than a `SparseInput` holds.
+/// layer adds (printed with `--nocapture`), never more than a `SparseInput` holds.
 #[test]
 fn nonzero_inputs_of_the_benchmark_positions() {
     let positions = stargammon::bench::eval_positions().unwrap();

@@ -161,7 +161,8 @@ fn an_encoding_2_run_trains_resumes_exactly_and_keeps_its_encoding() {
 
 #[test]
 fn configs_without_the_encoding_key_mean_encoding_1() {
-    // The kept main run predates the key; it resumes as encoding 1.
+    // The TD run's config (the run behind weights/td.sgnet; its checkpoint is in git
+    // history) predates the key, so it resumes as encoding 1.
     let stored = TrainConfig::load(std::path::Path::new("weights/td-main/config.toml")).unwrap();
     assert_eq!(stored.contact_encoding, 1);
     assert_eq!(stored.encoding().unwrap(), Encoding::V1);

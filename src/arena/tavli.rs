@@ -291,8 +291,8 @@ pub const TAVLI_ROTATION: [Variant; 3] = [Variant::Portes, Variant::Plakoto, Var
 
 /// The chances of each score of one game between equal players, per game: each side's
 /// single win and double win, and a tie; 2 * (single + double) + tie = 1. Measured in
-/// 20,000 games of self-play of the shipped nets at depth 1 (docs/BENCHMARKS.md, "Tavli
-/// matches"); they only shape the match table below.
+/// 20,000 games of self-play at depth 1 of the nets shipped on 2026-11-25
+/// (docs/BENCHMARKS.md, "Tavli"); they only shape the match table below.
 fn score_rates(v: Variant) -> (f64, f64, f64) {
     match v {
         // 4,698 double games of 20,000.

@@ -18,9 +18,9 @@
 //! The table is computed at first use ([`database`]) with the project's own move
 //! generator, so its rules are those of [`crate::game::generate_plays`]. That takes
 //! 0.25-0.4 s in a release build (about the same in the test profile) and the result holds
-//! 3.7 MB, so it is not shipped as a file; README.md and docs/BENCHMARKS.md have the
-//! measured figures. Distributions are stored as `f32` over their non-zero range only
-//! ([`BearoffDb::memory_bytes`]).
+//! 3.7 MB, so it is not shipped as a file (ARCHITECTURE.md, "Decisions and why", says
+//! why); docs/BENCHMARKS.md ("Evaluator speed") has the measured figures. Distributions
+//! are stored as `f32` over their non-zero range only ([`BearoffDb::memory_bytes`]).
 
 use std::sync::OnceLock;
 
