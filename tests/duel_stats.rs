@@ -95,6 +95,7 @@ fn same_seed_same_result_whatever_the_threads() {
                 seed: 12,
                 threads,
                 progress: false,
+                judge: None,
             },
         );
         r.seconds = 0.0;
@@ -112,6 +113,7 @@ fn same_seed_same_result_whatever_the_threads() {
             seed: 13,
             threads: 2,
             progress: false,
+            judge: None,
         },
     );
     other.seconds = 0.0;
@@ -130,6 +132,7 @@ fn heuristic_beats_random() {
             seed: 1,
             threads: 2,
             progress: false,
+            judge: None,
         },
     );
     assert!(r.ppg > 0.5, "{}", r.ppg);

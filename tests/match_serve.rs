@@ -13,7 +13,7 @@ use common::ServerThread;
 
 use std::time::Duration;
 
-use stargammon::arena::referee::{run_series, SeriesConfig, SeriesKind};
+use stargammon::arena::referee::{run_series, run_series_judged, SeriesConfig, SeriesKind};
 use stargammon::arena::socket::TcpFactory;
 use stargammon::config::{BoardConvention, Config};
 use stargammon::players::{self, BuildOptions};
@@ -63,6 +63,20 @@ fn serve_and_the_in_process_engine_agree_through_the_referee() {
     assert_eq!(s.tally.forfeits_a + s.tally.forfeits_b, 0, "{:?}", s.tally);
     assert_eq!(s.tally.games, 20);
     assert_eq!(s.tally.ppg(), 0.0, "{:?}", s.tally);
+
+    // The same games judged for luck through the socket: the luck of each seat cancels
+    // inside a pair as the points do, so the adjusted result is exactly zero too.
+    let judge = stargammon::arena::luck::judge("net").unwrap();
+    let s = run_series_judged(
+        &series(SeriesKind::Money { games: 20 }, false, 2),
+        &remote,
+        &local,
+        Some(&judge),
+        &mut |_| {},
+    )
+    .unwrap();
+    let (adjusted, ci) = s.tally.adjusted().unwrap();
+    assert!(adjusted.abs() < 1e-12 && ci.abs() < 1e-12, "{:?}", s.tally);
 
     // Money games with the cube: doubles, takes and drops through the socket.
     let s = run_series(

@@ -7,6 +7,7 @@
 //! aggregated in index order, so a seed gives the same figures whatever the thread count.
 
 pub mod export;
+pub mod luck;
 pub mod referee;
 pub mod socket;
 pub mod stats;
@@ -20,6 +21,7 @@ use std::time::Instant;
 pub use stats::mean_ci95;
 
 use crate::engine::Action;
+use crate::eval::luck::Judge;
 use crate::game::{
     generate_plays, splitmix, Decision, Dice, GameResult, MatchState, PlayList, Position,
 };
@@ -118,15 +120,41 @@ pub fn play_pair(
     seed: u64,
     list: &mut PlayList,
 ) -> [PairGame; 2] {
-    let mut rng = Rng::seeded(seed);
+    play_pair_judged(a, b, seed, list, None).0
+}
+
+/// [`play_pair`], with A's net luck in each game (A's luck minus B's, see [`luck`]) when
+/// a judge is given (zero otherwise).
+pub fn play_pair_judged(
+    a: &mut dyn Decide,
+    b: &mut dyn Decide,
+    seed: u64,
+    list: &mut PlayList,
+    mut judge: Option<&mut Judge>,
+) -> ([PairGame; 2], [f64; 2]) {
+    let mut turns: Vec<(Position, Dice)> = Vec::new();
+    let mut game = |first: &mut dyn Decide, second: &mut dyn Decide, list: &mut PlayList| {
+        let mut rng = Rng::seeded(seed);
+        turns.clear();
+        let outcome = if judge.is_some() {
+            play_game_visiting(first, second, &mut rng, list, |pos, dice, _| {
+                turns.push((*pos, dice))
+            })
+        } else {
+            play_game(first, second, &mut rng, list)
+        };
+        let luck = judge
+            .as_deref_mut()
+            .map_or(0.0, |j| luck::duel_luck(j, &turns));
+        (outcome, luck)
+    };
     a.new_game(splitmix(seed ^ 1));
     b.new_game(splitmix(seed ^ 2));
-    let g1 = play_game(a, b, &mut rng, list);
-    let mut rng = Rng::seeded(seed);
+    let (g1, l1) = game(a, b, list);
     a.new_game(splitmix(seed ^ 3));
     b.new_game(splitmix(seed ^ 4));
-    let g2 = play_game(b, a, &mut rng, list);
-    [
+    let (g2, l2) = game(b, a, list);
+    let games = [
         PairGame {
             a_won: g1.first_won,
             result: g1.result,
@@ -135,7 +163,8 @@ pub fn play_pair(
             a_won: !g2.first_won,
             result: g2.result,
         },
-    ]
+    ];
+    (games, [l1, -l2])
 }
 
 /// One game's result from A's view.
@@ -164,6 +193,8 @@ pub struct DuelConfig {
     pub threads: usize,
     /// Draw a progress bar on stderr.
     pub progress: bool,
+    /// Measure every game's luck with this judge and report luck-adjusted results too.
+    pub judge: Option<Judge>,
 }
 
 /// What a duel measured, from A's view.
@@ -182,6 +213,8 @@ pub struct DuelResult {
     pub gammons_b: u64,
     pub backgammons_b: u64,
     pub seconds: f64,
+    /// Luck-adjusted results, when the duel had a judge.
+    pub adjusted: Option<luck::Adjusted>,
 }
 
 impl DuelResult {
@@ -194,7 +227,7 @@ impl DuelResult {
                 serde_json::Value::Null
             }
         };
-        serde_json::json!({
+        let mut v = serde_json::json!({
             "a": self.a,
             "b": self.b,
             "games": self.games,
@@ -210,7 +243,11 @@ impl DuelResult {
             "gammon_rate_a": num(self.gammons_a as f64 / self.games as f64),
             "gammon_rate_b": num(self.gammons_b as f64 / self.games as f64),
             "seconds": self.seconds,
-        })
+        });
+        if let Some(adj) = &self.adjusted {
+            adj.add_to_json(&mut v, "adjusted_ppg", "adjusted_ci95");
+        }
+        v
     }
 }
 
@@ -234,6 +271,7 @@ pub fn summarise(a: &str, b: &str, pairs: &[[PairGame; 2]], seconds: f64) -> Due
         gammons_b: 0,
         backgammons_b: 0,
         seconds,
+        adjusted: None,
     };
     for g in pairs.iter().flatten() {
         let gammon = g.result >= GameResult::Gammon;
@@ -247,6 +285,40 @@ pub fn summarise(a: &str, b: &str, pairs: &[[PairGame; 2]], seconds: f64) -> Due
             r.backgammons_b += bg as u64;
         }
     }
+    r
+}
+
+/// [`summarise`], with the luck-adjusted results of a judged duel: `luck[i]` is A's net
+/// luck in each game of pair `i`.
+pub fn summarise_judged(
+    a: &str,
+    b: &str,
+    pairs: &[[PairGame; 2]],
+    luck: &[[f64; 2]],
+    judge: &str,
+    seconds: f64,
+) -> DuelResult {
+    let mut r = summarise(a, b, pairs, seconds);
+    let mut plain = stats::Moments::default();
+    let mut adjusted = stats::Moments::default();
+    let mut games = stats::Moments::default();
+    for (p, l) in pairs.iter().zip(luck) {
+        plain.add(stats::mean_of_sum(
+            2,
+            (p[0].points() + p[1].points()) as f64,
+        ));
+        let adj = [p[0].points() as f64 - l[0], p[1].points() as f64 - l[1]];
+        games.add(adj[0]);
+        games.add(adj[1]);
+        adjusted.add(stats::mean_of_sum(2, adj[0] + adj[1]));
+    }
+    r.adjusted = Some(luck::Adjusted::new(
+        judge,
+        (plain.variance(), 2.0),
+        (adjusted.variance(), 2.0),
+        games.mean(),
+        adjusted.ci95(),
+    ));
     r
 }
 
@@ -268,10 +340,14 @@ pub fn duel(a: &PlayerFactory, b: &PlayerFactory, cfg: &DuelConfig) -> DuelResul
         indicatif::ProgressBar::hidden()
     };
     let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<[PairGame; 2]>>> = Mutex::new(vec![None; pairs]);
+    let results: Mutex<Vec<Option<PairResult>>> = Mutex::new(vec![None; pairs]);
     std::thread::scope(|scope| {
         for _ in 0..threads {
-            scope.spawn(|| {
+            let mut judge = cfg.judge.clone();
+            let next = &next;
+            let results = &results;
+            let bar = &bar;
+            scope.spawn(move || {
                 let mut pa = a.make();
                 let mut pb = b.make();
                 let mut list = PlayList::new();
@@ -281,7 +357,13 @@ pub fn duel(a: &PlayerFactory, b: &PlayerFactory, cfg: &DuelConfig) -> DuelResul
                     if i >= pairs {
                         break;
                     }
-                    let r = play_pair(&mut *pa, &mut *pb, pair_seed(cfg.seed, i as u64), &mut list);
+                    let r = play_pair_judged(
+                        &mut *pa,
+                        &mut *pb,
+                        pair_seed(cfg.seed, i as u64),
+                        &mut list,
+                        judge.as_mut(),
+                    );
                     local.push((i, r));
                     bar.inc(2);
                     if local.len() >= 64 {
@@ -293,16 +375,23 @@ pub fn duel(a: &PlayerFactory, b: &PlayerFactory, cfg: &DuelConfig) -> DuelResul
         }
     });
     bar.finish_and_clear();
-    let all: Vec<[PairGame; 2]> = results
+    let (all, luck): (Vec<[PairGame; 2]>, Vec<[f64; 2]>) = results
         .into_inner()
         .unwrap_or_else(|e| e.into_inner())
         .into_iter()
         .flatten()
-        .collect();
-    summarise(a.name(), b.name(), &all, start.elapsed().as_secs_f64())
+        .unzip();
+    let seconds = start.elapsed().as_secs_f64();
+    match &cfg.judge {
+        Some(j) => summarise_judged(a.name(), b.name(), &all, &luck, j.name(), seconds),
+        None => summarise(a.name(), b.name(), &all, seconds),
+    }
 }
 
-fn flush(results: &Mutex<Vec<Option<[PairGame; 2]>>>, local: &mut Vec<(usize, [PairGame; 2])>) {
+/// A pair's games and A's net luck in each.
+type PairResult = ([PairGame; 2], [f64; 2]);
+
+fn flush(results: &Mutex<Vec<Option<PairResult>>>, local: &mut Vec<(usize, PairResult)>) {
     let mut r = results.lock().unwrap_or_else(|e| e.into_inner());
     for (i, g) in local.drain(..) {
         r[i] = Some(g);

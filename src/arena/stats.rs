@@ -75,6 +75,45 @@ pub fn ci95_of_sums(n: u64, sum: f64, sum_sq: f64) -> f64 {
     half_width95(sample_variance_of_sums(n, sum, sum_sq), n)
 }
 
+/// Running count, sum and sum of squares of samples: their mean, sample variance and 95%
+/// interval by the formulas above.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Moments {
+    pub n: u64,
+    pub sum: f64,
+    pub sum_sq: f64,
+}
+
+impl Moments {
+    pub fn add(&mut self, x: f64) {
+        self.n += 1;
+        self.sum += x;
+        self.sum_sq += x * x;
+    }
+
+    /// The mean (NaN without samples).
+    pub fn mean(&self) -> f64 {
+        mean_of_sum(self.n, self.sum)
+    }
+
+    /// The sample variance (NaN with fewer than two samples).
+    pub fn variance(&self) -> f64 {
+        sample_variance_of_sums(self.n, self.sum, self.sum_sq)
+    }
+
+    /// Half-width of the 95% interval of the mean (NaN with fewer than two samples).
+    pub fn ci95(&self) -> f64 {
+        ci95_of_sums(self.n, self.sum, self.sum_sq)
+    }
+}
+
+/// How many samples a mean needs for a 95% interval of half-width `half_width` when one
+/// sample has variance `variance`: (1.96 sd / half-width)^2, rounded up.
+pub fn samples_for(variance: f64, half_width: f64) -> f64 {
+    // Shaved by a relative 1e-12 so that a count exact but for rounding is not pushed up.
+    (Z95 * Z95 * variance / (half_width * half_width) * (1.0 - 1e-12)).ceil()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -143,6 +182,22 @@ mod tests {
         let (n, sum, sum_sq) = sums(&[0.1; 7]);
         assert!(sample_variance_of_sums(n, sum, sum_sq) >= 0.0);
         assert_eq!(ci95_of_sums(3, 6.0, 12.0), 0.0);
+    }
+
+    #[test]
+    fn moments_agree_with_the_sums() {
+        let s = [0.5, -1.0, 1.5, 2.0, -3.0];
+        let mut m = Moments::default();
+        for x in s {
+            m.add(x);
+        }
+        let (n, sum, sum_sq) = sums(&s);
+        assert_eq!((m.n, m.sum, m.sum_sq), (n, sum, sum_sq));
+        assert_eq!(m.ci95(), ci95_of_sums(n, sum, sum_sq));
+        assert_eq!(m.mean(), mean_of_sum(n, sum));
+        // Variance 1: a half-width of 0.02 needs (1.96 / 0.02)^2 = 9604 samples.
+        assert_eq!(samples_for(1.0, 0.02), 9604.0);
+        assert_eq!(samples_for(4.0, 0.04), 9604.0);
     }
 
     #[test]

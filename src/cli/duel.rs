@@ -1,5 +1,5 @@
 //! `stargammon duel --a SPEC --b SPEC --games N [--seed S] [--threads T] [--json]
-//! [--variant V]`.
+//! [--variant V] [--vr [--judge SPEC]]`.
 
 use clap::Args;
 
@@ -31,6 +31,14 @@ pub struct DuelArgs {
     /// net or net:PATH); games run on one thread.
     #[arg(long)]
     pub variant: Option<crate::tavli::Variant>,
+    /// Variance reduction: measure the luck of every roll with the judge and report
+    /// luck-adjusted ppg (`adjusted_ppg`, `adjusted_ci95`) beside the plain result.
+    #[arg(long)]
+    pub vr: bool,
+    /// The judge of --vr: an evaluator at depth 1 (`net`, the shipped nets, by default;
+    /// `net:PATH`; `pipsigmoid`).
+    #[arg(long, value_name = "SPEC", default_value = "net", requires = "vr")]
+    pub judge: String,
 }
 
 /// Games come in mirrored pairs, and the interval needs two pairs: with one it is
@@ -65,6 +73,11 @@ pub fn run(a: DuelArgs) -> Result<(), CliError> {
     let fa = build(&spec_a, BuildOptions::default()).map_err(|e| format!("--a: {e}"))?;
     let fb = build(&spec_b, BuildOptions::default()).map_err(|e| format!("--b: {e}"))?;
     let threads = super::threads_arg(a.threads)?;
+    let judge = if a.vr {
+        Some(crate::arena::luck::judge(&a.judge).map_err(|e| format!("--judge: {e}"))?)
+    } else {
+        None
+    };
     let r = duel(
         &fa,
         &fb,
@@ -73,12 +86,16 @@ pub fn run(a: DuelArgs) -> Result<(), CliError> {
             seed: a.seed,
             threads,
             progress: true,
+            judge,
         },
     );
-    let command = format!(
+    let mut command = format!(
         "stargammon duel --a {} --b {} --games {} --seed {}",
         a.a, a.b, r.games, a.seed
     );
+    if a.vr {
+        command += &format!(" --vr --judge {}", a.judge);
+    }
     if a.json {
         let mut v = r.to_json();
         v["seed"] = serde_json::json!(a.seed);
@@ -91,6 +108,9 @@ pub fn run(a: DuelArgs) -> Result<(), CliError> {
             r.a, r.b, r.games, r.pairs, a.seed
         );
         println!("ppg (A's view): {:+.4} {}", r.ppg, interval_text(r.ci95));
+        if let Some(adj) = &r.adjusted {
+            println!("{}", adj.text("ppg"));
+        }
         println!(
             "A wins: {} ({:.1}%)",
             r.a_wins,
@@ -113,6 +133,9 @@ pub fn run(a: DuelArgs) -> Result<(), CliError> {
 
 fn run_tavli(a: &DuelArgs, variant: crate::tavli::Variant) -> Result<(), CliError> {
     use crate::players::tavli::TavliSpec;
+    if a.vr {
+        return Err("--vr measures luck with backgammon's judge; the Tavli games have none".into());
+    }
     let spec_a = TavliSpec::parse(&a.a, variant).map_err(|e| format!("--a: {e}"))?;
     let spec_b = TavliSpec::parse(&a.b, variant).map_err(|e| format!("--b: {e}"))?;
     check_games(a.games)?;

@@ -15,10 +15,13 @@ use super::CliError;
 
 /// Writes matches of one length to a file: the .mat and .sgf writers.
 type MatchWriter = fn(&mut dyn Write, u32, &[MatchRecord]) -> std::io::Result<()>;
+use crate::arena::luck::Adjusted;
+use crate::arena::referee::Tally;
 use crate::arena::referee::{
-    run_series, write_mat, MatchRecord, SeriesConfig, SeriesKind, UnitResult,
+    run_series_judged, write_mat, MatchRecord, SeriesConfig, SeriesKind, UnitResult,
 };
 use crate::arena::socket::{parse_tcp_engine, TcpFactory};
+use crate::eval::luck::Judge;
 use crate::players::{build, BuildOptions, MakeDecider, PlayerSpec};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -76,6 +79,16 @@ pub struct MatchArgs {
     /// `net,depth=3`, `net:PATH`, `heuristic`, `random`).
     #[arg(long)]
     pub variant: Option<String>,
+    /// Variance reduction: measure the luck of every roll with the judge and report
+    /// luck-adjusted results beside the plain ones (money: `adjusted_ppg` and
+    /// `adjusted_ci95`, luck in points, the cube included; matches: `adjusted_match_win_rate`
+    /// and `adjusted_match_ci95`, luck in match-winning chance at the score).
+    #[arg(long)]
+    pub vr: bool,
+    /// The judge of --vr: an evaluator at depth 1 (`net`, the shipped nets, by default;
+    /// `net:PATH`; `pipsigmoid`).
+    #[arg(long, value_name = "SPEC", default_value = "net", requires = "vr")]
+    pub judge: String,
 }
 
 /// `match --variant ...`: Tavli matches (or money games of one game) between two seats.
@@ -93,6 +106,9 @@ fn run_tavli(args: &MatchArgs, variant: &str) -> Result<(), CliError> {
     };
     if args.cube == Some(OnOff::On) {
         return Err("the Tavli games have no cube".into());
+    }
+    if args.vr {
+        return Err("--vr measures luck with backgammon's judge; the Tavli games have none".into());
     }
     if args.mat.is_some() || args.sgf.is_some() {
         return Err(
@@ -331,7 +347,12 @@ pub fn run(args: MatchArgs) -> Result<(), CliError> {
     let mut io_error: Option<std::io::Error> = None;
     let mut sum = 0i64;
     let mut games = 0u64;
-    let summary = run_series(&cfg, a.as_ref(), b.as_ref(), &mut |unit| {
+    let judge = if args.vr {
+        Some(crate::arena::luck::judge(&args.judge).map_err(|e| format!("--judge: {e}"))?)
+    } else {
+        None
+    };
+    let summary = run_series_judged(&cfg, a.as_ref(), b.as_ref(), judge.as_ref(), &mut |unit| {
         for g in unit.games() {
             games += 1;
             let pts = g.record.points as i64;
@@ -423,6 +444,19 @@ pub fn run(args: MatchArgs) -> Result<(), CliError> {
             obj["matches"] = serde_json::json!(t.matches);
             obj["match_wins_a"] = serde_json::json!(t.match_wins_a);
             obj["length"] = serde_json::json!(length);
+            let (rate, ci) = t.match_win_rate();
+            obj["match_win_rate"] = finite(rate);
+            obj["match_ci95"] = finite(ci);
+        }
+        if let Some(adj) = adjusted(t, kind, judge.as_ref()) {
+            match kind {
+                SeriesKind::Money { .. } => {
+                    adj.add_to_json(&mut obj, "adjusted_ppg", "adjusted_ci95")
+                }
+                SeriesKind::Matches { .. } => {
+                    adj.add_to_json(&mut obj, "adjusted_match_win_rate", "adjusted_match_ci95")
+                }
+            }
         }
         println!("{obj}");
     } else {
@@ -444,17 +478,65 @@ pub fn run(args: MatchArgs) -> Result<(), CliError> {
             t.gammons_a, t.gammons_b, t.backgammons_a, t.backgammons_b, t.forfeits_a, t.forfeits_b
         );
         if let SeriesKind::Matches { length, .. } = kind {
+            let (rate, ci) = t.match_win_rate();
             println!(
-                "{}-point matches {}  A won {} ({:.1}%)",
+                "{}-point matches {}  A won {} ({:.1}% +- {:.1})",
                 length,
                 t.matches,
                 t.match_wins_a,
-                100.0 * t.match_wins_a as f64 / t.matches.max(1) as f64
+                100.0 * rate,
+                100.0 * ci
             );
+        }
+        if let Some(adj) = adjusted(t, kind, judge.as_ref()) {
+            let what = match kind {
+                SeriesKind::Money { .. } => "ppg",
+                SeriesKind::Matches { .. } => "match win rate",
+            };
+            println!("{}", adj.text(what));
         }
         println!("{:.1} s  ({command})", summary.seconds);
     }
     Ok(())
+}
+
+/// The luck-adjusted figures of a judged series: points per game in money play, match wins
+/// in match play.
+fn adjusted(t: &Tally, kind: SeriesKind, judge: Option<&Judge>) -> Option<Adjusted> {
+    let judge = judge?;
+    match kind {
+        SeriesKind::Money { .. } => {
+            let (mean, ci) = t.adjusted()?;
+            Some(Adjusted::new(
+                judge.name(),
+                t.sample_variance(),
+                t.adjusted_sample_variance(),
+                mean,
+                ci,
+            ))
+        }
+        SeriesKind::Matches { .. } => {
+            let m = &t.adjusted_matches;
+            if m.n == 0 {
+                return None;
+            }
+            Some(Adjusted::new(
+                judge.name(),
+                (t.match_variance(), 1.0),
+                (m.variance(), 1.0),
+                m.mean(),
+                m.ci95(),
+            ))
+        }
+    }
+}
+
+fn finite(x: f64) -> serde_json::Value {
+    if x.is_finite() {
+        serde_json::json!(x)
+    } else {
+        serde_json::Value::Null
+    }
 }
 
 /// `dir/name.mat` -> `dir/name-007.mat`.
@@ -484,5 +566,8 @@ fn reproduce(args: &MatchArgs, cube: bool) -> String {
         args.seed,
         args.parallel
     );
+    if args.vr {
+        c += &format!(" --vr --judge {}", args.judge);
+    }
     c
 }

@@ -73,6 +73,7 @@ pub trait Evaluator: Send + Sync {
 pub mod bearoff;
 pub mod encoding;
 pub mod inputs_v2;
+pub mod luck;
 pub mod net;
 pub mod neural;
 pub mod noisy;

@@ -16,9 +16,10 @@ use std::sync::Arc;
 use super::dice::TrialDice;
 use super::stats::{Vector, COMPONENTS};
 use crate::engine::{build as engine_build, Engine, EngineSpec};
+use crate::eval::luck::{After, Judge};
 use crate::eval::neural::finished;
 use crate::eval::{Evaluator, Probabilities};
-use crate::game::{generate_plays, Dice, Play, PlayList, Position, ALL_ROLLS};
+use crate::game::{Dice, Play, Position, ALL_ROLLS};
 use crate::search::Cancel;
 
 /// Games longer than this are cut and valued by the evaluator (real games end long before;
@@ -76,21 +77,17 @@ pub struct Player {
     /// This trial's engine when plays are searched (depth > 1): a fresh table per trial, so
     /// a trial's plays never depend on which trials the thread played before.
     engine: Option<Engine>,
-    list: PlayList,
-    positions: Vec<Position>,
-    probs: Vec<Probabilities>,
+    judge: Judge,
     cancel: Cancel,
 }
 
 impl Player {
     pub fn new(spec: &EngineSpec, evaluator: Arc<dyn Evaluator>) -> Player {
         Player {
+            judge: Judge::new(evaluator.clone(), "rollout"),
             evaluator,
             spec: spec.clone(),
             engine: None,
-            list: PlayList::new(),
-            positions: Vec::with_capacity(64),
-            probs: Vec::with_capacity(64),
             cancel: Cancel::new(),
         }
     }
@@ -102,40 +99,12 @@ impl Player {
     /// The best play of `dice` by the evaluator's cubeless equity (the first of equals in
     /// move-generation order) and its value for the mover.
     fn best_static(&mut self, pos: &Position, dice: Dice) -> (Play, Vector) {
-        generate_plays(pos, dice, &mut self.list);
-        self.positions.clear();
-        for play in self.list.iter() {
-            if play.position.mover_result().is_none() {
-                self.positions.push(play.next_position());
-            }
-        }
-        self.probs.clear();
-        self.probs
-            .resize(self.positions.len(), Probabilities::default());
-        self.evaluator
-            .evaluate_batch(&self.positions, &mut self.probs);
-        let mut evaluated = self.probs.iter();
-        let mut best: Option<(Play, Vector)> = None;
-        for play in self.list.iter() {
-            let value = match play.position.mover_result() {
-                Some(r) => value_of(&Probabilities::from_result(r, true)),
-                None => match evaluated.next() {
-                    Some(p) => invert_value(&value_of(p)),
-                    None => continue,
-                },
-            };
-            if best.as_ref().map_or(true, |(_, b)| value[5] > b[5]) {
-                best = Some((*play, value));
-            }
-        }
-        // generate_plays never yields an empty list (a blocked roll gives the empty play).
-        best.unwrap_or_else(|| {
-            let play = Play::none(*pos);
-            (
-                play,
-                invert_value(&value_of(&self.evaluator.evaluate(&pos.swap()))),
-            )
-        })
+        let (play, after) = self.judge.best(pos, dice);
+        let value = match after {
+            After::Won(r) => value_of(&Probabilities::from_result(r, true)),
+            After::Opponent(p) => invert_value(&value_of(&p)),
+        };
+        (play, value)
     }
 
     /// The play of a searching player.

@@ -527,6 +527,7 @@ impl Trainer {
                 seed: self.config.bench_seed,
                 threads: self.config.threads,
                 progress: false,
+                judge: None,
             },
         );
         let (alpha, lambda) = self.config.schedule_at(self.state.games);

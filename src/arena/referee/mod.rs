@@ -32,7 +32,7 @@ mod series;
 mod tally;
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
-mod testing;
+pub(crate) mod testing;
 
 pub use crate::arena::export::write_mat;
 pub use game::{
@@ -40,8 +40,8 @@ pub use game::{
     MatchRecord, MAX_CUBE, MAX_DECISIONS,
 };
 pub use series::{
-    play_unit, run_series, seat_name, SeriesConfig, SeriesGame, SeriesKind, SeriesSummary,
-    UnitResult,
+    judge_unit, play_unit, run_series, run_series_judged, seat_name, SeriesConfig, SeriesGame,
+    SeriesKind, SeriesSummary, UnitResult,
 };
 pub use tally::Tally;
 #[cfg(test)]

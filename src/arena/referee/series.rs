@@ -6,6 +6,8 @@ use super::game::{
     play_game, play_match, stream_seed, DiceStream, Event, GameRecord, GameSetup, MatchRecord,
 };
 use super::tally::Tally;
+use crate::arena::luck::game_luck;
+use crate::eval::luck::Judge;
 use crate::players::{Decide, DecideErrorKind, MakeDecider};
 
 /// What a series plays.
@@ -59,9 +61,27 @@ pub struct SeriesGame {
     pub dice_seed: u64,
     pub setup: GameSetup,
     pub record: GameRecord,
+    /// A's luck minus B's, when the series has a judge: in points (money play) or in
+    /// match-winning chance (match play); see [`crate::arena::luck`].
+    pub luck: Option<f64>,
 }
 
 impl SeriesGame {
+    /// A's points: the game's points, negative when A lost.
+    pub fn a_points(&self) -> f64 {
+        let pts = self.record.points as f64;
+        if self.record.winner == self.a_seat {
+            pts
+        } else {
+            -pts
+        }
+    }
+
+    /// A's luck-adjusted points in money play: the points minus A's net luck.
+    pub fn a_adjusted(&self) -> Option<f64> {
+        self.luck.map(|l| self.a_points() - l)
+    }
+
     /// One JSON object describing the game from A's view.
     pub fn to_json(&self) -> serde_json::Value {
         let r = &self.record;
@@ -97,6 +117,7 @@ impl SeriesGame {
             "crawford": self.setup.crawford,
             "moves": moves,
             "forfeit": forfeit,
+            "a_luck": self.luck,
         })
     }
 }
@@ -177,6 +198,7 @@ pub fn play_unit(
                     dice_seed: stream_seed(cfg.seed, unit),
                     setup,
                     record,
+                    luck: None,
                 });
             }
             UnitResult::Pair(out)
@@ -206,6 +228,7 @@ pub fn play_unit(
                     dice_seed: stream_seed(cfg.seed, unit),
                     setup: setup.clone(),
                     record: rec.clone(),
+                    luck: None,
                 })
                 .collect();
             UnitResult::Match {
@@ -228,12 +251,35 @@ fn broken(unit: &UnitResult) -> bool {
     })
 }
 
+/// Measures the luck of every game of `unit` with `judge` (see [`crate::arena::luck`]).
+pub fn judge_unit(unit: &mut UnitResult, judge: &mut Judge) {
+    let games = match unit {
+        UnitResult::Pair(g) => g,
+        UnitResult::Match { games, .. } => games,
+    };
+    for g in games.iter_mut() {
+        g.luck = Some(game_luck(judge, &g.setup, &g.record, g.a_seat));
+    }
+}
+
 /// Runs a series on `cfg.parallel` worker threads. `sink` receives every unit in order
 /// (unit 0 first) on the calling thread, with game indices numbered over the series.
 pub fn run_series(
     cfg: &SeriesConfig,
     a: &dyn MakeDecider,
     b: &dyn MakeDecider,
+    sink: &mut dyn FnMut(&UnitResult),
+) -> Result<SeriesSummary, String> {
+    run_series_judged(cfg, a, b, None, sink)
+}
+
+/// [`run_series`] with every game's luck measured by `judge` on the worker threads, and
+/// the luck-adjusted results in the summary's tally.
+pub fn run_series_judged(
+    cfg: &SeriesConfig,
+    a: &dyn MakeDecider,
+    b: &dyn MakeDecider,
+    judge: Option<&Judge>,
     sink: &mut dyn FnMut(&UnitResult),
 ) -> Result<SeriesSummary, String> {
     use std::collections::BTreeMap;
@@ -254,6 +300,7 @@ pub fn run_series(
             let next = &next;
             let stop = &stop;
             let names = &names;
+            let mut judge = judge.cloned();
             scope.spawn(move || {
                 let mut seats = match (a.make(w), b.make(w)) {
                     (Ok(x), Ok(y)) => (x, y),
@@ -268,7 +315,11 @@ pub fn run_series(
                     if unit >= units {
                         break;
                     }
-                    let result = play_unit(cfg, unit, seats.0.as_mut(), seats.1.as_mut(), names);
+                    let mut result =
+                        play_unit(cfg, unit, seats.0.as_mut(), seats.1.as_mut(), names);
+                    if let Some(j) = judge.as_mut() {
+                        judge_unit(&mut result, j);
+                    }
                     if broken(&result) {
                         match (a.make(w), b.make(w)) {
                             (Ok(x), Ok(y)) => seats = (x, y),
@@ -310,11 +361,23 @@ pub fn run_series(
                         }
                         if let UnitResult::Pair(games) = &r {
                             summary.tally.add_pair(games);
+                            summary.tally.add_adjusted_pair(games);
                         }
-                        if let UnitResult::Match { a_seat, record, .. } = &r {
+                        if let UnitResult::Match {
+                            a_seat,
+                            record,
+                            games,
+                            ..
+                        } = &r
+                        {
                             summary.tally.matches += 1;
-                            if record.winner == *a_seat {
+                            let a_won = record.winner == *a_seat;
+                            if a_won {
                                 summary.tally.match_wins_a += 1;
+                            }
+                            let luck: Option<f64> = games.iter().map(|g| g.luck).sum();
+                            if let Some(l) = luck {
+                                summary.tally.add_adjusted_match(a_won, l);
                             }
                         }
                         sink(&r);

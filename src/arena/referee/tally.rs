@@ -3,7 +3,7 @@
 
 use super::game::{Ending, GameRecord};
 use super::series::SeriesGame;
-use crate::arena::stats;
+use crate::arena::stats::{self, Moments};
 use crate::game::GameResult;
 
 /// Running totals for a series, from engine A's view.
@@ -27,6 +27,13 @@ pub struct Tally {
     pub pairs: u64,
     pub pair_sum: f64,
     pub pair_sum_sq: f64,
+    /// With a judge (variance reduction): A's luck-adjusted points per game, and their
+    /// mean per mirrored pair (money play).
+    pub adjusted_games: Moments,
+    pub adjusted_pairs: Moments,
+    /// With a judge, in match play: A's luck-adjusted match result (1 for a win, 0 for a
+    /// loss, minus A's luck in match-winning chance plus B's), one sample per match.
+    pub adjusted_matches: Moments,
 }
 
 impl Tally {
@@ -50,6 +57,85 @@ impl Tally {
         self.pairs += 1;
         self.pair_sum += mean;
         self.pair_sum_sq += mean * mean;
+    }
+
+    /// Adds the luck-adjusted samples of a mirrored pair (or a lone last game) whose games
+    /// were all judged; nothing otherwise.
+    pub fn add_adjusted_pair(&mut self, games: &[SeriesGame]) {
+        let adjusted: Option<Vec<f64>> = games.iter().map(SeriesGame::a_adjusted).collect();
+        let Some(adjusted) = adjusted.filter(|a| !a.is_empty()) else {
+            return;
+        };
+        for x in &adjusted {
+            self.adjusted_games.add(*x);
+        }
+        self.adjusted_pairs.add(stats::mean_of_sum(
+            adjusted.len() as u64,
+            adjusted.iter().sum(),
+        ));
+    }
+
+    /// Adds one match's luck-adjusted result: `a_won` minus A's net luck over its games.
+    pub fn add_adjusted_match(&mut self, a_won: bool, net_luck: f64) {
+        self.adjusted_matches
+            .add(if a_won { 1.0 } else { 0.0 } - net_luck);
+    }
+
+    /// Luck-adjusted points per game for A, with the half-width of its 95% interval (from
+    /// the pair samples when there are two or more, as for [`Tally::ci95`]); None without
+    /// a judge.
+    pub fn adjusted(&self) -> Option<(f64, f64)> {
+        if self.adjusted_games.n == 0 {
+            return None;
+        }
+        let ci = if self.adjusted_pairs.n >= 2 {
+            self.adjusted_pairs.ci95()
+        } else {
+            self.adjusted_games.ci95()
+        };
+        Some((self.adjusted_games.mean(), ci))
+    }
+
+    /// Sample variance of one interval sample of [`Tally::ppg`] (a pair's mean, or a game)
+    /// and the number of games per sample.
+    pub fn sample_variance(&self) -> (f64, f64) {
+        if self.pairs >= 2 {
+            let v = stats::sample_variance_of_sums(self.pairs, self.pair_sum, self.pair_sum_sq);
+            (v, self.games as f64 / self.pairs as f64)
+        } else {
+            (
+                stats::sample_variance_of_sums(self.games, self.sum, self.sum_sq),
+                1.0,
+            )
+        }
+    }
+
+    /// The same for the adjusted points.
+    pub fn adjusted_sample_variance(&self) -> (f64, f64) {
+        if self.adjusted_pairs.n >= 2 {
+            (
+                self.adjusted_pairs.variance(),
+                self.adjusted_games.n as f64 / self.adjusted_pairs.n as f64,
+            )
+        } else {
+            (self.adjusted_games.variance(), 1.0)
+        }
+    }
+
+    /// Match wins of A as a rate with its 95% interval (one 0/1 sample per match).
+    pub fn match_win_rate(&self) -> (f64, f64) {
+        // A 0/1 sample's square is itself: the sum of squares is the number of wins.
+        let wins = self.match_wins_a as f64;
+        (
+            stats::mean_of_sum(self.matches, wins),
+            stats::ci95_of_sums(self.matches, wins, wins),
+        )
+    }
+
+    /// Sample variance of one match's 0/1 result.
+    pub fn match_variance(&self) -> f64 {
+        let wins = self.match_wins_a as f64;
+        stats::sample_variance_of_sums(self.matches, wins, wins)
     }
 
     /// Adds one game; `a_seat` is the seat engine A sat in.
@@ -143,6 +229,7 @@ mod tests {
             a_seat,
             dice_seed: 0,
             setup: money(false),
+            luck: None,
             record: GameRecord {
                 winner,
                 points: 2,

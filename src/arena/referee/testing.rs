@@ -26,7 +26,7 @@ impl Decide for FirstPlay {
 }
 
 /// Picks uniformly among the legal plays; doubles when told to.
-pub(super) struct RandomSeat {
+pub(crate) struct RandomSeat {
     rng: Rng,
     double_prob: f64,
     take: bool,
@@ -59,7 +59,7 @@ impl Decide for RandomSeat {
     }
 }
 
-pub(super) fn seat(seed: u64, double_prob: f64, take: bool) -> RandomSeat {
+pub(crate) fn seat(seed: u64, double_prob: f64, take: bool) -> RandomSeat {
     RandomSeat {
         rng: Rng::seeded(seed),
         double_prob,
@@ -67,7 +67,7 @@ pub(super) fn seat(seed: u64, double_prob: f64, take: bool) -> RandomSeat {
     }
 }
 
-pub(super) fn money(cube: bool) -> GameSetup {
+pub(crate) fn money(cube: bool) -> GameSetup {
     GameSetup {
         match_length: 0,
         score: [0, 0],
