@@ -367,10 +367,10 @@ pub fn duel(a: &PlayerFactory, b: &PlayerFactory, cfg: &DuelConfig) -> DuelResul
                     local.push((i, r));
                     bar.inc(2);
                     if local.len() >= 64 {
-                        flush(&results, &mut local);
+                        flush(results, &mut local);
                     }
                 }
-                flush(&results, &mut local);
+                flush(results, &mut local);
             });
         }
     });
