@@ -114,9 +114,12 @@
 //!     seed: 1,
 //!     threads: 1,
 //!     progress: false,
+//!     // Luck-adjusted results too: every roll's luck judged by the shipped nets.
+//!     judge: Some(stargammon::arena::luck::judge("net")?),
 //! };
 //! let result = duel(&a, &b, &config);
 //! assert_eq!((result.games, result.pairs), (4, 2));
+//! assert!(result.adjusted.is_some());
 //! assert!(result.ppg > 0.0, "the nets lost to random play: {result:?}");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
