@@ -1,10 +1,11 @@
 //! Seeded results pinned to the exact score: duels, a match with the cube and a rollout.
 //!
 //! Every figure in docs/BENCHMARKS.md made with a seed repeats only if the dice, the
-//! players' choices and the statistics repeat bit for bit. The generator is the project's
-//! own (src/game/rng.rs), so a dependency upgrade cannot move these numbers; a change that
-//! does (to the generator, the nets, move generation or a player) must re-measure the
-//! seeded figures with scripts/seeded_figures.sh and update the pins here together.
+//! players' choices and the statistics repeat bit for bit. Randomness comes from
+//! src/game/rng.rs (rand_xoshiro's value-stable generator under our own samplers), so an
+//! ordinary dependency upgrade does not move these numbers; a change that does (to the
+//! generator, the nets, move generation or a player) must re-measure the seeded figures with
+//! scripts/seeded_figures.sh and update the pins here together.
 
 #![allow(clippy::unwrap_used)]
 

@@ -1,16 +1,23 @@
-//! The project's own pseudo-random generator and samplers.
+//! The project's pseudo-random generator and its samplers.
 //!
-//! Every seeded figure (duels, matches, rollouts, self-play, the benchmark sets) comes from
-//! this file alone, so no crate upgrade can change a seeded result. The pieces, each small
+//! Every seeded figure (duels, matches, rollouts, self-play, the benchmark sets) comes through
+//! this type. The generator is the Rand project's `rand_xoshiro`; the samplers on top of it
+//! are ours. `rand_core` asks a named generator to give the same output for a seed on every
+//! run, architecture and library version, a change counting as value-breaking (a new minor
+//! version at least, with a note); rand's distributions carry no such promise, and its
+//! uniform-range and shuffle algorithms have changed between releases. Each piece is small
 //! enough to check by eye:
 //!
 //! - **Generator**: xoshiro256** (Blackman and Vigna, "Scrambled linear pseudorandom number
-//!   generators", 2021): 256 bits of state, period 2^256 - 1, passes BigCrush; one step is a
-//!   few shifts, rotations and a multiply.
-//! - **Seeding**: the four state words are four successive outputs of SplitMix64 started at
-//!   the seed ([`splitmix`] at `seed + k * 0x9E3779B97F4A7C15`), as the generator's authors
-//!   recommend; the state is therefore never all zero for any seed in practice, and nearby
-//!   seeds give unrelated streams.
+//!   generators", 2021) as [`rand_xoshiro::Xoshiro256StarStar`]: 256 bits of state, period
+//!   2^256 - 1, passes BigCrush; one step is a few shifts, rotations and a multiply.
+//! - **Seeding**: `Xoshiro256StarStar::seed_from_u64`, which fills the four state words with
+//!   four successive outputs of SplitMix64 started at the seed (word `k` is
+//!   [`splitmix`](super::splitmix) of `seed + k * 0x9E3779B97F4A7C15`), as the generator's
+//!   authors recommend. `rand_core` counts a change to `seed_from_u64` as value-breaking too,
+//!   and the test `seeding_is_splitmix64` below checks it against our own `splitmix`.
+//!   SplitMix64's output step is a bijection, so at most one of the four words can be zero and
+//!   the all-zero state (which would stay zero forever) cannot occur.
 //! - **Integers below n** ([`Rng::below`]): Lemire's multiply-and-reject ("Fast random
 //!   integer generation in an interval", 2019): the high 64 bits of `x * n` for a 64-bit
 //!   output `x`, rejecting the few `x` whose low product bits fall below `2^64 mod n`, so every
@@ -19,46 +26,35 @@
 //! - **Floats**: the top 53 (f64) or 24 (f32) bits of one output, scaled into [0, 1).
 //! - **Shuffle**: Fisher-Yates from the last element down, each swap partner drawn by `below`.
 //!
-//! Changing any line here changes every seeded figure in docs/BENCHMARKS.md; the test
-//! `seeded_streams_are_pinned` below and the pinned duels in tests/seeded_pins.rs hold them.
+//! [`Rng`] also implements `rand_core`'s `RngCore` (re-exported by `rand_xoshiro`), so it can
+//! feed code written against that trait; such code's own samplers carry no value guarantee.
+//!
+//! Changing a sampler here, or a `rand_xoshiro` release that changed its stream, changes every
+//! seeded figure in docs/BENCHMARKS.md; the tests below (raw streams of several seeds and every
+//! sampler, pinned) and the pinned duels in tests/seeded_pins.rs would catch either.
 
-use super::dice::{splitmix, Dice};
+use super::dice::Dice;
+use rand_xoshiro::rand_core::{RngCore, SeedableRng};
+use rand_xoshiro::Xoshiro256StarStar;
 
-const GOLDEN: u64 = 0x9E37_79B9_7F4A_7C15;
-
-/// xoshiro256** seeded through SplitMix64; see the module docs.
+/// xoshiro256** seeded through SplitMix64, with value-stable samplers; see the module docs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Rng {
-    s: [u64; 4],
+    inner: Xoshiro256StarStar,
 }
 
 impl Rng {
     /// The generator for `seed`.
     pub fn seeded(seed: u64) -> Rng {
-        let mut s = [0u64; 4];
-        for (k, word) in s.iter_mut().enumerate() {
-            *word = splitmix(seed.wrapping_add(GOLDEN.wrapping_mul(k as u64)));
+        Rng {
+            inner: Xoshiro256StarStar::seed_from_u64(seed),
         }
-        if s == [0; 4] {
-            // Unreachable for SplitMix64 outputs in practice, but an all-zero state would
-            // stay zero forever.
-            s[0] = GOLDEN;
-        }
-        Rng { s }
     }
 
     /// The next 64 raw bits.
     #[inline]
     pub fn next_u64(&mut self) -> u64 {
-        let result = self.s[1].wrapping_mul(5).rotate_left(7).wrapping_mul(9);
-        let t = self.s[1] << 17;
-        self.s[2] ^= self.s[0];
-        self.s[3] ^= self.s[1];
-        self.s[1] ^= self.s[2];
-        self.s[0] ^= self.s[3];
-        self.s[2] ^= t;
-        self.s[3] = self.s[3].rotate_left(45);
-        result
+        self.inner.next_u64()
     }
 
     /// A uniformly distributed integer in `0..n`; 0 when `n` is 0.
@@ -134,9 +130,28 @@ impl Rng {
     }
 }
 
+/// Raw bits for code written against `rand_core`; the words are those of [`Rng::next_u64`].
+impl RngCore for Rng {
+    #[inline]
+    fn next_u32(&mut self) -> u32 {
+        self.inner.next_u32()
+    }
+
+    #[inline]
+    fn next_u64(&mut self) -> u64 {
+        self.inner.next_u64()
+    }
+
+    #[inline]
+    fn fill_bytes(&mut self, dest: &mut [u8]) {
+        self.inner.fill_bytes(dest);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::splitmix;
 
     /// The raw stream and the samplers for two seeds, pinned: any change here is a change of
     /// every seeded figure.
@@ -157,11 +172,115 @@ mod tests {
     const PINNED: &str = "[11091344671253066420, 13793997310169335082, 1900383378846508768] \
                           544351136466 [83, 378, 680, 924, 991, 769]";
 
+    /// More seeds, including the largest, and every sampler once: the values the generator
+    /// gave before it came from `rand_xoshiro`, pinned so the change of implementation is
+    /// seen to keep them.
+    #[test]
+    fn more_seeds_and_samplers_are_pinned() {
+        let pins: [(u64, [u64; 4]); 4] = [
+            (
+                7,
+                [
+                    12923355070828475994,
+                    5142052590334782674,
+                    15488392906492639638,
+                    18098058644649177664,
+                ],
+            ),
+            (
+                2026,
+                [
+                    10583478199052185109,
+                    5232962402658359512,
+                    14988153452874227418,
+                    16485387573092771586,
+                ],
+            ),
+            (
+                u64::MAX,
+                [
+                    10328197420357168392,
+                    14156678507024973869,
+                    9357971779955476126,
+                    13791585006304312367,
+                ],
+            ),
+            (
+                0x5EED,
+                [
+                    17236385663644093300,
+                    16282079530828760347,
+                    15612578460299724346,
+                    17980025521064999683,
+                ],
+            ),
+        ];
+        for (seed, expected) in pins {
+            let mut r = Rng::seeded(seed);
+            let got = [r.next_u64(), r.next_u64(), r.next_u64(), r.next_u64()];
+            assert_eq!(got, expected, "seed {seed}");
+        }
+
+        let mut r = Rng::seeded(11);
+        let unit: Vec<f64> = (0..3).map(|_| r.unit_f64()).collect();
+        let small: Vec<f32> = (0..3).map(|_| r.uniform_f32(-0.5, 0.5)).collect();
+        let coins: Vec<bool> = (0..8).map(|_| r.chance(0.3)).collect();
+        let mut order: Vec<u8> = (0..10).collect();
+        r.shuffle(&mut order);
+        let picked = r.pick(&[10u8, 20, 30, 40, 50]).copied();
+        let dice = r.dice();
+        let index = r.index(1000);
+        let wide = r.below(u64::MAX - 3);
+        let got =
+            format!("{unit:?} {small:?} {coins:?} {order:?} {picked:?} {dice:?} {index} {wide}");
+        let expected = "[0.223274216617233, 0.08723440006391181, 0.24526072486170158] \
+                        [-0.05622506, -0.41474807, -0.19332832] \
+                        [false, false, false, true, true, false, false, true] \
+                        [2, 9, 5, 6, 4, 1, 8, 0, 7, 3] Some(50) 62 84 4878229534779692568";
+        assert_eq!(got, expected);
+    }
+
+    /// `seed_from_u64` is SplitMix64 as the module docs describe it: the state words are
+    /// `splitmix(seed + k * golden)`, little-endian in the 32-byte seed.
+    #[test]
+    fn seeding_is_splitmix64() {
+        const GOLDEN: u64 = 0x9E37_79B9_7F4A_7C15;
+        for seed in [0, 1, 2, 42, 0x5EED, 1 << 63, u64::MAX - 1, u64::MAX] {
+            let mut bytes = [0u8; 32];
+            for (k, chunk) in bytes.chunks_exact_mut(8).enumerate() {
+                let word = splitmix(seed.wrapping_add(GOLDEN.wrapping_mul(k as u64)));
+                chunk.copy_from_slice(&word.to_le_bytes());
+            }
+            let ours = Xoshiro256StarStar::from_seed(bytes);
+            assert_eq!(Rng::seeded(seed).inner, ours, "seed {seed}");
+        }
+    }
+
+    /// The `RngCore` view gives the same words as the inherent methods.
+    #[test]
+    fn rng_core_view_matches() {
+        let mut a = Rng::seeded(5);
+        let mut b = Rng::seeded(5);
+        let first = RngCore::next_u64(&mut a);
+        assert_eq!(first, b.next_u64());
+        let high = RngCore::next_u32(&mut a);
+        assert_eq!(high, (b.next_u64() >> 32) as u32);
+        let mut bytes = [0u8; 8];
+        a.fill_bytes(&mut bytes);
+        assert_eq!(u64::from_le_bytes(bytes), b.next_u64());
+    }
+
     /// xoshiro256** from the state [1, 2, 3, 4] gives the reference implementation's first
     /// ten outputs (the test vector used by other ports of the algorithm).
     #[test]
     fn xoshiro_matches_the_reference_vector() {
-        let mut r = Rng { s: [1, 2, 3, 4] };
+        let mut seed = [0u8; 32];
+        for (k, chunk) in seed.chunks_exact_mut(8).enumerate() {
+            chunk.copy_from_slice(&(k as u64 + 1).to_le_bytes());
+        }
+        let mut r = Rng {
+            inner: Xoshiro256StarStar::from_seed(seed),
+        };
         let got: Vec<u64> = (0..10).map(|_| r.next_u64()).collect();
         let expected = [
             11520,
