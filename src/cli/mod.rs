@@ -14,6 +14,7 @@ pub mod match_cmd;
 pub mod moves;
 pub mod pos_arg;
 pub mod rollout;
+pub mod rollout_batch;
 mod search_bench;
 pub mod serve;
 pub mod show;

@@ -25,7 +25,32 @@ use crate::rollout::{
 #[derive(Debug, Args)]
 pub struct RolloutArgs {
     /// The position: gnubg Position ID (with optional Match ID), XGID or FIBS board.
-    pub pos: String,
+    #[arg(required_unless_present_any = ["positions", "merge"])]
+    pub pos: Option<String>,
+    /// Roll out every position of FILE instead: one per line, `POS` or `POS D1 D2` (the
+    /// plays of that roll), any notation POS takes; blank lines and lines starting with
+    /// `#` are skipped. Writes one JSON line per position (to --out, or stdout), each with
+    /// the same figures as `--json` for that position alone and the same seed, without the
+    /// timing; a bad line gets a line with its `error`.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["pos", "dice", "merge"])]
+    pub positions: Option<std::path::PathBuf>,
+    /// With --positions: only the positions with index % N == I (counting positions from
+    /// 0 in file order), for job arrays; `--merge` joins the parts.
+    #[arg(
+        long,
+        value_name = "I/N",
+        default_value = "0/1",
+        requires = "positions"
+    )]
+    pub shard: String,
+    /// The JSON-lines file of --positions (appended to: positions already in it are not
+    /// rolled out again, so a stopped run resumes) or of --merge.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<std::path::PathBuf>,
+    /// Join the JSON-lines files of the shards of one --positions run into --out (or
+    /// stdout), in file order; the result is byte for byte what one unsharded run writes.
+    #[arg(long, value_name = "PART", num_args = 1.., conflicts_with_all = ["pos", "dice"])]
+    pub merge: Vec<std::path::PathBuf>,
     /// Roll out the plays of this roll (overrides dice in POS).
     #[arg(long, num_args = 2, value_names = ["D1", "D2"])]
     pub dice: Option<Vec<u8>>,
@@ -60,10 +85,20 @@ pub struct RolloutArgs {
 
 /// Transposition table of each trial's searching players: games are short searches, and
 /// a fresh table per trial keeps trials independent of each other.
-const TRIAL_TT_MB: usize = 4;
+pub(super) const TRIAL_TT_MB: usize = 4;
 
 pub fn run(a: RolloutArgs) -> Result<(), CliError> {
-    let state = parse_pos_arg(&a.pos)?;
+    if !a.merge.is_empty() {
+        return super::rollout_batch::merge(&a.merge, a.out.as_deref());
+    }
+    if a.positions.is_some() {
+        return super::rollout_batch::run(&a);
+    }
+    let text = a
+        .pos
+        .as_deref()
+        .ok_or("give a position, --positions FILE or --merge")?;
+    let state = parse_pos_arg(text)?;
     let dice = super::pos_arg::roll_arg(a.dice.as_deref(), &state)?;
     if state.decision == Decision::GameOver {
         return Err("the game is over: nothing to roll out".into());
@@ -75,33 +110,13 @@ pub fn run(a: RolloutArgs) -> Result<(), CliError> {
         state.position
     };
     let threads = super::threads_arg(a.threads)?;
-    let settings = RolloutSettings {
-        trials: a.trials,
-        seed: a.seed,
-        truncate: a.truncate,
-        variance_reduction: !a.no_vr,
-        threads,
-    };
-    if a.trials == 0 {
-        return Err("--trials must be at least 1".into());
-    }
-    if a.truncate == Some(0) {
-        return Err("--truncate must be at least 1 ply (0 would play no roll)".into());
-    }
-    if dice.is_some() && a.top == 0 {
-        return Err("--top must be at least 1".into());
-    }
+    let settings = settings(&a, threads)?;
     if pos.is_game_over() {
         return Err("the game is over: nothing to roll out".into());
     }
     let stop = Arc::new(AtomicBool::new(false));
     stop_on_ctrl_c(stop.clone(), "finishing with the trials completed so far")?;
-    let spec = EngineSpec {
-        depth: a.depth,
-        tt_megabytes: TRIAL_TT_MB,
-        ..EngineSpec::of(a.eval.clone())
-    };
-    let rollout = Rollout::new(&spec)?;
+    let rollout = Rollout::new(&spec(&a))?;
     // Refused input is reported before the rollout announces itself.
     let candidates = match dice {
         Some(d) => Some(rollout.candidates(&pos, d, a.top)?),
@@ -157,10 +172,39 @@ pub fn run(a: RolloutArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-struct Header<'a> {
-    args: &'a RolloutArgs,
-    threads: usize,
-    pos: &'a Position,
+/// The rollout settings of the arguments, checked.
+pub(super) fn settings(a: &RolloutArgs, threads: usize) -> Result<RolloutSettings, CliError> {
+    if a.trials == 0 {
+        return Err("--trials must be at least 1".into());
+    }
+    if a.truncate == Some(0) {
+        return Err("--truncate must be at least 1 ply (0 would play no roll)".into());
+    }
+    if a.top == 0 {
+        return Err("--top must be at least 1".into());
+    }
+    Ok(RolloutSettings {
+        trials: a.trials,
+        seed: a.seed,
+        truncate: a.truncate,
+        variance_reduction: !a.no_vr,
+        threads,
+    })
+}
+
+/// The players' engine spec: the evaluator at the depth asked for, a small table per trial.
+pub(super) fn spec(a: &RolloutArgs) -> EngineSpec {
+    EngineSpec {
+        depth: a.depth,
+        tt_megabytes: TRIAL_TT_MB,
+        ..EngineSpec::of(a.eval.clone())
+    }
+}
+
+pub(super) struct Header<'a> {
+    pub args: &'a RolloutArgs,
+    pub threads: usize,
+    pub pos: &'a Position,
 }
 
 impl Header<'_> {
@@ -227,13 +271,13 @@ fn estimate_fields(
     }
 }
 
-fn position_json(h: &Header<'_>, r: &PositionRollout) -> serde_json::Value {
+pub(super) fn position_json(h: &Header<'_>, r: &PositionRollout) -> serde_json::Value {
     let mut v = h.json(r.trials, r.partial, r.seconds);
     estimate_fields(&r.estimate, &r.raw, r.trials, !h.args.no_vr, &mut v);
     v
 }
 
-fn plays_json(h: &Header<'_>, dice: Dice, r: &PlaysRollout) -> serde_json::Value {
+pub(super) fn plays_json(h: &Header<'_>, dice: Dice, r: &PlaysRollout) -> serde_json::Value {
     let mut v = h.json(r.trials, r.partial, r.seconds);
     v["dice"] = serde_json::json!([dice.high(), dice.low()]);
     let plays: Vec<serde_json::Value> = r
