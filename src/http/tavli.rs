@@ -11,7 +11,8 @@ use axum::http::{StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
-use super::api::{dice_param, json_object, kind_of, r6, read_body, uint_param, Raw};
+use super::params::{dice_param, json_object, kind_of, read_body, uint_param, Raw};
+use super::reply::r6;
 use super::{json_response, ApiError, App};
 use crate::game::Dice;
 use crate::tavli::{position_string, TavliPosition, Variant};

@@ -1,15 +1,24 @@
-//! CPU work of other front ends (the HTTP API) on the server's worker pool, under the same
-//! backpressure and per-request caps as the line protocols: searches as pool jobs, anything
-//! else (a rollout) as pool tasks. The async caller only awaits; nothing here runs CPU work
-//! on the runtime.
+//! The one path from a front end into the worker pool. Every decision, evaluation and
+//! ranking, whichever protocol asked (gnubg's external player, its external-interface
+//! requests, the HTTP API), is a [`Work`] item answered by [`Shared::answer_with`]:
+//! [`Engine::need`] says what to search, the server's per-request caps
+//! ([`request_settings`]: `server.max_request_depth`, `server.max_request_ms`) bound it,
+//! the lane's queue slots give backpressure, the search runs as a pool job with a cancel
+//! flag that dropping the future raises, and the front end's `finish` turns the result
+//! into its answer on the worker thread ([`Engine::complete`] for the line protocols).
+//! CPU work that is not a search (a rollout, a Tavli ranking) goes to the pool as a task
+//! ([`Shared::run_task`]). The async caller only awaits; nothing here runs CPU work on
+//! the runtime.
 
 use std::time::Duration;
 
 use tokio::sync::oneshot;
+use tracing::{info, warn};
 
-use super::metrics::{Metrics, Protocol};
-use super::{request_settings, Shared};
+use super::metrics::Metrics;
+use super::Shared;
 use crate::config::ServerConfig;
+use crate::engine::{Engine, EngineError, Found, Need, Outcome, RankedPlay, SearchPlan, Work};
 use crate::search::{Cancel, Job, Query, SearchOutcome, SearchSettings};
 
 /// Why work given to the pool produced no answer.
@@ -38,30 +47,69 @@ impl std::fmt::Display for PoolError {
 
 impl std::error::Error for PoolError {}
 
-/// A search's outcome with the depth asked for when the server's cap lowered it.
+/// How much of the search a front end wants back beyond what [`Engine::complete`] needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Detail {
+    /// The decision only: the search's own ranking and static probabilities of the plays.
+    Decision,
+    /// The best `n` plays valued exactly at the full depth, and every ranked play's
+    /// probabilities at the searched depth (the HTTP API's ranked list).
+    Ranked(usize),
+}
+
+/// What the pool found for a piece of work: the search's outcome (`None` when the engine
+/// needed no search) and the depth asked for when the server's cap lowered it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Searched {
-    pub outcome: SearchOutcome,
+    pub outcome: Option<SearchOutcome>,
     pub capped_from: Option<u32>,
 }
 
-/// Cancels a search whose caller stopped waiting (an HTTP client that went away drops the
-/// request's future) and counts it as abandoned; once the answer is in, dropping it only
-/// lowers the flag of a finished search.
-struct AbandonGuard<'a> {
-    cancel: Cancel,
-    metrics: &'a Metrics,
-    answered: bool,
+impl Searched {
+    /// The result in the facade's terms, for [`Engine::complete`].
+    pub fn found(&self) -> Result<Found, EngineError> {
+        match &self.outcome {
+            None => Ok(Found::Nothing),
+            Some(SearchOutcome::Move(d)) => Ok(Found::Plays(
+                d.plays
+                    .iter()
+                    .map(|r| RankedPlay {
+                        play: r.play,
+                        probs: r.probs,
+                    })
+                    .collect(),
+            )),
+            Some(SearchOutcome::Position(p)) => Ok(Found::Probabilities(p.probs)),
+            Some(SearchOutcome::Cancelled) => Err(EngineError::Cancelled),
+        }
+    }
 }
 
-impl Drop for AbandonGuard<'_> {
+/// Raises a search's cancel flag when dropped: the caller stopped waiting (a client that
+/// went away, a connection stopped at shutdown) or the answer is in, when lowering the
+/// flag of a finished search does nothing.
+struct CancelOnDrop(Cancel);
+
+impl Drop for CancelOnDrop {
     fn drop(&mut self) {
-        if !self.answered {
-            self.metrics.abandoned(Protocol::Http);
-            tracing::info!("HTTP client went away during a search; cancelled");
-        }
-        self.cancel.cancel();
+        self.0.cancel();
     }
+}
+
+/// The search settings of one request at `depth` under the server's per-request caps, and
+/// the depth asked for when the cap lowered it.
+pub fn request_settings(
+    plan: &SearchPlan,
+    depth: u32,
+    server: &ServerConfig,
+) -> (SearchSettings, Option<u32>) {
+    let cap = server.max_request_depth.get();
+    let mut settings = plan.settings(depth.min(cap));
+    if server.max_request_ms > 0 {
+        let limit = Duration::from_millis(server.max_request_ms);
+        settings.time_budget = Some(settings.time_budget.map_or(limit, |b| b.min(limit)));
+    }
+    (settings, (depth > cap).then_some(depth))
 }
 
 impl Shared {
@@ -84,63 +132,97 @@ impl Shared {
         self.pool.queued()
     }
 
-    /// Searches `query` at `depth` on the pool, within the server's per-request caps
-    /// (`adjust` may change other settings: ranked plays, probabilities). Waits for a queue
-    /// slot like the line protocols (backpressure); dropping the future cancels the search.
-    pub async fn search(
+    /// Answers `work` as `engine` decides it, through [`Engine::complete`]: the line
+    /// protocols' actions and evaluations.
+    pub async fn answer(
         &self,
-        query: Query,
-        depth: u32,
-        adjust: impl FnOnce(&mut SearchSettings),
-    ) -> Result<Searched, PoolError> {
-        self.search_then(query, depth, adjust, |s| s).await
+        work: Work,
+        engine: Engine,
+    ) -> Result<Result<Outcome, EngineError>, PoolError> {
+        self.answer_with(work, engine, Detail::Decision, |engine, work, searched| {
+            searched.found().and_then(|f| engine.complete(work, f))
+        })
+        .await
     }
 
-    /// As [`Shared::search`], then `finish` turns the outcome into the caller's answer on
-    /// the worker thread too (valuing plays, formatting a reply), as the line protocols
-    /// complete their decisions in the job's reply.
-    pub async fn search_then<T: Send + 'static>(
+    /// Searches what `engine` needs for `work` ([`Engine::need`]) on the pool, within the
+    /// server's per-request caps, then `finish` turns the result into the caller's answer
+    /// on the worker thread (on the caller's when no search is needed), with the engine
+    /// and the work. Waits for a queue slot of the search's lane (backpressure); dropping
+    /// the future cancels the search. A search cancelled before its first iteration is
+    /// [`PoolError::Cancelled`].
+    pub async fn answer_with<T: Send + 'static>(
         &self,
-        query: Query,
-        depth: u32,
-        adjust: impl FnOnce(&mut SearchSettings),
-        finish: impl FnOnce(Searched) -> T + Send + 'static,
+        work: Work,
+        engine: Engine,
+        detail: Detail,
+        finish: impl FnOnce(&Engine, &Work, Searched) -> T + Send + 'static,
     ) -> Result<T, PoolError> {
+        let (query, depth, utility) = match engine.need(&work) {
+            Need::Nothing => {
+                let searched = Searched {
+                    outcome: None,
+                    capped_from: None,
+                };
+                return Ok(finish(&engine, &work, searched));
+            }
+            Need::Plays {
+                position,
+                dice,
+                depth,
+                utility,
+            } => (Query::Move { position, dice }, depth, utility),
+            Need::Probabilities {
+                position,
+                depth,
+                utility,
+            } => (Query::Position { position }, depth, utility),
+        };
         let (mut settings, capped_from) = request_settings(&self.plan, depth, &self.server);
-        adjust(&mut settings);
-        let slots = self.slots_for(&settings);
-        let slot = slots
+        settings.utility = utility;
+        if let Detail::Ranked(n) = detail {
+            settings.rank = n;
+            settings.probabilities = true;
+        }
+        if let Some(asked) = capped_from {
+            info!(
+                asked,
+                cap = self.server.max_request_depth.get(),
+                "request deeper than server.max_request_depth: answered at the cap"
+            );
+        }
+        let slot = self
+            .slots_for(&settings)
             .clone()
             .acquire_owned()
             .await
             .map_err(|_| PoolError::ShuttingDown)?;
         let (tx, rx) = oneshot::channel::<Result<T, PoolError>>();
         let cancel = Cancel::new();
-        let mut guard = AbandonGuard {
-            cancel: cancel.clone(),
-            metrics: &self.metrics,
-            answered: false,
-        };
+        let _guard = CancelOnDrop(cancel.clone());
         let job = Job::new(query, settings, move |outcome| {
             drop(slot);
             let answer = match outcome {
                 SearchOutcome::Cancelled => Err(PoolError::Cancelled),
-                outcome => Ok(finish(Searched {
-                    outcome,
-                    capped_from,
-                })),
+                outcome => Ok(finish(
+                    &engine,
+                    &work,
+                    Searched {
+                        outcome: Some(outcome),
+                        capped_from,
+                    },
+                )),
             };
             // The receiver is gone only if the caller stopped waiting.
             let _ = tx.send(answer);
         })
         .with_cancel(cancel);
-        self.pool
-            .try_submit(job)
-            .map_err(|_| PoolError::ShuttingDown)?;
+        if let Err(e) = self.pool.try_submit(job) {
+            warn!(error = %e, "search pool refused a job");
+            return Err(PoolError::ShuttingDown);
+        }
         // The reply dropped unanswered: the search (or `finish`) panicked.
-        let answer = rx.await.unwrap_or(Err(PoolError::Failed));
-        guard.answered = true;
-        answer
+        rx.await.unwrap_or(Err(PoolError::Failed))
     }
 
     /// Runs `task` on a pool worker and awaits its result. The task holds a queue slot
@@ -170,49 +252,38 @@ impl Shared {
         rx.await.map_err(|_| PoolError::Failed)
     }
 
-    /// The nets of a Tavli game (loaded once, at the first request).
-    pub fn tavli_nets(
-        &self,
-        variant: crate::tavli::Variant,
-    ) -> Result<crate::players::tavli::TavliNets, String> {
-        let i = match variant {
-            crate::tavli::Variant::Portes => 0,
-            crate::tavli::Variant::Plakoto => 1,
-            crate::tavli::Variant::Fevga => 2,
-            crate::tavli::Variant::Backgammon => {
-                return Err("backgammon is not a Tavli game".into())
-            }
-        };
-        self.tavli[i]
-            .get_or_init(|| crate::players::tavli::TavliNets::load(variant, None))
-            .clone()
-    }
-
-    /// The depth Tavli requests are searched to: 3 when the engine searches 3 or more,
-    /// else 1 (the Tavli players' two depths).
-    pub fn tavli_depth(&self) -> u8 {
-        crate::search::tavli::depth_for(self.engine.settings().depth)
-    }
-
-    /// The plays of a Tavli request ranked on the pool (best first).
-    pub async fn tavli_plays(
-        &self,
-        request: crate::protocol::tavli::TavliRequest,
-        depth: u8,
-    ) -> Result<Vec<crate::players::tavli::TavliHintPlay>, String> {
-        let searcher = crate::search::tavli::TavliSearcher::star2(
-            self.tavli_nets(request.position.variant())?,
-            depth,
-        );
-        self.run_task(move || {
-            crate::players::tavli::hint(&searcher, &request.position, request.dice)
-        })
-        .await
-        .map_err(|e| e.to_string())
-    }
-
     /// The longest one request may search (`server.max_request_ms`; `None`: no cap).
     pub fn request_time_cap(&self) -> Option<Duration> {
         (self.server.max_request_ms > 0).then(|| Duration::from_millis(self.server.max_request_ms))
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_are_searched_within_the_servers_caps() {
+        let server = ServerConfig::default();
+        let plan = SearchPlan::default();
+        // `plies 7` asks for depth 15: answered at depth 5, noted.
+        let (s, capped) = request_settings(&plan, 15, &server);
+        assert_eq!((s.depth, capped), (5, Some(15)));
+        assert_eq!(s.time_budget, Some(Duration::from_millis(10_000)));
+        let (s, capped) = request_settings(&plan, 3, &server);
+        assert_eq!((s.depth, capped), (3, None));
+        // The plan's own budget stays when it is the shorter one; no cap keeps it as is.
+        let tight = SearchPlan {
+            time_budget: Some(Duration::from_millis(200)),
+            ..plan
+        };
+        let (s, _) = request_settings(&tight, 3, &server);
+        assert_eq!(s.time_budget, Some(Duration::from_millis(200)));
+        let open = ServerConfig {
+            max_request_ms: 0,
+            ..server
+        };
+        assert_eq!(request_settings(&plan, 3, &open).0.time_budget, None);
     }
 }

@@ -1,0 +1,77 @@
+//! `GET`/`POST /v1/cube`: the cube decision of a position before its roll (the doubler's
+//! question, or the taker's at a pending double) with cubeful equities and the
+//! probabilities it rests on.
+
+use serde_json::json;
+
+use super::api::{on_pool, request_engine};
+use super::params::{before_roll, Params};
+use super::reply::{describe, internal, pool_error, probs_json, r6, value_unit};
+use super::{ApiError, App};
+use crate::engine::{cube_answer, Depth, Engine, Work};
+use crate::game::{Decision, MatchState};
+use crate::search::SearchOutcome;
+use crate::server::{Detail, Searched};
+
+/// `/v1/cube`: the cube decision with cubeful equities, written on the worker that
+/// searched the roller's probabilities.
+pub(super) async fn answer(app: &App, p: Params) -> Result<String, ApiError> {
+    let state = before_roll(p.state)?;
+    let depth = p
+        .depth
+        .map_or(app.shared.engine().settings().cube_depth, Depth::get);
+    let engine = request_engine(app, &state, depth);
+    let search = app.shared.answer_with(
+        Work::Decide(state),
+        engine,
+        Detail::Decision,
+        |engine, work, searched| decision(engine, work.state(), searched),
+    );
+    on_pool(&app.shared, search).await.map_err(pool_error)?
+}
+
+/// The answer from the probabilities of the side about to roll (the doubler at a take
+/// question), as JSON text.
+fn decision(engine: &Engine, state: &MatchState, searched: Searched) -> Result<String, ApiError> {
+    let e = match searched.outcome {
+        Some(SearchOutcome::Position(e)) => e,
+        None => return Err(internal("a position question needs no probabilities")),
+        Some(_) => return Err(internal("a position search answered something else")),
+    };
+    let probs = e.probs;
+    let reached = e.depth;
+    let analysis = engine.cube_analysis(state, &probs);
+    let taking = state.decision == Decision::TakeOrDrop;
+    let mut equities = json!({
+        "no_double": r6(analysis.no_double),
+        "double_take": r6(analysis.double_take),
+        "double_pass": r6(analysis.double_pass),
+    });
+    if let Some(b) = analysis.double_beaver {
+        equities["double_beaver"] = json!(r6(b));
+    }
+    let cube = engine.settings().cube;
+    Ok(json!({
+        "position": describe(state),
+        "cube": {
+            "action": cube_answer(state, &analysis, &cube),
+            "equities": equities,
+            "unit": value_unit(state),
+            "proper": analysis.action.to_string(),
+            "response": analysis.response.to_string(),
+            "efficiency": analysis.efficiency,
+            "jacoby": cube.jacoby,
+            "beavers": cube.beavers,
+        },
+        "evaluation": {
+            "equity": r6(probs.equity() as f64),
+            "probs": probs_json(&probs),
+            "depth": reached,
+            "roller": if taking { "opponent" } else { "self" },
+        },
+        "depth": reached,
+        "capped_from": searched.capped_from,
+        "ms": e.elapsed.as_secs_f64() * 1000.0,
+    })
+    .to_string())
+}
