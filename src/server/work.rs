@@ -286,4 +286,39 @@ mod tests {
         };
         assert_eq!(request_settings(&plan, 3, &open).0.time_budget, None);
     }
+
+    /// Every `.rs` file under `dir`.
+    fn rust_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                rust_files(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+    }
+
+    #[test]
+    fn searches_reach_the_pool_only_through_answer_with() {
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut files = Vec::new();
+        rust_files(&src, &mut files);
+        let mut submitting: Vec<String> = files
+            .iter()
+            .filter(|f| !f.starts_with(src.join("search")))
+            .filter(|f| {
+                let text = std::fs::read_to_string(f).unwrap();
+                text.contains("Job::new(") || text.contains(".try_submit(")
+            })
+            .map(|f| {
+                f.strip_prefix(&src)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/")
+            })
+            .collect();
+        submitting.sort();
+        assert_eq!(submitting, ["server/work.rs"]);
+    }
 }
