@@ -294,43 +294,12 @@ fn depth_of(a: &HintArgs) -> Result<Depth, CliError> {
     }
 }
 
-/// Why the roller cannot (usefully) double, in words, or `None` when it may.
-fn no_cube_reason(state: &MatchState) -> Option<(&'static str, String)> {
-    if matches!(
-        state.decision,
-        Decision::TakeOrDrop | Decision::BeaverAnswer
-    ) {
-        return None;
-    }
-    if state.crawford {
-        return Some((
-            "crawford",
-            "Crawford game: no doubling in this game".to_string(),
-        ));
-    }
-    if state.cube_owner == crate::game::CubeOwner::Opponent || !state.may_double {
-        return Some((
-            "no_access",
-            "the opponent owns the cube: no double possible".to_string(),
-        ));
-    }
-    if !state.is_money() && state.cube >= state.away() {
-        return Some((
-            "dead_cube",
-            format!(
-                "Dead cube: a win at cube {} already wins the match ({} away)",
-                state.cube,
-                state.away()
-            ),
-        ));
-    }
-    None
-}
-
 /// The answer docs/cli.md names for the acting side: "double" or "no double" for the roller,
 /// "take", "drop" or "beaver" at a take question.
 fn cube_action(state: &MatchState, d: &CubeDecision, rules: &CubeSettings) -> &'static str {
-    if !matches!(state.decision, Decision::TakeOrDrop) && no_cube_reason(state).is_some() {
+    if !matches!(state.decision, Decision::TakeOrDrop)
+        && crate::engine::no_cube_reason(state).is_some()
+    {
         return "no double";
     }
     crate::engine::cube_answer(state, d, rules)
@@ -636,7 +605,7 @@ fn cube_hint(
         .evaluate_position(&roller, &settings, cancel);
     let analysis = engine.cube_analysis(state, &e.probs);
     let action = cube_action(state, &analysis, &cube);
-    let blocked = no_cube_reason(state);
+    let blocked = crate::engine::no_cube_reason(state);
     let x = analysis.efficiency;
     let take_point = if blocked.is_none() {
         crate::cube::take_point(&e.probs, &view, &cube, x)

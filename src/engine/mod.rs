@@ -243,6 +243,39 @@ impl std::fmt::Debug for Engine {
     }
 }
 
+/// Why the roller cannot (usefully) double, in words, or `None` when it may.
+pub fn no_cube_reason(state: &MatchState) -> Option<(&'static str, String)> {
+    if matches!(
+        state.decision,
+        Decision::TakeOrDrop | Decision::BeaverAnswer
+    ) {
+        return None;
+    }
+    if state.crawford {
+        return Some((
+            "crawford",
+            "Crawford game: no doubling in this game".to_string(),
+        ));
+    }
+    if state.cube_owner == CubeOwner::Opponent || !state.may_double {
+        return Some((
+            "no_access",
+            "the opponent owns the cube: no double possible".to_string(),
+        ));
+    }
+    if !state.is_money() && state.cube >= state.away() {
+        return Some((
+            "dead_cube",
+            format!(
+                "Dead cube: a win at cube {} already wins the match ({} away)",
+                state.cube,
+                state.away()
+            ),
+        ));
+    }
+    None
+}
+
 /// The cube as the acting side of `state` sees it.
 pub fn cube_view(state: &MatchState) -> CubeView {
     CubeView {

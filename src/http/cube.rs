@@ -8,7 +8,7 @@ use super::api::{on_pool, request_engine};
 use super::params::{before_roll, Params};
 use super::reply::{describe, internal, pool_error, probs_json, r6, value_unit};
 use super::{ApiError, App};
-use crate::engine::{cube_answer, Depth, Engine, Work};
+use crate::engine::{cube_answer, no_cube_reason, Depth, Engine, EvalOptions, Work};
 use crate::game::{Decision, MatchState};
 use crate::search::SearchOutcome;
 use crate::server::{Detail, Searched};
@@ -21,8 +21,17 @@ pub(super) async fn answer(app: &App, p: Params) -> Result<String, ApiError> {
         .depth
         .map_or(app.shared.engine().settings().cube_depth, Depth::get);
     let engine = request_engine(app, &state, depth);
+    // The roller's probabilities are searched even where it may not double (the cube is
+    // the opponent's, the Crawford game, a dead cube): the analysis then says so, with the
+    // equities, rather than skipping the search as a decision alone would.
+    let opts = EvalOptions {
+        depth,
+        cubeful: false,
+        noise: 0.0,
+        deterministic: false,
+    };
     let search = app.shared.answer_with(
-        Work::Decide(state),
+        Work::Evaluate(state, opts),
         engine,
         Detail::Decision,
         |engine, work, searched| decision(engine, work.state(), searched),
@@ -35,7 +44,7 @@ pub(super) async fn answer(app: &App, p: Params) -> Result<String, ApiError> {
 fn decision(engine: &Engine, state: &MatchState, searched: Searched) -> Result<String, ApiError> {
     let e = match searched.outcome {
         Some(SearchOutcome::Position(e)) => e,
-        None => return Err(internal("a position question needs no probabilities")),
+        None => return Err(internal("the roller's probabilities were not searched")),
         Some(_) => return Err(internal("a position search answered something else")),
     };
     let probs = e.probs;
@@ -51,10 +60,17 @@ fn decision(engine: &Engine, state: &MatchState, searched: Searched) -> Result<S
         equities["double_beaver"] = json!(r6(b));
     }
     let cube = engine.settings().cube;
-    Ok(json!({
+    let blocked = no_cube_reason(state);
+    let action = if blocked.is_some() {
+        "no double"
+    } else {
+        cube_answer(state, &analysis, &cube)
+    };
+    let mut answer = json!({
         "position": describe(state),
         "cube": {
-            "action": cube_answer(state, &analysis, &cube),
+            "action": action,
+            "cube_available": blocked.is_none(),
             "equities": equities,
             "unit": value_unit(state),
             "proper": analysis.action.to_string(),
@@ -72,6 +88,10 @@ fn decision(engine: &Engine, state: &MatchState, searched: Searched) -> Result<S
         "depth": reached,
         "capped_from": searched.capped_from,
         "ms": e.elapsed.as_secs_f64() * 1000.0,
-    })
-    .to_string())
+    });
+    if let Some((code, why)) = blocked {
+        answer["cube"]["reason"] = json!(code);
+        answer["cube"]["reason_text"] = json!(why);
+    }
+    Ok(answer.to_string())
 }
