@@ -236,15 +236,7 @@ impl Analyser<'_> {
                 .engine
                 .searcher()
                 .choose(&pos, dice, &settings, &cancel);
-            let mut v: Vec<RankedPlay> = d
-                .plays
-                .iter()
-                .take(1)
-                .map(|r| RankedPlay {
-                    play: r.play,
-                    probs: r.probs,
-                })
-                .collect();
+            let mut v: Vec<RankedPlay> = d.plays.iter().take(1).map(RankedPlay::from).collect();
             if !v.iter().any(|r| r.play.position == play.position) {
                 v.push(RankedPlay {
                     play: *play,

@@ -448,14 +448,7 @@ pub fn run(a: HintArgs) -> Result<(), CliError> {
             };
             let d = searcher.choose(&pos, dice, &settings, &cancel);
             let no_play = d.plays.len() == 1 && d.plays[0].play.steps().is_empty();
-            let ranked: Vec<RankedPlay> = d
-                .plays
-                .iter()
-                .map(|p| RankedPlay {
-                    play: p.play,
-                    probs: p.probs,
-                })
-                .collect();
+            let ranked: Vec<RankedPlay> = d.plays.iter().map(RankedPlay::from).collect();
             // The engine's value at the score: cubeful (money equity with the cube where
             // it is, or match-winning chance) or cubeless.
             let mut valued: Vec<(f64, &crate::search::RankedPlay)> = engine

@@ -98,22 +98,9 @@ pub fn run(a: RolloutArgs) -> Result<(), CliError> {
         .pos
         .as_deref()
         .ok_or("give a position, --positions FILE or --merge")?;
-    let state = parse_pos_arg(text)?;
-    let dice = super::pos_arg::roll_arg(a.dice.as_deref(), &state)?;
-    if state.decision == Decision::GameOver {
-        return Err("the game is over: nothing to roll out".into());
-    }
-    // At a take question the doubler is the one about to roll.
-    let pos = if dice.is_none() && state.decision == Decision::TakeOrDrop {
-        state.position.swap()
-    } else {
-        state.position
-    };
+    let (pos, dice) = what_to_roll_out(text, a.dice.as_deref())?;
     let threads = super::threads_arg(a.threads)?;
     let settings = settings(&a, threads)?;
-    if pos.is_game_over() {
-        return Err("the game is over: nothing to roll out".into());
-    }
     let stop = Arc::new(AtomicBool::new(false));
     stop_on_ctrl_c(stop.clone(), "finishing with the trials completed so far")?;
     let rollout = Rollout::new(&spec(&a))?;
@@ -170,6 +157,29 @@ pub fn run(a: RolloutArgs) -> Result<(), CliError> {
         }
     }
     Ok(())
+}
+
+/// The position to roll out from a position text and optional dice: the side about to
+/// roll (the doubler at a take question) and the roll whose plays are compared, if any.
+pub(super) fn what_to_roll_out(
+    text: &str,
+    dice: Option<&[u8]>,
+) -> Result<(Position, Option<Dice>), CliError> {
+    let state = parse_pos_arg(text)?;
+    let dice = super::pos_arg::roll_arg(dice, &state)?;
+    if state.decision == Decision::GameOver {
+        return Err("the game is over: nothing to roll out".into());
+    }
+    // At a take question the doubler is the one about to roll.
+    let pos = if dice.is_none() && state.decision == Decision::TakeOrDrop {
+        state.position.swap()
+    } else {
+        state.position
+    };
+    if pos.is_game_over() {
+        return Err("the game is over: nothing to roll out".into());
+    }
+    Ok((pos, dice))
 }
 
 /// The rollout settings of the arguments, checked.

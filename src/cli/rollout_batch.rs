@@ -19,11 +19,11 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use super::pos_arg::{parse_pos_arg, roll_arg};
-use super::rollout::RolloutArgs;
-use super::rollout::{plays_json, position_json, settings, spec, stop_on_ctrl_c, Header};
+use super::rollout::{
+    plays_json, position_json, settings, spec, stop_on_ctrl_c, what_to_roll_out, Header,
+    RolloutArgs,
+};
 use super::CliError;
-use crate::game::Decision;
 use crate::rollout::{Hooks, Rollout, RolloutSettings};
 
 /// One position of the input: its 1-based line number and text.
@@ -143,19 +143,7 @@ fn roll_out_fields(
         }
         _ => return Err("expected `POS` or `POS D1 D2` on the line".into()),
     };
-    let state = parse_pos_arg(pos_text)?;
-    let dice = roll_arg(dice.as_deref(), &state)?;
-    if state.decision == Decision::GameOver {
-        return Err("the game is over: nothing to roll out".into());
-    }
-    let pos = if dice.is_none() && state.decision == Decision::TakeOrDrop {
-        state.position.swap()
-    } else {
-        state.position
-    };
-    if pos.is_game_over() {
-        return Err("the game is over: nothing to roll out".into());
-    }
+    let (pos, dice) = what_to_roll_out(pos_text, dice.as_deref())?;
     let header = Header {
         args: a,
         threads: settings.threads,

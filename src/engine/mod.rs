@@ -91,6 +91,16 @@ pub struct RankedPlay {
     pub probs: Probabilities,
 }
 
+impl From<&crate::search::RankedPlay> for RankedPlay {
+    /// The play and its probabilities of a search's ranking.
+    fn from(r: &crate::search::RankedPlay) -> RankedPlay {
+        RankedPlay {
+            play: r.play,
+            probs: r.probs,
+        }
+    }
+}
+
 /// How searches are run: algorithm and time budget (the depth comes with each request).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SearchPlan {
@@ -397,13 +407,7 @@ impl Engine {
         if d.plays.is_empty() || (cancel.is_cancelled() && d.stopped && d.depth == 0) {
             return Err(EngineError::Cancelled);
         }
-        Ok(d.plays
-            .iter()
-            .map(|r| RankedPlay {
-                play: r.play,
-                probs: r.probs,
-            })
-            .collect())
+        Ok(d.plays.iter().map(RankedPlay::from).collect())
     }
 
     /// Probabilities of the side to act in `pos`, before it rolls, at `depth`.

@@ -99,16 +99,7 @@ fn ranked_plays(
     });
     let by_play: HashMap<crate::game::Play, &crate::search::RankedPlay> =
         d.plays.iter().map(|r| (r.play, r)).collect();
-    let valued = engine.value_plays(
-        state,
-        d.plays
-            .iter()
-            .map(|r| RankedPlay {
-                play: r.play,
-                probs: r.probs,
-            })
-            .collect(),
-    );
+    let valued = engine.value_plays(state, d.plays.iter().map(RankedPlay::from).collect());
     let mut plays = Vec::with_capacity(valued.len());
     for (rp, value) in &valued {
         let Some(found) = by_play.get(&rp.play) else {

@@ -70,15 +70,9 @@ impl Searched {
     pub fn found(&self) -> Result<Found, EngineError> {
         match &self.outcome {
             None => Ok(Found::Nothing),
-            Some(SearchOutcome::Move(d)) => Ok(Found::Plays(
-                d.plays
-                    .iter()
-                    .map(|r| RankedPlay {
-                        play: r.play,
-                        probs: r.probs,
-                    })
-                    .collect(),
-            )),
+            Some(SearchOutcome::Move(d)) => {
+                Ok(Found::Plays(d.plays.iter().map(RankedPlay::from).collect()))
+            }
             Some(SearchOutcome::Position(p)) => Ok(Found::Probabilities(p.probs)),
             Some(SearchOutcome::Cancelled) => Err(EngineError::Cancelled),
         }
