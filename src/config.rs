@@ -158,6 +158,8 @@ pub struct EngineConfig {
     pub tt_megabytes: usize,
     /// `[engine.mcts]`: playouts, playout policy and truncation when `algorithm = "mcts"`.
     pub mcts: crate::search::mcts::MctsConfig,
+    /// How the neural nets compute: `"int16"` or `"float"`.
+    pub precision: crate::eval::qnet::Precision,
 }
 
 impl Default for EngineConfig {
@@ -174,6 +176,7 @@ impl Default for EngineConfig {
             queue: 256,
             tt_megabytes: 64,
             mcts: crate::search::mcts::MctsConfig::default(),
+            precision: crate::eval::qnet::Precision::default(),
         }
     }
 }
@@ -358,6 +361,7 @@ impl Config {
                 CubePolicy::Cubeless
             },
             cube: self.cube,
+            precision: e.precision,
             tt_megabytes: e.tt_megabytes,
             mcts: e.mcts,
         }

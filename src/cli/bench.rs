@@ -83,6 +83,9 @@ pub struct EvalArgs {
     /// A weights file instead of the embedded default nets.
     #[arg(long)]
     pub weights: Option<std::path::PathBuf>,
+    /// How the nets compute: `float` (the default) or `int16` (the integer first layer).
+    #[arg(long, default_value = "float")]
+    pub precision: crate::eval::qnet::Precision,
     /// Instead: evaluations of 10,000 seeded bear-off positions (both sides home, answered
     /// by the bear-off database) and the time to compute the database.
     #[arg(long)]
@@ -377,7 +380,8 @@ fn eval(a: EvalArgs) -> Result<(), CliError> {
     let ev = match &a.weights {
         Some(p) => NeuralEvaluator::load(p)?,
         None => NeuralEvaluator::default_nets()?,
-    };
+    }
+    .with_precision(a.precision);
     if a.bearoff {
         return eval_bearoff(&ev, &a);
     }
@@ -391,7 +395,10 @@ fn eval(a: EvalArgs) -> Result<(), CliError> {
         ev.nets().encoding.id()
     );
     let simd = crate::eval::net::simd::available();
-    let mut command = format!("stargammon bench eval --rounds {}", a.rounds);
+    let mut command = format!(
+        "stargammon bench eval --rounds {} --precision {}",
+        a.rounds, a.precision
+    );
     if let Some(p) = &a.weights {
         command.push_str(&format!(" --weights {}", p.display()));
     }
@@ -399,6 +406,7 @@ fn eval(a: EvalArgs) -> Result<(), CliError> {
         println!(
             "{}",
             serde_json::json!({
+                "precision": a.precision.name(),
                 "evals": r.evals,
                 "evals_per_sec": r.evals_per_sec,
                 "threads": 1,
@@ -414,6 +422,7 @@ fn eval(a: EvalArgs) -> Result<(), CliError> {
             r.positions, a.rounds
         );
         println!("net:         {net} (AVX2/FMA path: {simd})");
+        println!("precision:   {}", a.precision);
         println!("evaluations: {}", r.evals);
         println!("evals/s:     {:.0}", r.evals_per_sec);
         println!("command:     {command}");

@@ -7,7 +7,7 @@ use std::fmt;
 use std::path::Path;
 use std::sync::Arc;
 
-use super::spec::{CubePolicy, EngineSpec, EvaluatorKind, SpecError};
+use super::spec::{CubePolicy, EngineSpec, EvaluatorKind, Precision, SpecError};
 use super::{Engine, EngineSettings, SearchPlan};
 use crate::eval::noisy::NoisyEvaluator;
 use crate::eval::simple::PipSigmoid;
@@ -56,10 +56,23 @@ pub fn nets(path: Option<&Path>) -> Result<NeuralEvaluator, BuildError> {
     }
 }
 
-/// The evaluator `kind` names, without noise.
+/// [`nets`] evaluated in `precision`.
+pub fn nets_with(path: Option<&Path>, precision: Precision) -> Result<NeuralEvaluator, BuildError> {
+    Ok(nets(path)?.with_precision(precision))
+}
+
+/// The evaluator `kind` names, without noise (the nets in the default precision).
 pub fn evaluator(kind: &EvaluatorKind) -> Result<Arc<dyn Evaluator>, BuildError> {
+    evaluator_with(kind, Precision::default())
+}
+
+/// The evaluator `kind` names, without noise, the nets evaluated in `precision`.
+pub fn evaluator_with(
+    kind: &EvaluatorKind,
+    precision: Precision,
+) -> Result<Arc<dyn Evaluator>, BuildError> {
     match kind {
-        EvaluatorKind::Net(path) => Ok(Arc::new(nets(path.as_deref())?)),
+        EvaluatorKind::Net(path) => Ok(Arc::new(nets_with(path.as_deref(), precision)?)),
         EvaluatorKind::PipSigmoid => Ok(Arc::new(PipSigmoid)),
         other => Err(BuildError::NoEvaluator(other.to_string())),
     }
@@ -103,7 +116,7 @@ pub fn engine_with(spec: &EngineSpec, searcher: Searcher) -> Engine {
 /// A ready engine: evaluator (with noise), its own transposition table, plan and settings.
 pub fn engine(spec: &EngineSpec) -> Result<Engine, BuildError> {
     spec.validate()?;
-    let eval = with_noise(spec, evaluator(&spec.evaluator)?);
+    let eval = with_noise(spec, evaluator_with(&spec.evaluator, spec.precision)?);
     Ok(engine_with(spec, searcher(spec, eval)))
 }
 

@@ -23,6 +23,7 @@
 //! | `playouts` | with `algo=mcts`: iterations per decision (0 = by `time`, else 2,000) | 0 |
 //! | `playout` | with `algo=mcts`: `random` or `net` (the evaluator's best play each ply) | `random` |
 //! | `truncate` | with `algo=mcts`: end playouts after this many plies with the evaluator | none |
+//! | `precision` | `net`: `float` (the float nets, the reference) or `int16` (the integer first layer) | `float` |
 //!
 //! `pubeval`, `heuristic` and `random` pick plays by fixed rules and take no options.
 //! [`EngineSpec`]'s `Display` writes the canonical text (the kind and every option that
@@ -36,6 +37,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::cube::CubeSettings;
+pub use crate::eval::qnet::Precision;
 use crate::search::mcts::MctsConfig;
 use crate::search::{Algorithm, MAX_DEPTH};
 
@@ -303,6 +305,8 @@ pub struct EngineSpec {
     pub tt_megabytes: usize,
     /// Playouts and budget of `algo=mcts`.
     pub mcts: MctsConfig,
+    /// How the neural nets compute.
+    pub precision: Precision,
 }
 
 impl Default for EngineSpec {
@@ -320,6 +324,7 @@ impl Default for EngineSpec {
             cube: CubeSettings::default(),
             tt_megabytes: DEFAULT_TT_MB,
             mcts: MctsConfig::default(),
+            precision: Precision::default(),
         }
     }
 }
@@ -406,6 +411,7 @@ pub const OPTIONS: &[&str] = &[
     "playouts",
     "playout",
     "truncate",
+    "precision",
 ];
 
 const ALGO_EXPECTED: &str = "expectimax, star1, star2, filter or mcts";
@@ -460,7 +466,8 @@ impl EngineSpec {
                 && self.noise == plain.noise
                 && self.cube_noise == plain.cube_noise
                 && self.cube_policy == plain.cube_policy
-                && self.cube_depth == plain.cube_depth;
+                && self.cube_depth == plain.cube_depth
+                && self.precision == plain.precision;
             if !same_play {
                 return Err(SpecError::NotSearchable(self.evaluator.base_name()));
             }
@@ -526,6 +533,11 @@ impl EngineSpec {
                         .parse::<u32>()
                         .map_err(|_| bad("truncate", "plies, 0 or more"))?,
                 )
+            }
+            "precision" => {
+                self.precision = value
+                    .parse()
+                    .map_err(|_| bad("precision", "float or int16"))?
             }
             "tt" => {
                 self.tt_megabytes = value
@@ -637,6 +649,9 @@ impl fmt::Display for EngineSpec {
         }
         if self.mcts.playout != d.mcts.playout {
             write!(f, ",playout={}", self.mcts.playout)?;
+        }
+        if self.precision != d.precision {
+            write!(f, ",precision={}", self.precision)?;
         }
         if let Some(t) = self.mcts.truncate {
             write!(f, ",truncate={t}")?;

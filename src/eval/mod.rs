@@ -78,6 +78,7 @@ pub mod net;
 pub mod neural;
 pub mod noisy;
 pub mod pubeval;
+pub mod qnet;
 pub mod simple;
 pub mod tavli;
 pub mod weights;

@@ -357,6 +357,40 @@ fn sigmoid_slice(v: &mut [f32]) {
     }
 }
 
+/// The layers after the hidden sums, for nets that compute those sums another way (the
+/// integer nets of [`super::qnet`]): `hidden` (the pre-activations, `width` of them) is
+/// replaced by its sigmoids, then the five outputs are the sigmoids of `b2` plus the
+/// dot products with the `OUTPUTS` rows of `width` weights in `w2`. Runs on the fastest
+/// kernels this processor has.
+pub(crate) fn output_layer(
+    hidden: &mut [f32],
+    w2: &[f32],
+    width: usize,
+    b2: &[f32; OUTPUTS],
+) -> [f32; OUTPUTS] {
+    #[inline(always)]
+    fn with<K: Kernels>(
+        k: K,
+        hidden: &mut [f32],
+        w2: &[f32],
+        width: usize,
+        b2: &[f32; OUTPUTS],
+    ) -> [f32; OUTPUTS] {
+        let hidden = &mut hidden[..width];
+        k.sigmoids(hidden);
+        let mut out = [0.0; OUTPUTS];
+        for (j, o) in out.iter_mut().enumerate() {
+            *o = sigmoid(k.dot(hidden, &w2[j * width..(j + 1) * width]) + b2[j]);
+        }
+        out
+    }
+    match best_path() {
+        Path::Portable => with(Portable, hidden, w2, width, b2),
+        #[cfg(target_arch = "x86_64")]
+        Path::Avx2Fma(k) => with(k, hidden, w2, width, b2),
+    }
+}
+
 /// Turns raw outputs into consistent probabilities for the side to act in `pos`:
 /// clamps into [0, 1], enforces bg <= gammon <= win per side, and zeroes gammons a side
 /// can no longer win because the loser has already borne a checker off.
@@ -394,6 +428,10 @@ trait Kernels: Copy {
             self.axpy(hidden, x.value[n], &w1[i * h..(i + 1) * h]);
         }
         sigmoid_slice(hidden);
+    }
+    /// Every element replaced by its sigmoid.
+    fn sigmoids(self, v: &mut [f32]) {
+        sigmoid_slice(v);
     }
     /// y += a * x
     fn axpy(self, y: &mut [f32], a: f32, x: &[f32]);
@@ -493,6 +531,12 @@ mod x86 {
         }
 
         #[inline]
+        fn sigmoids(self, v: &mut [f32]) {
+            // SAFETY: `self` exists, so `detect` found AVX2 and FMA; any length is fine.
+            unsafe { sigmoids(v) }
+        }
+
+        #[inline]
         fn axpy(self, y: &mut [f32], a: f32, x: &[f32]) {
             // SAFETY: `self` exists, so `detect` found AVX2 and FMA; `axpy` accepts
             // slices of any lengths.
@@ -560,6 +604,15 @@ mod x86 {
             }
         }
         super::sigmoid_slice(hidden);
+    }
+
+    /// Every element replaced by its sigmoid, the loop vectorised for AVX2 and FMA.
+    ///
+    /// # Safety
+    /// The processor must support AVX2 and FMA.
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn sigmoids(v: &mut [f32]) {
+        super::sigmoid_slice(v);
     }
 
     /// y += a * x over the first `min(y.len(), x.len())` elements.

@@ -4,12 +4,20 @@
 //! home boards (the one-sided database, [`super::bearoff`]); the race net answers only for
 //! the rest of the race. Net outputs are made consistent with [`consistent`]. The default nets are compiled into the binary from `weights/`, so
 //! `stargammon` plays at full strength with no files around; a path overrides them.
+//!
+//! The nets run in one of two [`Precision`]s: the float nets, or their integer form
+//! ([`super::qnet`]: a 16-bit first layer, summed from the previous position's sums where
+//! that is cheaper). A position whose integer sums could overflow is evaluated in float.
 
+use std::cell::RefCell;
 use std::path::Path;
+use std::sync::Arc;
 
 use super::bearoff;
 use super::encoding::SparseInput;
 use super::net::{consistent, Mlp, MAX_HIDDEN, OUTPUTS};
+pub use super::qnet::Precision;
+use super::qnet::{QuantMlp, QuantState};
 use super::weights::{NetSet, WeightsError};
 use super::{Evaluator, Probabilities};
 use crate::game::{Phase, Position};
@@ -22,6 +30,10 @@ pub const DEFAULT_WEIGHTS: &[u8] = include_bytes!("../../weights/default.sgnet")
 pub struct NeuralEvaluator {
     nets: NetSet,
     name: String,
+    precision: Precision,
+    /// The integer forms of the contact and race nets (`None` when a net has no usable
+    /// integer form: it is then evaluated in float).
+    quant: Arc<(Option<QuantMlp>, Option<QuantMlp>)>,
 }
 
 /// Per-thread scratch space for evaluations without stack arrays.
@@ -29,6 +41,8 @@ pub struct NeuralEvaluator {
 pub struct Scratch {
     pub input: SparseInput,
     pub hidden: Vec<f32>,
+    /// The integer nets' remembered sums.
+    pub quant: QuantState,
 }
 
 impl Default for Scratch {
@@ -36,16 +50,42 @@ impl Default for Scratch {
         Scratch {
             input: SparseInput::default(),
             hidden: vec![0.0; MAX_HIDDEN],
+            quant: QuantState::default(),
         }
     }
 }
 
 impl NeuralEvaluator {
-    /// Wraps a pair of nets.
+    /// Wraps a pair of nets, evaluated in the default [`Precision`].
     pub fn new(nets: NetSet, name: impl Into<String>) -> NeuralEvaluator {
+        let quant = Arc::new((QuantMlp::new(&nets.contact), QuantMlp::new(&nets.race)));
         NeuralEvaluator {
             nets,
             name: name.into(),
+            precision: Precision::default(),
+            quant,
+        }
+    }
+
+    /// The same nets evaluated in `precision`.
+    pub fn with_precision(mut self, precision: Precision) -> NeuralEvaluator {
+        self.precision = precision;
+        self
+    }
+
+    pub fn precision(&self) -> Precision {
+        self.precision
+    }
+
+    /// The integer form of the net that values `pos`, when this evaluator uses it.
+    #[inline]
+    pub fn quant_for(&self, pos: &Position) -> Option<&QuantMlp> {
+        if self.precision != Precision::Int16 {
+            return None;
+        }
+        match pos.phase() {
+            Phase::Contact => self.quant.0.as_ref(),
+            Phase::Race => self.quant.1.as_ref(),
         }
     }
 
@@ -89,6 +129,11 @@ impl NeuralEvaluator {
     #[inline]
     pub fn raw_with(&self, pos: &Position, scratch: &mut Scratch) -> [f32; OUTPUTS] {
         self.encode(pos, &mut scratch.input);
+        if let Some(q) = self.quant_for(pos) {
+            if let Some(out) = scratch.quant.forward(q, &scratch.input) {
+                return out;
+            }
+        }
         self.net_for(pos)
             .forward_into(&scratch.input, &mut scratch.hidden)
     }
@@ -125,6 +170,20 @@ impl Evaluator for NeuralEvaluator {
     fn evaluate(&self, pos: &Position) -> Probabilities {
         if let Some(p) = exact(pos) {
             return p;
+        }
+        if self.quant_for(pos).is_some() {
+            thread_local! {
+                static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+            }
+            // A thread's scratch space, kept between calls so that successive positions
+            // (the children of one position) are summed from each other.
+            if let Some(p) = SCRATCH.with(|s| {
+                s.try_borrow_mut()
+                    .ok()
+                    .map(|mut s| self.evaluate_with(pos, &mut s))
+            }) {
+                return p;
+            }
         }
         let mut input = SparseInput::default();
         self.encode(pos, &mut input);

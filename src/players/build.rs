@@ -81,14 +81,15 @@ pub fn factory(
 /// Cubeless checker-play deciders of an evaluator spec.
 fn checker_players(e: &EngineSpec, name: String) -> Result<PlayerFactory, BuildError> {
     if let (EvaluatorKind::Net(path), false) = (&e.evaluator, e.searches()) {
-        let nets = Arc::new(engine_build::nets(path.as_deref())?);
+        let nets = Arc::new(engine_build::nets_with(path.as_deref(), e.precision)?);
         let noise = e.noise.sigma();
         let n = name.clone();
         return Ok(PlayerFactory::new(name, move || {
             Box::new(NetPlayer::new(nets.clone(), noise, n.clone()))
         }));
     }
-    let evaluator = engine_build::with_noise(e, engine_build::evaluator(&e.evaluator)?);
+    let evaluator =
+        engine_build::with_noise(e, engine_build::evaluator_with(&e.evaluator, e.precision)?);
     let searcher = engine_build::searcher(e, evaluator);
     let settings = engine_build::plan(e).settings(e.depth.get());
     let n = name.clone();

@@ -124,7 +124,8 @@ impl Shared {
     /// Loads the evaluator and starts the worker pool described by `config`.
     pub fn from_config(config: &Config) -> Result<Arc<Shared>, ServerError> {
         let evaluator =
-            engine_build::evaluator(&config.engine.evaluator).map_err(ServerError::Evaluator)?;
+            engine_build::evaluator_with(&config.engine.evaluator, config.engine.precision)
+                .map_err(ServerError::Evaluator)?;
         Shared::with_evaluator(config, evaluator)
     }
 
