@@ -17,7 +17,8 @@ pub enum BenchCommand {
     Movegen(MovegenArgs),
     /// Search algorithms and depths over the committed set of contact decisions.
     Search(Box<super::search_bench::SearchBenchArgs>),
-    /// Static evaluations per second of the contact net on one thread (`--bearoff`: of
+    /// Static evaluations per second of the contact net on one thread, the float nets and
+    /// their integer form (`precision=int16`) round by round in turn (`--bearoff`: of
     /// bear-off positions from the database).
     Eval(EvalArgs),
     /// Decisions per second and latency of the bot server under loopback load.
@@ -83,9 +84,6 @@ pub struct EvalArgs {
     /// A weights file instead of the embedded default nets.
     #[arg(long)]
     pub weights: Option<std::path::PathBuf>,
-    /// How the nets compute: `float` (the default) or `int16` (the integer first layer).
-    #[arg(long, default_value = "float")]
-    pub precision: crate::eval::qnet::Precision,
     /// Instead: evaluations of 10,000 seeded bear-off positions (both sides home, answered
     /// by the bear-off database) and the time to compute the database.
     #[arg(long)]
@@ -380,13 +378,34 @@ fn eval(a: EvalArgs) -> Result<(), CliError> {
     let ev = match &a.weights {
         Some(p) => NeuralEvaluator::load(p)?,
         None => NeuralEvaluator::default_nets()?,
-    }
-    .with_precision(a.precision);
+    };
     if a.bearoff {
         return eval_bearoff(&ev, &a);
     }
     let positions = bench::eval_positions()?;
-    let r = bench::run_eval(&ev, &positions, a.rounds);
+    use crate::eval::qnet::Precision;
+    let (float, int) = (
+        ev.clone().with_precision(Precision::Float),
+        ev.with_precision(Precision::Int16),
+    );
+    // The float nets (the default precision) and the integer ones, round by round in
+    // turn so that a load that comes and goes weighs on both alike.
+    let (mut r, mut r_int) = (
+        bench::run_eval(&float, &positions, 1),
+        bench::run_eval(&int, &positions, 1),
+    );
+    let (mut secs, mut secs_int) = (0.0, 0.0);
+    for _ in 0..a.rounds {
+        r = bench::run_eval(&float, &positions, 1);
+        secs += r.evals as f64 / r.evals_per_sec;
+        r_int = bench::run_eval(&int, &positions, 1);
+        secs_int += r_int.evals as f64 / r_int.evals_per_sec;
+    }
+    r.evals = positions.len() as u64 * a.rounds as u64;
+    r.evals_per_sec = r.evals as f64 / secs;
+    r_int.evals = r.evals;
+    r_int.evals_per_sec = r.evals as f64 / secs_int;
+    let ev = float;
     let c = &ev.nets().contact;
     let net = format!(
         "contact {}x{}x5, encoding {}",
@@ -395,10 +414,7 @@ fn eval(a: EvalArgs) -> Result<(), CliError> {
         ev.nets().encoding.id()
     );
     let simd = crate::eval::net::simd::available();
-    let mut command = format!(
-        "stargammon bench eval --rounds {} --precision {}",
-        a.rounds, a.precision
-    );
+    let mut command = format!("stargammon bench eval --rounds {}", a.rounds);
     if let Some(p) = &a.weights {
         command.push_str(&format!(" --weights {}", p.display()));
     }
@@ -406,8 +422,8 @@ fn eval(a: EvalArgs) -> Result<(), CliError> {
         println!(
             "{}",
             serde_json::json!({
-                "precision": a.precision.name(),
                 "evals": r.evals,
+                "int16_evals_per_sec": r_int.evals_per_sec,
                 "evals_per_sec": r.evals_per_sec,
                 "threads": 1,
                 "net": net,
@@ -422,9 +438,13 @@ fn eval(a: EvalArgs) -> Result<(), CliError> {
             r.positions, a.rounds
         );
         println!("net:         {net} (AVX2/FMA path: {simd})");
-        println!("precision:   {}", a.precision);
+
         println!("evaluations: {}", r.evals);
         println!("evals/s:     {:.0}", r.evals_per_sec);
+        println!(
+            "int16:       {:.0} evals/s (precision=int16)",
+            r_int.evals_per_sec
+        );
         println!("command:     {command}");
     }
     Ok(())

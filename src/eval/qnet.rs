@@ -2,12 +2,14 @@
 //! integers, the inputs as 16-bit fixed-point numbers, the hidden sums in 32-bit integers.
 //! The sigmoids and the small output layer stay in floating point.
 //!
-//! Why it pays: the first layer dominates an evaluation, and its weights (a row of
-//! `hidden` numbers per nonzero input) are read from the second-level cache every time;
-//! half the bytes per weight halves that traffic, and `vpmaddwd` multiplies and adds two
-//! inputs' rows in one instruction. Integer sums are exact, so the AVX2 kernels and the
-//! portable ones give bit-identical results, and so does a sum updated from another
-//! position's (see [`QuantState`]): the order of the additions cannot matter.
+//! The first layer's weights (a row of `hidden` numbers per nonzero input) are read from
+//! the second-level cache on every evaluation; 16-bit weights halve that traffic, and
+//! `vpmaddwd` multiplies and adds two inputs' rows in one instruction. Integer sums are
+//! exact, so the AVX2 kernels and the portable ones give bit-identical results, and so
+//! does a sum updated from another position's (see [`QuantState`]): the order of the
+//! additions cannot matter. The first layer alone runs about twice as fast as the float
+//! one, but the input encoding costs about as much as the float net, so a whole
+//! evaluation gains much less (see the precision option of `stargammon bench eval`).
 //!
 //! Scales: every product of a weight and an input value, and so every hidden sum, is an
 //! integer count of `2^-S` (S = [`QuantMlp::sum_bits`], at most [`SUM_BITS`]). Row `i` of
@@ -16,21 +18,25 @@
 //! weight allows (16 bits) but leaving the value at least [`MIN_VALUE_BITS`] fraction bits:
 //! rows of small weights get fine weights, rows of large weights (the features with small
 //! values) fine values. A value too large for 16 bits at its row's scale, or a position
-//! whose sums could leave 32 bits (bounded before the integer pass by each input's largest
-//! weight times its value, plus the largest bias), is evaluated by the float net instead.
+//! whose sums could leave 32 bits, is evaluated by the float net instead. The sums are
+//! bounded before the integer pass by the largest bias plus each input's largest weight
+//! times its value, over all units and, when that bound is too large, over each block of
+//! `BOUND_UNITS` units.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::encoding::SparseInput;
 use super::net::{self, Mlp, MAX_HIDDEN, OUTPUTS};
 
-/// The most fraction bits of a hidden sum: sums up to 2^(31 - SUM_BITS) = 512 in float
-/// terms fit 32 bits.
+/// The most fraction bits of a hidden sum: sums up to 2^(31 - SUM_BITS) = 128 in float
+/// terms fit 32 bits (fewer bits when the biases are large).
 pub const SUM_BITS: u32 = 24;
-/// The fewest fraction bits of a quantized input value (values up to 8 fit 16 bits).
+/// The fewest fraction bits of a quantized input value (values up to 16 fit 16 bits).
 pub const MIN_VALUE_BITS: u32 = 11;
-/// The most fraction bits of a quantized input value (values up to 2 fit 16 bits).
+/// The most fraction bits of a quantized input value (values below 1 fit 16 bits).
 const MAX_VALUE_BITS: u32 = 15;
+/// The overflow bound is taken over blocks of this many hidden units.
+const BOUND_UNITS: usize = 64;
 /// Hidden units are stored in groups of this many (the AVX2 kernel's unit of work).
 const GROUP: usize = 16;
 /// The most entries a quantized input or a difference of two can hold.
@@ -157,12 +163,12 @@ pub struct QuantMlp {
     /// `inputs` rows of `padded` weights, input-major.
     w1: Vec<i16>,
     b1: Vec<i32>,
-    /// Per input and group of [`GROUP`] units, the largest stored weight's magnitude (for
-    /// the overflow bound), input-major.
+    /// Per input and block of `BOUND_UNITS` units, the largest stored weight's magnitude
+    /// (for the overflow bound), input-major.
     group_max: Vec<f32>,
     /// Per input, `2^(S - a_i)`: what its value is multiplied by before rounding.
     value_scale: Vec<f32>,
-    /// Per group of units, the largest stored bias magnitude.
+    /// Per block of `BOUND_UNITS` units, the largest stored bias magnitude.
     group_bias: Vec<f32>,
     /// Per input, its largest stored weight's magnitude (the quick overflow bound).
     row_max: Vec<f32>,
@@ -227,7 +233,7 @@ impl QuantMlp {
         }
         let padded = hidden.div_ceil(GROUP) * GROUP;
         let mut w1 = vec![0i16; inputs * padded];
-        let groups = padded / GROUP;
+        let groups = padded.div_ceil(BOUND_UNITS);
         let mut group_max = vec![0f32; inputs * groups];
         let mut value_scale = vec![0f32; inputs];
         for i in 0..inputs {
@@ -239,7 +245,7 @@ impl QuantMlp {
                     .round()
                     .clamp(-32767.0, 32767.0) as i16;
                 w1[i * padded + j] = q;
-                let m = &mut group_max[i * groups + j / GROUP];
+                let m = &mut group_max[i * groups + j / BOUND_UNITS];
                 *m = m.max(q.unsigned_abs() as f32);
             }
         }
@@ -250,7 +256,7 @@ impl QuantMlp {
         }
         let mut group_bias = vec![0f32; groups];
         for (j, b) in b1.iter().enumerate() {
-            group_bias[j / GROUP] = group_bias[j / GROUP].max(b.unsigned_abs() as f32);
+            group_bias[j / BOUND_UNITS] = group_bias[j / BOUND_UNITS].max(b.unsigned_abs() as f32);
         }
         let mut w2 = vec![0f32; OUTPUTS * padded];
         for o in 0..OUTPUTS {
@@ -295,18 +301,20 @@ impl QuantMlp {
             let (Some(&scale), Some(&m)) = (self.value_scale.get(i), self.row_max.get(i)) else {
                 return false;
             };
-            let q = (x.value[k] * scale).round();
+            let q = x.value[k] * scale;
             if !(-32767.0..=32767.0).contains(&q) {
                 return false;
             }
-            let q = q as i16;
+            // Rounded half away from zero (the cast truncates; `round` is a library call
+            // on plain x86-64).
+            let q = (q + 0.5f32.copysign(q)) as i16;
             quick += m * q.unsigned_abs() as f32;
             out.push(x.index[k], q);
         }
         if quick <= limit {
             return true;
         }
-        // The bound over all units at once failed: bound each group of units by itself.
+        // The bound over all units at once failed: bound each block of units by itself.
         let groups = self.group_bias.len();
         let mut bound = [0f32; MAX_HIDDEN / GROUP];
         let bound = &mut bound[..groups];
