@@ -160,7 +160,7 @@ fn spec_parser() {
     assert_eq!(
         err("net,width=2").to_string(),
         "unknown option 'width' for player 'net' (known: depth, algo, noise, cube_noise, cube_depth, time, min_depth, cubeful, \
-         tt, playouts, playout, truncate)"
+         tt, playouts, playout, truncate, precision)"
     );
     // Search depths are odd: depth=2 is refused when the spec is parsed.
     assert!(matches!(err("net,depth=2"), SpecError::BadValue { .. }));
