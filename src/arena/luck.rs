@@ -171,14 +171,14 @@ impl Adjusted {
     /// Adds the adjusted figures to a report's JSON object, under `mean_key` and
     /// `ci_key` (`adjusted_ppg` / `adjusted_ci95` for points per game).
     pub fn add_to_json(&self, v: &mut serde_json::Value, mean_key: &str, ci_key: &str) {
-        v[mean_key] = finite(self.mean);
-        v[ci_key] = finite(self.ci95);
-        v["variance_ratio"] = finite(self.variance_ratio);
+        v[mean_key] = stats::json_number(self.mean);
+        v[ci_key] = stats::json_number(self.ci95);
+        v["variance_ratio"] = stats::json_number(self.variance_ratio);
         v["judge"] = serde_json::json!(self.judge);
         v["games_needed"] = serde_json::json!({
             "ci95": TARGET_HALF_WIDTH,
-            "plain": finite(self.needed_plain),
-            "adjusted": finite(self.needed_adjusted),
+            "plain": stats::json_number(self.needed_plain),
+            "adjusted": stats::json_number(self.needed_adjusted),
         });
     }
 
@@ -194,14 +194,6 @@ impl Adjusted {
             count_text(self.needed_plain),
             count_text(self.needed_adjusted),
         )
-    }
-}
-
-fn finite(x: f64) -> serde_json::Value {
-    if x.is_finite() {
-        serde_json::json!(x)
-    } else {
-        serde_json::Value::Null
     }
 }
 

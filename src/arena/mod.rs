@@ -220,13 +220,7 @@ pub struct DuelResult {
 impl DuelResult {
     /// The JSON object of `stargammon duel --json`.
     pub fn to_json(&self) -> serde_json::Value {
-        let num = |x: f64| {
-            if x.is_finite() {
-                serde_json::json!(x)
-            } else {
-                serde_json::Value::Null
-            }
-        };
+        let num = stats::json_number;
         let mut v = serde_json::json!({
             "a": self.a,
             "b": self.b,

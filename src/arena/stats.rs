@@ -75,6 +75,16 @@ pub fn ci95_of_sums(n: u64, sum: f64, sum_sq: f64) -> f64 {
     half_width95(sample_variance_of_sums(n, sum, sum_sq), n)
 }
 
+/// A figure for a JSON report: the number, or `null` where it is not finite (a mean or an
+/// interval of too few samples).
+pub fn json_number(x: f64) -> serde_json::Value {
+    if x.is_finite() {
+        serde_json::json!(x)
+    } else {
+        serde_json::Value::Null
+    }
+}
+
 /// Running count, sum and sum of squares of samples: their mean, sample variance and 95%
 /// interval by the formulas above.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]

@@ -5,6 +5,7 @@ use clap::Args;
 
 use super::CliError;
 use crate::arena::{duel, DuelConfig};
+use crate::eval::luck::Judge;
 use crate::players::{build, BuildOptions, PlayerSpec};
 
 #[derive(Debug, Args)]
@@ -31,14 +32,54 @@ pub struct DuelArgs {
     /// net or net:PATH); games run on one thread.
     #[arg(long)]
     pub variant: Option<crate::tavli::Variant>,
+    #[command(flatten)]
+    pub luck: LuckArgs,
+}
+
+/// `--vr [--judge SPEC]`: luck-adjusted results, for `duel` and `match` alike.
+#[derive(Debug, Args)]
+pub struct LuckArgs {
     /// Variance reduction: measure the luck of every roll with the judge and report
-    /// luck-adjusted ppg (`adjusted_ppg`, `adjusted_ci95`) beside the plain result.
+    /// luck-adjusted results (`adjusted_ppg` and `adjusted_ci95`; in matches
+    /// `adjusted_match_win_rate` and `adjusted_match_ci95`, luck in match-winning chance)
+    /// beside the plain ones.
     #[arg(long)]
     pub vr: bool,
     /// The judge of --vr: an evaluator at depth 1 (`net`, the shipped nets, by default;
     /// `net:PATH`; `pipsigmoid`).
     #[arg(long, value_name = "SPEC", default_value = "net", requires = "vr")]
     pub judge: String,
+}
+
+impl LuckArgs {
+    /// The judge built from --judge with --vr, none without.
+    pub fn judge(&self) -> Result<Option<Judge>, CliError> {
+        if !self.vr {
+            return Ok(None);
+        }
+        Ok(Some(
+            crate::arena::luck::judge(&self.judge).map_err(|e| format!("--judge: {e}"))?,
+        ))
+    }
+
+    /// What the reproducing command line adds: ` --vr --judge SPEC`, or nothing.
+    pub fn command_suffix(&self) -> String {
+        if self.vr {
+            format!(" --vr --judge {}", self.judge)
+        } else {
+            String::new()
+        }
+    }
+
+    /// The Tavli games have no judge: --vr is refused there.
+    pub fn refuse_tavli(&self) -> Result<(), CliError> {
+        if self.vr {
+            return Err(
+                "--vr measures luck with backgammon's judge; the Tavli games have none".into(),
+            );
+        }
+        Ok(())
+    }
 }
 
 /// Games come in mirrored pairs, and the interval needs two pairs: with one it is
@@ -73,11 +114,7 @@ pub fn run(a: DuelArgs) -> Result<(), CliError> {
     let fa = build(&spec_a, BuildOptions::default()).map_err(|e| format!("--a: {e}"))?;
     let fb = build(&spec_b, BuildOptions::default()).map_err(|e| format!("--b: {e}"))?;
     let threads = super::threads_arg(a.threads)?;
-    let judge = if a.vr {
-        Some(crate::arena::luck::judge(&a.judge).map_err(|e| format!("--judge: {e}"))?)
-    } else {
-        None
-    };
+    let judge = a.luck.judge()?;
     let r = duel(
         &fa,
         &fb,
@@ -89,13 +126,14 @@ pub fn run(a: DuelArgs) -> Result<(), CliError> {
             judge,
         },
     );
-    let mut command = format!(
-        "stargammon duel --a {} --b {} --games {} --seed {}",
-        a.a, a.b, r.games, a.seed
+    let command = format!(
+        "stargammon duel --a {} --b {} --games {} --seed {}{}",
+        a.a,
+        a.b,
+        r.games,
+        a.seed,
+        a.luck.command_suffix()
     );
-    if a.vr {
-        command += &format!(" --vr --judge {}", a.judge);
-    }
     if a.json {
         let mut v = r.to_json();
         v["seed"] = serde_json::json!(a.seed);
@@ -133,9 +171,7 @@ pub fn run(a: DuelArgs) -> Result<(), CliError> {
 
 fn run_tavli(a: &DuelArgs, variant: crate::tavli::Variant) -> Result<(), CliError> {
     use crate::players::tavli::TavliSpec;
-    if a.vr {
-        return Err("--vr measures luck with backgammon's judge; the Tavli games have none".into());
-    }
+    a.luck.refuse_tavli()?;
     let spec_a = TavliSpec::parse(&a.a, variant).map_err(|e| format!("--a: {e}"))?;
     let spec_b = TavliSpec::parse(&a.b, variant).map_err(|e| format!("--b: {e}"))?;
     check_games(a.games)?;

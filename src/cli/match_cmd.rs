@@ -21,6 +21,7 @@ use crate::arena::referee::{
     run_series_judged, write_mat, MatchRecord, SeriesConfig, SeriesKind, UnitResult,
 };
 use crate::arena::socket::{parse_tcp_engine, TcpFactory};
+use crate::arena::stats::json_number;
 use crate::eval::luck::Judge;
 use crate::players::{build, BuildOptions, MakeDecider, PlayerSpec};
 
@@ -79,16 +80,8 @@ pub struct MatchArgs {
     /// `net,depth=3`, `net:PATH`, `heuristic`, `random`).
     #[arg(long)]
     pub variant: Option<String>,
-    /// Variance reduction: measure the luck of every roll with the judge and report
-    /// luck-adjusted results beside the plain ones (money: `adjusted_ppg` and
-    /// `adjusted_ci95`, luck in points, the cube included; matches: `adjusted_match_win_rate`
-    /// and `adjusted_match_ci95`, luck in match-winning chance at the score).
-    #[arg(long)]
-    pub vr: bool,
-    /// The judge of --vr: an evaluator at depth 1 (`net`, the shipped nets, by default;
-    /// `net:PATH`; `pipsigmoid`).
-    #[arg(long, value_name = "SPEC", default_value = "net", requires = "vr")]
-    pub judge: String,
+    #[command(flatten)]
+    pub luck: super::duel::LuckArgs,
 }
 
 /// `match --variant ...`: Tavli matches (or money games of one game) between two seats.
@@ -107,9 +100,7 @@ fn run_tavli(args: &MatchArgs, variant: &str) -> Result<(), CliError> {
     if args.cube == Some(OnOff::On) {
         return Err("the Tavli games have no cube".into());
     }
-    if args.vr {
-        return Err("--vr measures luck with backgammon's judge; the Tavli games have none".into());
-    }
+    args.luck.refuse_tavli()?;
     if args.mat.is_some() || args.sgf.is_some() {
         return Err(
             "--mat and --sgf are backgammon match files; Tavli matches write --games-out".into(),
@@ -347,11 +338,7 @@ pub fn run(args: MatchArgs) -> Result<(), CliError> {
     let mut io_error: Option<std::io::Error> = None;
     let mut sum = 0i64;
     let mut games = 0u64;
-    let judge = if args.vr {
-        Some(crate::arena::luck::judge(&args.judge).map_err(|e| format!("--judge: {e}"))?)
-    } else {
-        None
-    };
+    let judge = args.luck.judge()?;
     let summary = run_series_judged(&cfg, a.as_ref(), b.as_ref(), judge.as_ref(), &mut |unit| {
         for g in unit.games() {
             games += 1;
@@ -428,7 +415,7 @@ pub fn run(args: MatchArgs) -> Result<(), CliError> {
             "b": args.b,
             "games": t.games,
             "ppg": t.ppg(),
-            "ci95": if t.ci95().is_finite() { serde_json::json!(t.ci95()) } else { serde_json::Value::Null },
+            "ci95": json_number(t.ci95()),
             "a_wins": t.a_wins,
             "gammons_a": t.gammons_a,
             "gammons_b": t.gammons_b,
@@ -445,8 +432,8 @@ pub fn run(args: MatchArgs) -> Result<(), CliError> {
             obj["match_wins_a"] = serde_json::json!(t.match_wins_a);
             obj["length"] = serde_json::json!(length);
             let (rate, ci) = t.match_win_rate();
-            obj["match_win_rate"] = finite(rate);
-            obj["match_ci95"] = finite(ci);
+            obj["match_win_rate"] = json_number(rate);
+            obj["match_ci95"] = json_number(ci);
         }
         if let Some(adj) = adjusted(t, kind, judge.as_ref()) {
             match kind {
@@ -531,14 +518,6 @@ fn adjusted(t: &Tally, kind: SeriesKind, judge: Option<&Judge>) -> Option<Adjust
     }
 }
 
-fn finite(x: f64) -> serde_json::Value {
-    if x.is_finite() {
-        serde_json::json!(x)
-    } else {
-        serde_json::Value::Null
-    }
-}
-
 /// `dir/name.mat` -> `dir/name-007.mat`.
 fn numbered(path: &std::path::Path, n: usize) -> std::path::PathBuf {
     let stem = path
@@ -566,8 +545,6 @@ fn reproduce(args: &MatchArgs, cube: bool) -> String {
         args.seed,
         args.parallel
     );
-    if args.vr {
-        c += &format!(" --vr --judge {}", args.judge);
-    }
+    c += &args.luck.command_suffix();
     c
 }
