@@ -160,6 +160,12 @@ pub struct EngineConfig {
     pub mcts: crate::search::mcts::MctsConfig,
     /// How the neural nets compute: `"int16"` or `"float"`.
     pub precision: crate::eval::qnet::Precision,
+    /// With `algorithm = "filter"`: the root stages, `"KEEP:MARGIN[/KEEP:MARGIN...]"` (the
+    /// spec's `filter` option).
+    pub filter: String,
+    /// With `algorithm = "filter"`: replies searched per roll below the root (the spec's
+    /// `width` option).
+    pub width: usize,
 }
 
 impl Default for EngineConfig {
@@ -177,11 +183,38 @@ impl Default for EngineConfig {
             tt_megabytes: 64,
             mcts: crate::search::mcts::MctsConfig::default(),
             precision: crate::eval::qnet::Precision::default(),
+            filter: crate::search::FilterConfig::default().stages_text(),
+            width: crate::search::FilterConfig::default().reply_width,
         }
     }
 }
 
 impl EngineConfig {
+    /// The filter's settings from `filter` and `width`, checked as the spec checks them.
+    pub fn filter_config(&self) -> Result<crate::search::FilterConfig, String> {
+        let default = crate::search::FilterConfig::default();
+        let mut f = default.with_stages(&self.filter).ok_or_else(|| {
+            format!(
+                "engine.filter = {:?}: expected root stages KEEP:MARGIN[/KEEP:MARGIN...], \
+                 at most 4, KEEP >= 1, MARGIN 0 to 3 (e.g. \"9:0.16/2:0.04\")",
+                self.filter
+            )
+        })?;
+        if !(1..=64).contains(&self.width) {
+            return Err(format!(
+                "engine.width = {}: expected replies per roll, 1 to 64",
+                self.width
+            ));
+        }
+        f.reply_width = self.width;
+        if f != default && self.algorithm != Algorithm::Filter {
+            return Err(
+                "engine.filter and engine.width apply only with algorithm = \"filter\"".into(),
+            );
+        }
+        Ok(f)
+    }
+
     /// Worker threads: the configured number, or one per available core when 0.
     pub fn worker_threads(&self) -> usize {
         if self.threads > 0 {
@@ -310,6 +343,9 @@ impl Config {
         if self.engine.tt_megabytes == 0 {
             return bad("engine.tt_megabytes must be at least 1".to_string());
         }
+        if let Err(e) = self.engine.filter_config() {
+            return bad(e);
+        }
         if self.server.max_connections == 0 {
             return bad("server.max_connections must be at least 1".to_string());
         }
@@ -364,6 +400,7 @@ impl Config {
             precision: e.precision,
             tt_megabytes: e.tt_megabytes,
             mcts: e.mcts,
+            filter: e.filter_config().unwrap_or_default(),
         }
     }
 
@@ -605,6 +642,39 @@ mod tests {
         let t = Config::from_toml(text, "config/throughput.toml").unwrap();
         assert_eq!(t, Config::throughput());
         assert_eq!(t.engine_spec().to_string(), "net,cubeful=on,tt=64");
+    }
+
+    #[test]
+    fn the_filter_keys_are_the_spec_options() {
+        let c = Config::from_toml(
+            "[engine]\nalgorithm = \"filter\"\nfilter = \"9:0.16/3:0.06\"\nwidth = 2\n",
+            "t",
+        )
+        .unwrap();
+        let e = c.engine_spec();
+        assert_eq!(e.filter.stage_after(3).map(|s| s.keep), Some(3));
+        assert_eq!(e.filter.reply_width, 2);
+        assert!(
+            e.to_string().contains("filter=9:0.16/3:0.06,width=2"),
+            "{e}"
+        );
+        for (text, word) in [
+            (
+                "[engine]\nalgorithm = \"filter\"\nfilter = \"9\"\n",
+                "engine.filter",
+            ),
+            (
+                "[engine]\nalgorithm = \"filter\"\nwidth = 0\n",
+                "engine.width",
+            ),
+            (
+                "[engine]\nfilter = \"9:0.16/2:0.04\"\n",
+                "only with algorithm",
+            ),
+        ] {
+            let e = Config::from_toml(text, "t").unwrap_err();
+            assert!(e.to_string().contains(word), "{text}: {e}");
+        }
     }
 
     #[test]

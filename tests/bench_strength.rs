@@ -215,6 +215,7 @@ fn scores_do_not_depend_on_threads_and_rank_known_players() {
             &factory(spec, BuildOptions::default()).unwrap(),
             threads,
         )
+        .unwrap()
     };
     let net1 = score(strength::TD_NETS, 1);
     let net2 = score(strength::TD_NETS, 2);

@@ -109,6 +109,7 @@ fn a_filter_that_keeps_everything_is_expectimax() {
             extra: 0,
             threshold: 0.0,
             reply_width: 1000,
+            ..Default::default()
         };
         let f = searcher(4).choose(&pos, dice, &s, &cancel);
         assert_eq!(
@@ -123,5 +124,91 @@ fn a_filter_that_keeps_everything_is_expectimax() {
             &cancel,
         );
         assert!(narrow.stats.evals <= base.stats.evals);
+    }
+}
+
+#[test]
+fn the_filter_with_wide_later_stages_chooses_as_the_filter_without_them() {
+    // Stages that keep every play only widen the root windows: the best play at depth 5 is
+    // the filter's with its first stage alone, and so is its value when the search went
+    // that deep (a first stage that leaves one play answers at once).
+    let cancel = Cancel::new();
+    let mut deep = 0;
+    for (pos, dice) in self_play_positions(&PipSigmoid, 9, 8, 3) {
+        let plain = SearchSettings::new(5, Algorithm::Filter);
+        let mut wide = plain.clone();
+        wide.filter = plain.filter.with_stages("9:0.16/1000:3").unwrap();
+        let a = searcher(4).choose(&pos, dice, &plain, &cancel);
+        let b = searcher(4).choose(&pos, dice, &wide, &cancel);
+        assert_eq!(a.best().map(|p| p.index), b.best().map(|p| p.index));
+        assert!(!b.stopped);
+        if b.depth == 5 {
+            deep += 1;
+            assert_eq!(a.best().map(|p| p.value), b.best().map(|p| p.value));
+        } else {
+            assert_eq!(b.depth, 1);
+        }
+    }
+    assert!(deep >= 4, "{deep}");
+}
+
+#[test]
+fn a_filter_stage_that_keeps_one_play_answers_at_that_depth() {
+    // Narrowed to one play after depth 3, the search answers there with the depth-3
+    // filter's play (or at depth 1 when the first stage already left one), never stopped.
+    let cancel = Cancel::new();
+    let mut at_three = 0;
+    for (pos, dice) in self_play_positions(&PipSigmoid, 10, 8, 3) {
+        let mut s = SearchSettings::new(5, Algorithm::Filter);
+        s.filter = s.filter.with_stages("9:0.16/1:0").unwrap();
+        let got = searcher(4).choose(&pos, dice, &s, &cancel);
+        let d3 = searcher(4).choose(
+            &pos,
+            dice,
+            &SearchSettings::new(3, Algorithm::Filter),
+            &cancel,
+        );
+        assert!(!got.stopped);
+        assert_eq!(got.best().map(|p| p.index), d3.best().map(|p| p.index));
+        match got.depth {
+            3 => {
+                at_three += 1;
+                assert_eq!(got.best().map(|p| p.value), d3.best().map(|p| p.value));
+            }
+            d => assert!(d == 1 || got.plays.len() == 1, "depth {d}"),
+        }
+    }
+    assert!(at_three >= 4, "{at_three}");
+}
+
+#[test]
+fn filter_stages_read_and_write_their_text_form() {
+    let d = stargammon::search::FilterConfig::default();
+    assert_eq!(d.stages_text(), "9:0.16");
+    let f = d.with_stages("8:0.2/3:0.06/2:0.02").unwrap();
+    assert_eq!((f.accept, f.extra, f.threshold), (1, 7, 0.2));
+    assert_eq!(
+        f.stage_after(3).map(|s| (s.keep, s.margin)),
+        Some((3, 0.06))
+    );
+    assert_eq!(
+        f.stage_after(5).map(|s| (s.keep, s.margin)),
+        Some((2, 0.02))
+    );
+    assert_eq!(f.stage_after(7), None);
+    assert_eq!(f.stages_text(), "8:0.2/3:0.06/2:0.02");
+    assert_eq!(d.with_stages(&f.stages_text()), Some(f));
+    for bad in [
+        "",
+        "9",
+        "0:0.1",
+        "9:-1",
+        "9:4",
+        "9:x",
+        "1:0/1:0/1:0/1:0/1:0",
+        "9:0.16/",
+        "é:0.1",
+    ] {
+        assert_eq!(d.with_stages(bad), None, "{bad:?}");
     }
 }

@@ -172,6 +172,23 @@ pub type ParseMoveFn = fn(&str, &MatchState) -> Result<Play, MoveReplyError>;
 /// (`jacobyrule on|off`, `beavers on|off`), which gnubg's `external` and `stargammon serve`
 /// both honour, so the engine behind the socket values the cube under the referee's rules.
 pub fn gnubg_board_request(state: &MatchState) -> Result<String, String> {
+    // gnubg's parser needs both names: a state without them (a decision out of a set
+    // rather than a game) goes out with neutral ones.
+    let mut named;
+    let state = if state.names.0.is_empty() || state.names.1.is_empty() {
+        named = state.clone();
+        for (name, fallback) in [
+            (&mut named.names.0, "player"),
+            (&mut named.names.1, "opponent"),
+        ] {
+            if name.is_empty() {
+                *name = fallback.to_string();
+            }
+        }
+        &named
+    } else {
+        state
+    };
     let mut line = FibsBoard::from_match_state(state, Convention::Gnubg, FibsSeat::default())
         .map(|b| b.to_line())
         .map_err(|e| e.to_string())?;

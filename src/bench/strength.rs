@@ -40,7 +40,7 @@ use crate::game::{
     Rng,
 };
 use crate::notation::ids::{decode_position_id, position_id, position_key};
-use crate::players::{factory, BuildOptions, Decide, PlayerFactory};
+use crate::players::{factory, BuildOptions, Decide, MakeDecider};
 use crate::rollout::{Hooks, Rollout, RolloutSettings};
 
 /// The shipped decision set (made by the commands in docs/BENCHMARKS.md).
@@ -579,42 +579,85 @@ pub struct Score {
     pub all: PhaseScore,
     pub by_phase: BTreeMap<SetPhase, PhaseScore>,
     pub seconds: f64,
+    /// Mean wall time of one decision on its thread, in milliseconds (for an engine over
+    /// TCP: the request, the engine's answer and the reply).
+    pub ms_per_decision: f64,
 }
 
-/// One decision's outcome: equity lost, chose best, chose an unlisted play.
-fn judge(l: &Labelled, decider: &mut dyn Decide, list: &mut PlayList) -> (f64, bool, bool) {
+/// One decision's outcome: equity lost, chose best, chose an unlisted play. A decider that
+/// fails to answer fails the decision (an error is not a measurement).
+fn judge(
+    l: &Labelled,
+    decider: &mut dyn Decide,
+    list: &mut PlayList,
+) -> Result<(f64, bool, bool), String> {
     let d = &l.decision;
     generate_plays(&d.position, d.dice, list);
     let state = MatchState::money(d.position, Decision::Move(d.dice));
     let chosen = match decider.decide(&state, list) {
         Ok(Action::Move(p)) => position_key(&p.position),
-        _ => [0xFF; 10],
+        Ok(other) => {
+            return Err(format!(
+                "decision {}: the player answered {other:?} to a checker play",
+                d.id
+            ))
+        }
+        Err(e) => return Err(format!("decision {}: {e}", d.id)),
     };
-    match l.plays.iter().find(|p| p.1 == chosen) {
+    Ok(match l.plays.iter().find(|p| p.1 == chosen) {
         Some(p) => (l.best() - p.2, p.1 == l.plays[0].1, false),
         None => (l.best() - l.worst(), false, true),
-    }
+    })
 }
 
 /// Scores the players of `factory` on `set` on `threads` threads (one decider each; the
-/// result does not depend on the thread count).
-pub fn score(set: &[Labelled], factory: &PlayerFactory, threads: usize) -> Score {
+/// result does not depend on the thread count). The factory may be any maker of deciders,
+/// an engine over TCP included (gnubg's `external`, one connection per thread). Fails when
+/// a decider cannot be made.
+pub fn score(set: &[Labelled], factory: &dyn MakeDecider, threads: usize) -> Result<Score, String> {
     let started = Instant::now();
     let threads = threads.clamp(1, set.len().max(1));
     let mut outcomes: Vec<(f64, bool, bool)> = vec![(0.0, false, false); set.len()];
     let chunk = set.len().div_ceil(threads).max(1);
+    let mut deciders = Vec::with_capacity(threads);
+    for worker in 0..set.chunks(chunk).len() {
+        deciders.push(factory.make(worker)?);
+    }
+    let deciding = std::sync::Mutex::new(std::time::Duration::ZERO);
+    let failure: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
     std::thread::scope(|scope| {
-        for (part, out) in set.chunks(chunk).zip(outcomes.chunks_mut(chunk)) {
+        for ((part, out), mut decider) in set
+            .chunks(chunk)
+            .zip(outcomes.chunks_mut(chunk))
+            .zip(deciders)
+        {
+            let deciding = &deciding;
+            let failure = &failure;
             scope.spawn(move || {
-                let mut decider = factory.make();
                 decider.new_game(1);
                 let mut list = PlayList::new();
+                let t = Instant::now();
                 for (l, o) in part.iter().zip(out.iter_mut()) {
-                    *o = judge(l, decider.as_mut(), &mut list);
+                    match judge(l, decider.as_mut(), &mut list) {
+                        Ok(r) => *o = r,
+                        Err(e) => {
+                            if let Ok(mut f) = failure.lock() {
+                                f.get_or_insert(e);
+                            }
+                            break;
+                        }
+                    }
+                }
+                if let Ok(mut d) = deciding.lock() {
+                    *d += t.elapsed();
                 }
             });
         }
     });
+    if let Some(e) = failure.into_inner().ok().flatten() {
+        return Err(format!("{}: {e}", factory.name()));
+    }
+    let deciding = deciding.into_inner().unwrap_or_default();
     let mut sums: BTreeMap<Option<SetPhase>, (usize, f64, usize, usize)> = BTreeMap::new();
     for (l, &(lost, best, unlisted)) in set.iter().zip(&outcomes) {
         for key in [None, Some(l.decision.phase)] {
@@ -635,13 +678,14 @@ pub fn score(set: &[Labelled], factory: &PlayerFactory, threads: usize) -> Score
         best: s.2,
         unlisted: s.3,
     };
-    Score {
-        player: factory.name().to_string(),
+    Ok(Score {
+        player: factory.name(),
         all: sums.get(&None).map(to_score).unwrap_or_default(),
         by_phase: sums
             .iter()
             .filter_map(|(k, s)| k.map(|p| (p, to_score(s))))
             .collect(),
         seconds: started.elapsed().as_secs_f64(),
-    }
+        ms_per_decision: 1000.0 * deciding.as_secs_f64() / set.len().max(1) as f64,
+    })
 }

@@ -23,6 +23,7 @@ use crate::arena::referee::{
 use crate::arena::socket::{parse_tcp_engine, TcpFactory};
 use crate::arena::stats::json_number;
 use crate::eval::luck::Judge;
+use crate::players::timed::TimedFactory;
 use crate::players::{build, BuildOptions, MakeDecider, PlayerSpec};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -339,7 +340,8 @@ pub fn run(args: MatchArgs) -> Result<(), CliError> {
     let mut sum = 0i64;
     let mut games = 0u64;
     let judge = args.luck.judge()?;
-    let summary = run_series_judged(&cfg, a.as_ref(), b.as_ref(), judge.as_ref(), &mut |unit| {
+    let (a, b) = (TimedFactory::new(a.as_ref()), TimedFactory::new(b.as_ref()));
+    let summary = run_series_judged(&cfg, &a, &b, judge.as_ref(), &mut |unit| {
         for g in unit.games() {
             games += 1;
             let pts = g.record.points as i64;
@@ -425,6 +427,8 @@ pub fn run(args: MatchArgs) -> Result<(), CliError> {
             "cube": cube,
             "seed": args.seed,
             "seconds": summary.seconds,
+            "ms_per_play": {"a": json_number(a.clock().mean_ms()), "b": json_number(b.clock().mean_ms())},
+            "plays": {"a": a.clock().plays(), "b": b.clock().plays()},
             "command": command,
         });
         if let SeriesKind::Matches { length, .. } = kind {
@@ -463,6 +467,13 @@ pub fn run(args: MatchArgs) -> Result<(), CliError> {
         println!(
             "gammons A/B {}/{}  backgammons A/B {}/{}  forfeits A/B {}/{}",
             t.gammons_a, t.gammons_b, t.backgammons_a, t.backgammons_b, t.forfeits_a, t.forfeits_b
+        );
+        println!(
+            "ms per checker play A/B {:.2}/{:.2} ({}/{} plays)",
+            a.clock().mean_ms(),
+            b.clock().mean_ms(),
+            a.clock().plays(),
+            b.clock().plays()
         );
         if let SeriesKind::Matches { length, .. } = kind {
             let (rate, ci) = t.match_win_rate();

@@ -10,11 +10,15 @@ use clap::{Args, Subcommand};
 use super::CliError;
 use crate::bench::strength::{self, LabelConfig, SampleConfig, SetPhase};
 use crate::engine::EngineSpec;
-use crate::players::{factory, BuildOptions};
+
+/// How long one decision of an engine over TCP may take.
+const TCP_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
 
 #[derive(Debug, Args)]
 pub struct StrengthArgs {
-    /// The player to score: any player spec (`net`, `net,depth=3`, `pubeval`, `engine`...).
+    /// The player to score: any player spec (`net`, `net,depth=3`, `pubeval`, `engine`...),
+    /// or an engine over TCP speaking gnubg's external interface (`tcp://HOST:PORT`, one
+    /// connection per thread, e.g. gnubg's `external` at some plies).
     #[arg(long, default_value = "net")]
     pub player: String,
     /// A set file instead of the shipped one (the format of `strength-set merge`).
@@ -121,8 +125,8 @@ pub fn run(a: StrengthArgs) -> Result<(), CliError> {
     if set.is_empty() {
         return Err("the decision set is empty".into());
     }
-    let players = factory(&a.player, BuildOptions::default()).map_err(|e| e.to_string())?;
-    let s = strength::score(&set, &players, threads);
+    let players = super::match_cmd::engine_factory(&a.player, TCP_TIMEOUT, false)?;
+    let s = strength::score(&set, players.as_ref(), threads)?;
     let mut command = format!("stargammon bench strength --player {}", a.player);
     if let Some(p) = &a.set {
         command.push_str(&format!(" --set {}", p.display()));
@@ -161,6 +165,7 @@ pub fn run(a: StrengthArgs) -> Result<(), CliError> {
                 "by_phase": by_phase,
                 "phases": phases,
                 "seconds": s.seconds,
+                "ms_per_decision": s.ms_per_decision,
                 "threads": threads,
                 "command": command,
             })
@@ -188,6 +193,7 @@ pub fn run(a: StrengthArgs) -> Result<(), CliError> {
         }
         row("all", &s.all);
         println!("seconds:  {:.2}", s.seconds);
+        println!("ms per decision:  {:.2}", s.ms_per_decision);
         println!("command:  {command}");
     }
     Ok(())

@@ -94,6 +94,7 @@ pub fn plan(spec: &EngineSpec) -> SearchPlan {
         time_budget: spec.budget.duration(),
         min_depth: spec.min_depth.get(),
         mcts: spec.mcts,
+        filter: spec.filter,
     }
 }
 

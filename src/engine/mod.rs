@@ -112,6 +112,8 @@ pub struct SearchPlan {
     pub min_depth: u32,
     /// Playouts and budget when the algorithm is MCTS.
     pub mcts: crate::search::mcts::MctsConfig,
+    /// Root stages and reply width when the algorithm is the filter.
+    pub filter: crate::search::FilterConfig,
 }
 
 impl Default for SearchPlan {
@@ -121,6 +123,7 @@ impl Default for SearchPlan {
             time_budget: None,
             min_depth: 1,
             mcts: crate::search::mcts::MctsConfig::default(),
+            filter: crate::search::FilterConfig::default(),
         }
     }
 }
@@ -134,6 +137,7 @@ impl SearchPlan {
             time_budget: self.time_budget,
             min_depth: self.min_depth.min(crate::search::MAX_DEPTH as u32) as u8,
             mcts: self.mcts,
+            filter: self.filter,
             ..SearchSettings::new(d, self.algorithm)
         }
     }

@@ -24,6 +24,8 @@
 //! | `playout` | with `algo=mcts`: `random` or `net` (the evaluator's best play each ply) | `random` |
 //! | `truncate` | with `algo=mcts`: end playouts after this many plies with the evaluator | none |
 //! | `precision` | `net`: `float` (the float nets, the reference) or `int16` (the integer first layer) | `float` |
+//! | `filter` | with `algo=filter`: root stages `KEEP:MARGIN[/KEEP:MARGIN...]`, the first after depth 1, the next after depth 3, ... ([`FilterConfig`]) | `9:0.16` |
+//! | `width` | with `algo=filter`: replies searched per roll below the root, by static value | 1 |
 //!
 //! `pubeval`, `heuristic` and `random` pick plays by fixed rules and take no options.
 //! [`EngineSpec`]'s `Display` writes the canonical text (the kind and every option that
@@ -39,7 +41,7 @@ use serde::{Deserialize, Serialize};
 use crate::cube::CubeSettings;
 pub use crate::eval::qnet::Precision;
 use crate::search::mcts::MctsConfig;
-use crate::search::{Algorithm, MAX_DEPTH};
+use crate::search::{Algorithm, FilterConfig, MAX_DEPTH};
 
 /// What values positions (or, for the fixed-rule players, picks plays directly).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -307,6 +309,8 @@ pub struct EngineSpec {
     pub mcts: MctsConfig,
     /// How the neural nets compute.
     pub precision: Precision,
+    /// Root stages and reply width of `algo=filter`.
+    pub filter: FilterConfig,
 }
 
 impl Default for EngineSpec {
@@ -325,6 +329,7 @@ impl Default for EngineSpec {
             tt_megabytes: DEFAULT_TT_MB,
             mcts: MctsConfig::default(),
             precision: Precision::default(),
+            filter: FilterConfig::default(),
         }
     }
 }
@@ -412,9 +417,13 @@ pub const OPTIONS: &[&str] = &[
     "playout",
     "truncate",
     "precision",
+    "filter",
+    "width",
 ];
 
 const ALGO_EXPECTED: &str = "expectimax, star1, star2, filter or mcts";
+const FILTER_EXPECTED: &str =
+    "root stages KEEP:MARGIN[/KEEP:MARGIN...], at most 4, KEEP >= 1, MARGIN 0 to 3 (e.g. 9:0.16/2:0.04)";
 
 impl EngineSpec {
     /// The spec of `kind` with every other field at its default.
@@ -450,6 +459,13 @@ impl EngineSpec {
                 expected: "these options only with algo=mcts",
             });
         }
+        if self.algorithm != Algorithm::Filter && self.filter != FilterConfig::default() {
+            return Err(SpecError::BadValue {
+                option: "filter",
+                value: "(filter or width)".into(),
+                expected: "these options only with algo=filter",
+            });
+        }
         if self.cube_policy == CubePolicy::Cubeful && !self.cube_noise.is_none() {
             return Err(SpecError::BadValue {
                 option: "cube_noise",
@@ -467,7 +483,8 @@ impl EngineSpec {
                 && self.cube_noise == plain.cube_noise
                 && self.cube_policy == plain.cube_policy
                 && self.cube_depth == plain.cube_depth
-                && self.precision == plain.precision;
+                && self.precision == plain.precision
+                && self.filter == plain.filter;
             if !same_play {
                 return Err(SpecError::NotSearchable(self.evaluator.base_name()));
             }
@@ -538,6 +555,19 @@ impl EngineSpec {
                 self.precision = value
                     .parse()
                     .map_err(|_| bad("precision", "float or int16"))?
+            }
+            "filter" => {
+                self.filter = self
+                    .filter
+                    .with_stages(value)
+                    .ok_or_else(|| bad("filter", FILTER_EXPECTED))?
+            }
+            "width" => {
+                self.filter.reply_width = value
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|w| (1..=64).contains(w))
+                    .ok_or_else(|| bad("width", "replies per roll, 1 to 64"))?
             }
             "tt" => {
                 self.tt_megabytes = value
@@ -656,6 +686,15 @@ impl fmt::Display for EngineSpec {
         if let Some(t) = self.mcts.truncate {
             write!(f, ",truncate={t}")?;
         }
+        let (mine, plain) = (&self.filter, &d.filter);
+        if (mine.accept, mine.extra, mine.threshold, mine.deeper)
+            != (plain.accept, plain.extra, plain.threshold, plain.deeper)
+        {
+            write!(f, ",filter={}", mine.stages_text())?;
+        }
+        if mine.reply_width != plain.reply_width {
+            write!(f, ",width={}", mine.reply_width)?;
+        }
         Ok(())
     }
 }
@@ -677,6 +716,38 @@ mod tests {
         assert_eq!(crate::engine::build::plan(&shallow).settings(1).depth, 1);
         assert!("net,depth=5,min_depth=2".parse::<EngineSpec>().is_err());
         assert!("pubeval,min_depth=3".parse::<EngineSpec>().is_err());
+    }
+
+    #[test]
+    fn filter_options_need_algo_filter_and_round_trip() {
+        let text = "net,depth=5,algo=filter,filter=9:0.16/3:0.06,width=2";
+        let s: EngineSpec = text.parse().unwrap();
+        assert_eq!(s.to_string(), text);
+        assert_eq!(s.filter.stage_after(3).map(|st| st.keep), Some(3));
+        assert_eq!(s.filter.reply_width, 2);
+        let plan = crate::engine::build::plan(&s);
+        assert_eq!(plan.settings(5).filter, s.filter);
+        // The default stage is not written.
+        let d: EngineSpec = "net,depth=3,algo=filter,filter=9:0.16,width=1"
+            .parse()
+            .unwrap();
+        assert_eq!(d.to_string(), "net,depth=3,algo=filter");
+        let e = "net,depth=5,filter=9:0.16/2:0.04"
+            .parse::<EngineSpec>()
+            .unwrap_err();
+        assert!(e.to_string().contains("algo=filter"), "{e}");
+        for bad in [
+            "filter=9",
+            "filter=0:0.1",
+            "width=0",
+            "width=65",
+            "filter=9:0.1ü",
+        ] {
+            let e = format!("net,algo=filter,{bad}")
+                .parse::<EngineSpec>()
+                .unwrap_err();
+            assert!(e.to_string().contains("expected"), "{bad}: {e}");
+        }
     }
 
     #[test]

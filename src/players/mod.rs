@@ -22,6 +22,7 @@ pub mod search;
 pub mod simple;
 pub mod spec;
 pub mod tavli;
+pub mod timed;
 
 pub use build::{build, factory, BuildOptions};
 pub use search::SearchPlayer;

@@ -40,7 +40,7 @@ pub enum TavliSpec {
     Pubeval,
     /// The game's net searched as an engine spec says (`net`, `net:PATH`, `depth=1|3|5`,
     /// `algo=expectimax|star1|star2`), built by the engine builder.
-    Net(EngineSpec),
+    Net(Box<EngineSpec>),
     /// An engine over TCP (`tcp://HOST:PORT`) answering Tavli request lines
     /// (docs/VARIANTS.md, "Over the wire"): `stargammon serve` or any engine speaking them.
     Tcp(String),
@@ -100,15 +100,15 @@ impl TavliSpec {
             .parse()
             .map_err(|e: crate::engine::SpecError| e.to_string())?;
         crate::engine::build::check_tavli(&spec).map_err(|e| e.to_string())?;
-        Ok(TavliSpec::Net(spec))
+        Ok(TavliSpec::Net(Box::new(spec)))
     }
 
     /// The spec of the game's net at `depth` (Star2).
     pub fn net(depth: u8) -> TavliSpec {
-        TavliSpec::Net(EngineSpec {
+        TavliSpec::Net(Box::new(EngineSpec {
             depth: crate::engine::Depth::new(u32::from(depth)).unwrap_or(crate::engine::Depth::ONE),
             ..EngineSpec::default()
-        })
+        }))
     }
 }
 

@@ -182,9 +182,22 @@ impl Searcher {
         let mut stopped = false;
         let target = settings.depth.max(1);
         let single = n == 1 && !settings.probabilities && settings.rank <= 1;
+        // The root plays searched deeper: all of them for the exact algorithms; for the
+        // filter, its first stage's survivors, narrowed again after each iteration.
+        let mut live: Vec<bool> = vec![false; n];
+        for i in root_candidates(&order, &statics, settings) {
+            live[i] = true;
+        }
         let mut times: Vec<Duration> = vec![start.elapsed()];
+        // The filter narrowed the root to one play before the target depth. With stages
+        // after depth 1 configured, one survivor of the first stage is the answer.
+        let staged = settings.algorithm == Algorithm::Filter
+            && settings.filter.stage_after(3).is_some()
+            && !settings.probabilities
+            && settings.rank <= 1;
+        let mut resolved = staged && live.iter().filter(|&&l| l).count() <= 1;
         let mut depth = if settings.iterative { 3 } else { target };
-        while depth <= target && depth >= 3 && !single {
+        while depth <= target && depth >= 3 && !single && !resolved {
             if cancel.is_cancelled() {
                 stopped = true;
                 break;
@@ -211,11 +224,19 @@ impl Searcher {
             }
             let it_start = Instant::now();
             ctx.stop_enabled = true;
+            let candidates: Vec<usize> = order.iter().copied().filter(|&i| live[i]).collect();
+            // The filter searches each play against the best less the next stage's
+            // margin, so that every play it would keep gets an exact value.
+            let stage = match settings.algorithm {
+                Algorithm::Filter if depth < target => settings.filter.stage_after(depth),
+                _ => None,
+            };
+            let margin = stage.map_or(0, |st| to_value(st.margin));
             let result = if settings.threads > 1 {
                 let (r, st) = self.root_parallel(
                     &plays,
-                    &order,
-                    &statics,
+                    &candidates,
+                    margin,
                     depth,
                     settings,
                     cancel,
@@ -224,7 +245,7 @@ impl Searcher {
                 stats.add(&st);
                 r
             } else {
-                ctx.search_root(&plays, &order, &statics, depth)
+                ctx.search_root(&plays, &candidates, margin, depth)
             };
             let Some(result) = result else {
                 stopped = true;
@@ -238,6 +259,17 @@ impl Searcher {
             }
             order.sort_by_key(|&i| (std::cmp::Reverse(values[i].1), -values[i].0, i));
             completed = depth;
+            if let Some(st) = stage {
+                narrow(&mut live, &order, &values, depth, st.keep, margin);
+                // One play left: the decision is clear at this depth.
+                if live.iter().filter(|&&l| l).count() <= 1
+                    && !settings.probabilities
+                    && settings.rank <= 1
+                {
+                    resolved = true;
+                    break;
+                }
+            }
             depth += 2;
         }
         ctx.stop_enabled = false;
@@ -274,7 +306,7 @@ impl Searcher {
             depth: completed,
             stats,
             elapsed: start.elapsed(),
-            stopped: stopped || completed < target,
+            stopped: stopped || (completed < target && !resolved),
         }
     }
 
@@ -350,18 +382,18 @@ impl Searcher {
     /// threads share them out. The remaining plays are then shared out, each searched
     /// against the best value found so far by any thread.
     #[allow(clippy::type_complexity)]
+    #[allow(clippy::too_many_arguments)]
     fn root_parallel(
         &self,
         plays: &[Play],
-        order: &[usize],
-        statics: &[Value],
+        candidates: &[usize],
+        margin: Value,
         depth: u8,
         settings: &SearchSettings,
         cancel: &Cancel,
         deadline: Option<Instant>,
     ) -> (Option<RootResult>, SearchStats) {
         let threads = settings.threads.max(1);
-        let candidates = root_candidates(order, statics, settings);
         let n = plays.len();
         let first = candidates[0];
         let first_next = plays[first].next_position();
@@ -418,7 +450,7 @@ impl Searcher {
                             }
                             let i = candidates[k];
                             let (bv, bi) = unpack(best.load(Ordering::Relaxed));
-                            let alpha = if i < bi { bv - 1 } else { bv };
+                            let alpha = if i < bi { bv - 1 } else { bv } - margin;
                             let v = ctx.play_value(&plays[i], depth, alpha, POS_INF);
                             if ctx.aborted {
                                 aborted.store(true, Ordering::Relaxed);
@@ -456,7 +488,7 @@ impl Searcher {
         let mut ctx = self.ctx(settings, cancel, deadline);
         ctx.stop_enabled = true;
         let mut r = RootResult { values: values_out };
-        ctx.rank_extra(plays, &candidates, depth, &mut r);
+        ctx.rank_extra(plays, candidates, depth, &mut r);
         let mut stats = stats;
         stats.add(&ctx.stats);
         if ctx.aborted {
@@ -486,6 +518,34 @@ fn root_candidates(order: &[usize], statics: &[Value], settings: &SearchSettings
     }
     // Search the kept plays in the current order (best of the previous iteration first).
     order.iter().copied().filter(|i| keep.contains(i)).collect()
+}
+
+/// Keeps live (in `order`, best first) at most `keep` plays valued exactly at `depth` and
+/// within `margin` of the best of them; every other play leaves the search.
+fn narrow(
+    live: &mut [bool],
+    order: &[usize],
+    values: &[(Value, u8)],
+    depth: u8,
+    keep: usize,
+    margin: Value,
+) {
+    let best = order
+        .iter()
+        .filter(|&&i| live[i] && values[i].1 == depth)
+        .map(|&i| values[i].0)
+        .max();
+    let mut kept = 0;
+    for &i in order {
+        let stays = live[i]
+            && values[i].1 == depth
+            && best.is_some_and(|b| b - values[i].0 <= margin)
+            && kept < keep.max(1);
+        if stays {
+            kept += 1;
+        }
+        live[i] = stays;
+    }
 }
 
 /// One thread's search state.
@@ -840,11 +900,12 @@ impl<'a> Ctx<'a> {
         let (v, bound) = match self.cfg.algorithm {
             // MCTS never reaches the tree search (choose and evaluate_position hand it
             // over first); should it, full averaging is the exact answer.
-            Algorithm::Expectimax | Algorithm::Filter | Algorithm::Mcts => {
-                self.chance_full(pos, depth, l, u)
-            }
+            Algorithm::Expectimax | Algorithm::Mcts => self.chance_full(pos, depth, l, u),
             Algorithm::Star1 => self.chance_star(pos, depth, alpha, beta, l, u, false),
-            Algorithm::Star2 => self.chance_star(pos, depth, alpha, beta, l, u, true),
+            // The filter's tree is smaller, not different in kind: Star2 values it exactly.
+            Algorithm::Star2 | Algorithm::Filter => {
+                self.chance_star(pos, depth, alpha, beta, l, u, true)
+            }
         };
         if self.aborted {
             return 0;
@@ -1022,7 +1083,14 @@ impl<'a> Ctx<'a> {
             }
             best
         };
-        match self.cfg.ordering.probe {
+        // The filter's tree keeps only the best replies by static value at depth >= 3: a
+        // probe of another play would bound a node of a different tree.
+        let how = if self.filter {
+            ProbeChoice::Evaluator
+        } else {
+            self.cfg.ordering.probe
+        };
+        match how {
             ProbeChoice::First => 0,
             ProbeChoice::Heuristic => by_heuristic(list),
             ProbeChoice::Evaluator if depth >= 3 && list.len() > 1 => {
@@ -1042,23 +1110,24 @@ impl<'a> Ctx<'a> {
     /// One root iteration at `depth` >= 3 on this thread: alpha-beta over the root plays
     /// with ties broken towards the lower play index, then exact values for the plays
     /// `settings.rank` asks for.
+    /// `margin` widens every play's window below the best so far, so that the plays
+    /// within it of the best get exact values (0: plain alpha-beta).
     fn search_root(
         &mut self,
         plays: &[Play],
-        order: &[usize],
-        statics: &[Value],
+        candidates: &[usize],
+        margin: Value,
         depth: u8,
     ) -> Option<RootResult> {
-        let candidates = root_candidates(order, statics, self.cfg);
         let mut r = RootResult {
             values: vec![None; plays.len()],
         };
         let mut best: Option<(Value, usize)> = None;
-        for &i in &candidates {
+        for &i in candidates {
             let alpha = match best {
                 None => NEG_INF,
-                Some((bv, bi)) if i < bi => bv - 1,
-                Some((bv, _)) => bv,
+                Some((bv, bi)) if i < bi => bv - 1 - margin,
+                Some((bv, _)) => bv - margin,
             };
             let v = self.play_value(&plays[i], depth, alpha, POS_INF);
             if self.aborted {
@@ -1066,10 +1135,16 @@ impl<'a> Ctx<'a> {
             }
             if v > alpha {
                 r.values[i] = Some(v);
-                best = Some((v, i));
+                let better = match best {
+                    None => true,
+                    Some((bv, bi)) => v > bv || (v == bv && i < bi),
+                };
+                if better {
+                    best = Some((v, i));
+                }
             }
         }
-        self.rank_extra(plays, &candidates, depth, &mut r);
+        self.rank_extra(plays, candidates, depth, &mut r);
         if self.aborted {
             return None;
         }

@@ -207,13 +207,33 @@ impl Default for OrderingConfig {
 
 /// The forward-pruning filter (gnubg's move filter): after depth 1 keep the best
 /// `accept` root plays plus up to `extra` more within `threshold` equity of the best;
-/// below the root expand the best `reply_width` replies per roll by static value.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// after each deeper iteration narrow them again by [`FilterConfig::deeper`]; below the
+/// root expand the best `reply_width` replies per roll by static value.
+///
+/// Its text form (the `filter` option of an engine spec) lists the root stages as
+/// `KEEP:MARGIN` pairs joined by `/`: `9:0.16/2:0.04` keeps at most 9 plays within 0.16 of
+/// the best after depth 1 and at most 2 within 0.04 after depth 3. When one play is left,
+/// the search answers without deepening further: a clear decision costs what its first
+/// stages cost, a close one the full depth.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields, default)]
 pub struct FilterConfig {
     pub accept: usize,
     pub extra: usize,
     pub threshold: f64,
     pub reply_width: usize,
+    /// Narrowing after the iterations at depth 3, 5 and 7 (entry k after depth 2k + 3);
+    /// a stage keeping 0 plays narrows nothing.
+    pub deeper: [FilterStage; 3],
+}
+
+/// One narrowing of the root plays: at most `keep` plays within `margin` equity of the
+/// best at the iteration just completed (the best always stays).
+#[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FilterStage {
+    pub keep: usize,
+    pub margin: f64,
 }
 
 impl Default for FilterConfig {
@@ -223,7 +243,53 @@ impl Default for FilterConfig {
             extra: 8,
             threshold: 0.16,
             reply_width: 1,
+            deeper: [FilterStage::default(); 3],
         }
+    }
+}
+
+impl FilterConfig {
+    /// The narrowing after the iteration at `depth` (3, 5 or 7), if any.
+    pub fn stage_after(&self, depth: u8) -> Option<FilterStage> {
+        let k = (depth as usize).checked_sub(3)? / 2;
+        self.deeper.get(k).copied().filter(|s| s.keep > 0)
+    }
+
+    /// Reads the root stages of the text form (`KEEP:MARGIN[/KEEP:MARGIN...]`, at most
+    /// four, each keeping at least one play with a margin from 0 to 3), keeping the reply
+    /// width.
+    pub fn with_stages(self, text: &str) -> Option<FilterConfig> {
+        let mut out = self;
+        out.deeper = [FilterStage::default(); 3];
+        let mut n = 0;
+        for (k, part) in text.split('/').enumerate() {
+            let (keep, margin) = part.split_once(':')?;
+            let keep = keep.trim().parse::<usize>().ok().filter(|&k| k >= 1)?;
+            let margin = margin
+                .trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|m| m.is_finite() && (0.0..=3.0).contains(m))?;
+            if k == 0 {
+                out.accept = 1;
+                out.extra = keep - 1;
+                out.threshold = margin;
+            } else {
+                *out.deeper.get_mut(k - 1)? = FilterStage { keep, margin };
+            }
+            n += 1;
+        }
+        (n > 0).then_some(out)
+    }
+
+    /// The root stages as text (the inverse of [`FilterConfig::with_stages`] for
+    /// configurations whose first stage accepts one play).
+    pub fn stages_text(&self) -> String {
+        let mut out = format!("{}:{}", self.accept + self.extra, self.threshold);
+        for s in self.deeper.iter().take_while(|s| s.keep > 0) {
+            out.push_str(&format!("/{}:{}", s.keep, s.margin));
+        }
+        out
     }
 }
 
