@@ -5,15 +5,15 @@
 //! The side on roll is the side to act, except at a take decision, where the doubler is
 //! about to roll. Dice in POS are ignored: the figures are before the roll.
 
-use std::fmt;
+use std::fmt::{self, Write as _};
 
 use clap::Args;
 use serde::Serialize;
 
 use super::pos_arg::parse_pos_arg;
-use super::CliError;
+use super::{CliError, Report};
 use crate::eval::bearoff::{self, Board, Distribution};
-use crate::game::{Decision, Position};
+use crate::game::{Decision, MatchState, Position};
 
 #[derive(Debug, Args)]
 pub struct BearoffArgs {
@@ -74,7 +74,12 @@ fn side(db: &bearoff::BearoffDb, board: &Board) -> SideOut {
 }
 
 pub fn run(args: BearoffArgs) -> Result<(), CliError> {
-    let ms = parse_pos_arg(&args.pos)?;
+    report(&parse_pos_arg(&args.pos)?)?.print(args.json);
+    Ok(())
+}
+
+/// The bear-off figures of `state` (dice ignored) as `bearoff` prints them.
+pub fn report(ms: &MatchState) -> Result<Report, CliError> {
     let on_roll: Position = match ms.decision {
         Decision::TakeOrDrop => ms.position.swap(),
         _ => ms.position,
@@ -90,27 +95,31 @@ pub fn run(args: BearoffArgs) -> Result<(), CliError> {
         p_lose_gammon: p.0[3],
         equity: p.equity(),
     };
-    if args.json {
-        println!("{}", serde_json::to_string(&out)?);
-        return Ok(());
-    }
+    let mut t = String::new();
     for (name, s) in [("on roll ", &out.on_roll), ("opponent", &out.opponent)] {
-        print!(
+        write!(
+            t,
             " {name}: {:>2} checkers left, {:.4} rolls expected",
             s.checkers, s.mean_rolls
-        );
+        )?;
         match s.first_off_mean_rolls {
-            Some(f) => println!(" ({f:.4} to the first checker off)"),
-            None => println!(),
+            Some(f) => writeln!(t, " ({f:.4} to the first checker off)")?,
+            None => writeln!(t)?,
         }
     }
-    println!(" P(win) for the side on roll: {:.6}", out.p_win);
+    writeln!(t, " P(win) for the side on roll: {:.6}", out.p_win)?;
     if out.on_roll.checkers == 15 || out.opponent.checkers == 15 {
-        println!(
+        writeln!(
+            t,
             " gammons: won {:.6}, lost {:.6}",
             out.p_win_gammon, out.p_lose_gammon
-        );
+        )?;
     }
-    println!(" cubeless equity: {:+.6}", out.equity);
-    Ok(())
+    writeln!(t, " cubeless equity: {:+.6}", out.equity)?;
+    // Through the text, as the figures are f32: a value made directly would carry each
+    // one widened to f64 (0.51230001...) where the text has the f32's own digits.
+    Ok(Report {
+        json: serde_json::from_str(&serde_json::to_string(&out)?)?,
+        text: t,
+    })
 }

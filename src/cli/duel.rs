@@ -3,7 +3,9 @@
 
 use clap::Args;
 
-use super::CliError;
+use std::fmt::Write;
+
+use super::{CliError, Report};
 use crate::arena::{duel, DuelConfig};
 use crate::eval::luck::Judge;
 use crate::players::{build, BuildOptions, PlayerSpec};
@@ -105,8 +107,15 @@ fn interval_text(ci95: f64) -> String {
 }
 
 pub fn run(a: DuelArgs) -> Result<(), CliError> {
+    play(&a, true)?.print(a.json);
+    Ok(())
+}
+
+/// Plays the duel `a` describes (`progress`: a progress bar on stderr) and reports it as
+/// `duel` prints it.
+pub fn play(a: &DuelArgs, progress: bool) -> Result<Report, CliError> {
     if let Some(v) = a.variant.filter(|v| v.is_tavli()) {
-        return run_tavli(&a, v);
+        return play_tavli(a, v);
     }
     let spec_a = PlayerSpec::parse(&a.a).map_err(|e| format!("--a: {e}"))?;
     let spec_b = PlayerSpec::parse(&a.b).map_err(|e| format!("--b: {e}"))?;
@@ -122,7 +131,7 @@ pub fn run(a: DuelArgs) -> Result<(), CliError> {
             games: a.games,
             seed: a.seed,
             threads,
-            progress: true,
+            progress,
             judge,
         },
     );
@@ -134,27 +143,29 @@ pub fn run(a: DuelArgs) -> Result<(), CliError> {
         a.seed,
         a.luck.command_suffix()
     );
-    if a.json {
-        let mut v = r.to_json();
-        v["seed"] = serde_json::json!(a.seed);
-        v["threads"] = serde_json::json!(threads);
-        v["command"] = serde_json::json!(command);
-        println!("{v}");
-    } else {
-        println!(
+    let mut v = r.to_json();
+    v["seed"] = serde_json::json!(a.seed);
+    v["threads"] = serde_json::json!(threads);
+    v["command"] = serde_json::json!(command);
+    let mut t = String::new();
+    {
+        writeln!(
+            t,
             "{} vs {}: {} games ({} mirrored pairs), seed {}",
             r.a, r.b, r.games, r.pairs, a.seed
-        );
-        println!("ppg (A's view): {:+.4} {}", r.ppg, interval_text(r.ci95));
+        )?;
+        writeln!(t, "ppg (A's view): {:+.4} {}", r.ppg, interval_text(r.ci95))?;
         if let Some(adj) = &r.adjusted {
-            println!("{}", adj.text("ppg"));
+            writeln!(t, "{}", adj.text("ppg"))?;
         }
-        println!(
+        writeln!(
+            t,
             "A wins: {} ({:.1}%)",
             r.a_wins,
             100.0 * r.a_wins as f64 / r.games as f64
-        );
-        println!(
+        )?;
+        writeln!(
+            t,
             "gammons: A {} ({:.1}%), B {} ({:.1}%); backgammons: A {}, B {}",
             r.gammons_a,
             100.0 * r.gammons_a as f64 / r.games as f64,
@@ -162,14 +173,14 @@ pub fn run(a: DuelArgs) -> Result<(), CliError> {
             100.0 * r.gammons_b as f64 / r.games as f64,
             r.backgammons_a,
             r.backgammons_b
-        );
-        println!("time: {:.1} s ({threads} threads)", r.seconds);
-        println!("command: {command}");
+        )?;
+        writeln!(t, "time: {:.1} s ({threads} threads)", r.seconds)?;
+        writeln!(t, "command: {command}")?;
     }
-    Ok(())
+    Ok(Report { json: v, text: t })
 }
 
-fn run_tavli(a: &DuelArgs, variant: crate::tavli::Variant) -> Result<(), CliError> {
+fn play_tavli(a: &DuelArgs, variant: crate::tavli::Variant) -> Result<Report, CliError> {
     use crate::players::tavli::TavliSpec;
     a.luck.refuse_tavli()?;
     let spec_a = TavliSpec::parse(&a.a, variant).map_err(|e| format!("--a: {e}"))?;
@@ -185,13 +196,13 @@ fn run_tavli(a: &DuelArgs, variant: crate::tavli::Variant) -> Result<(), CliErro
         r.games,
         a.seed
     );
-    if a.json {
-        let mut v = r.to_json();
-        v["seed"] = serde_json::json!(a.seed);
-        v["command"] = serde_json::json!(command);
-        println!("{v}");
-    } else {
-        println!(
+    let mut v = r.to_json();
+    v["seed"] = serde_json::json!(a.seed);
+    v["command"] = serde_json::json!(command);
+    let mut t = String::new();
+    {
+        writeln!(
+            t,
             "{}: {} vs {}: {} games ({} mirrored pairs), seed {}",
             variant.name(),
             r.a,
@@ -199,25 +210,27 @@ fn run_tavli(a: &DuelArgs, variant: crate::tavli::Variant) -> Result<(), CliErro
             r.games,
             r.pairs,
             a.seed
-        );
-        println!("ppg (A's view): {:+.4} {}", r.ppg, interval_text(r.ci95));
-        println!(
+        )?;
+        writeln!(t, "ppg (A's view): {:+.4} {}", r.ppg, interval_text(r.ci95))?;
+        writeln!(
+            t,
             "A wins: {}, B wins: {}, ties: {}; won with 2 points: A {}, B {}",
             r.a_wins, r.b_wins, r.ties, r.doubles_a, r.doubles_b
-        );
+        )?;
         if r.unfinished > 0 {
-            println!("unfinished games: {}", r.unfinished);
+            writeln!(t, "unfinished games: {}", r.unfinished)?;
         }
         if r.forfeits_a + r.forfeits_b > 0 {
-            println!(
+            writeln!(
+                t,
                 "forfeited games: A {}, B {}; the first: {}",
                 r.forfeits_a,
                 r.forfeits_b,
                 r.first_forfeit.as_deref().unwrap_or("")
-            );
+            )?;
         }
-        println!("time: {:.1} s", r.seconds);
-        println!("command: {command}");
+        writeln!(t, "time: {:.1} s", r.seconds)?;
+        writeln!(t, "command: {command}")?;
     }
-    Ok(())
+    Ok(Report { json: v, text: t })
 }

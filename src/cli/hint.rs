@@ -14,11 +14,11 @@ use super::pos_arg::parse_pos_arg;
 use super::CliError;
 use crate::cube::{CubeDecision, CubeSettings, DoubleAction, TakeAction};
 use crate::engine::build as engine_build;
-use crate::engine::{Budget, CubePolicy, Depth, EngineSpec, EvaluatorKind, RankedPlay};
+use crate::engine::{Budget, Depth, EngineSpec, EvaluatorKind, RankedPlay};
 use crate::eval::{Evaluator, Probabilities};
-use crate::game::{Decision, MatchState, Position};
+use crate::game::{Decision, Dice, MatchState, Position};
 use crate::notation::{format_play, MoveStyle};
-use crate::search::{Algorithm, Cancel, SearchSettings};
+use crate::search::{Algorithm, Cancel, MoveDecision, PositionEvaluation, SearchSettings};
 
 #[derive(Debug, Args)]
 pub struct HintArgs {
@@ -391,7 +391,6 @@ pub fn run(a: HintArgs) -> Result<(), CliError> {
     };
     let depth = depth_of(&a)?;
     let plies = plies_of(depth.get());
-    let pos = state.position;
     let dice = super::pos_arg::roll_arg(a.dice.as_deref(), &state)?;
     if a.threads == 0 || a.threads > 64 {
         return Err("--threads must be 1..=64".into());
@@ -422,172 +421,273 @@ pub fn run(a: HintArgs) -> Result<(), CliError> {
         ..config.engine_spec()
     };
     let engine = engine_build::engine(&spec)?;
-    // The position's own rules (an XGID's Jacoby and beaver flags, a Match ID's Jacoby
-    // bit) hold for it whatever the configuration says.
-    let cube = engine.rules_for(&state);
-    let cubeful = matches!(spec.cube_policy, CubePolicy::Cubeful);
-    let searcher = engine.searcher();
-    let mut settings = SearchSettings::new(depth.get() as u8, a.algo);
-    settings.rank = a.rank.max(1);
-    settings.threads = a.threads;
-    settings.probabilities = true;
+    let mut settings = search_settings(&spec, &state, a.rank, a.threads);
     settings.time_budget = a.time_ms.map(Duration::from_millis);
-    settings.mcts = spec.mcts;
-    // At a match score the search values results by what they do to the match.
-    settings.utility = crate::engine::utility(&crate::engine::cube_view(&state));
     let cancel = Cancel::new();
-    let money = state.is_money();
-    let kind = if cubeful { "cubeful" } else { "cubeless" };
-    let value_kind = if money { "equity" } else { "mwc" };
-    let ids = |s: &MatchState| crate::notation::encode_match_state(s).ok();
     match dice {
         Some(dice) => {
-            let moving = MatchState {
-                decision: Decision::Move(dice),
-                ..state.clone()
-            };
-            let d = searcher.choose(&pos, dice, &settings, &cancel);
-            let no_play = d.plays.len() == 1 && d.plays[0].play.steps().is_empty();
-            let ranked: Vec<RankedPlay> = d.plays.iter().map(RankedPlay::from).collect();
-            // The engine's value at the score: cubeful (money equity with the cube where
-            // it is, or match-winning chance) or cubeless.
-            let mut valued: Vec<(f64, &crate::search::RankedPlay)> = engine
-                .value_plays(&moving, ranked)
-                .iter()
-                .filter_map(|(rp, v)| {
-                    d.plays
-                        .iter()
-                        .find(|p| p.play.position == rp.play.position)
-                        .map(|p| (*v, p))
-                })
-                .collect();
-            // Best first by the value shown, plays searched deeper above shallower ones
-            // (the search values only its best few at the full depth).
-            let search_rank = |p: &crate::search::RankedPlay| {
-                d.plays
-                    .iter()
-                    .position(|q| q.play.position == p.play.position)
-                    .unwrap_or(usize::MAX)
-            };
-            if a.algo == Algorithm::Mcts {
-                // MCTS chooses the most-visited play, which is what the engine plays: list
-                // the plays in the search's order, each with its value.
-                valued.sort_by_key(|(_, p)| search_rank(p));
-            } else {
-                valued.sort_by(|a, b| b.1.depth.cmp(&a.1.depth).then(b.0.total_cmp(&a.0)));
-            }
-            let best = valued.first().map_or(0.0, |(v, _)| *v);
-            let (pid, mid) = ids(&moving).unwrap_or_default();
+            let hint = play_hint(&engine, &state, dice, &settings, &cancel);
             if a.json {
-                let plays: Vec<_> = valued
-                    .iter()
-                    .map(|(v, p)| {
-                        serde_json::json!({
-                            "move": format_play(&pos, &p.play, MoveStyle::Gnubg),
-                            "equity": round6(p.equity),
-                            "value": round6(*v),
-                            "diff": round6(*v - best),
-                            "probs": probs_json(&p.probs),
-                            "depth": p.depth,
-                            "plies": plies_of(p.depth as u32),
-                            "search_rank": search_rank(p),
-                        })
-                    })
-                    .collect();
-                println!(
-                    "{}",
-                    serde_json::json!({
-                        "position_id": pid,
-                        "match_id": mid,
-                        "dice": [dice.high(), dice.low()],
-                        "plays": plays,
-                        "no_legal_play": no_play,
-                        "evaluation": kind,
-                        "value_kind": value_kind,
-                        "depth": d.depth,
-                        "plies": plies_of(d.depth as u32),
-                        "algo": a.algo.name(),
-                        "jacoby": cube.jacoby,
-                        "beavers": cube.beavers,
-                        "ms": d.elapsed.as_secs_f64() * 1000.0,
-                        "nodes": d.stats.nodes(),
-                        "evaluations": d.stats.evals,
-                        "evals": d.stats.evals,
-                    })
-                );
+                println!("{}", hint.json());
             } else {
-                print!("{}", header(&moving));
-                println!();
-                if no_play {
-                    println!(
-                        " No legal play: X cannot move with {}-{}; the turn passes.",
-                        dice.high(),
-                        dice.low()
-                    );
-                    return Ok(());
-                }
-                let label = if cubeful { "Cubeful" } else { "Cubeless" };
-                let unit = if money { "Eq.:" } else { "MWC:" };
-                println!(
-                    " {label} {} at {plies}-ply (depth {}), {}{}; {} ms, {} evaluations",
-                    if money {
-                        "money equities"
-                    } else {
-                        "match-winning chances"
-                    },
-                    d.depth,
-                    a.algo,
-                    if money {
-                        format!(
-                            "; Jacoby {}, beavers {}",
-                            on_off(cube.jacoby),
-                            on_off(cube.beavers)
-                        )
-                    } else {
-                        String::new()
-                    },
-                    d.elapsed.as_millis(),
-                    d.stats.evals
-                );
-                for (k, (v, p)) in valued.iter().enumerate() {
-                    let diff = if k == 0 {
-                        String::new()
-                    } else {
-                        format!(" {}", diff_text(money, v - best))
-                    };
-                    println!(
-                        " {:>4}. {label} {}-ply  {:<28} {unit} {}{diff}",
-                        k + 1,
-                        plies_of(p.depth as u32),
-                        format_play(&pos, &p.play, MoveStyle::Gnubg),
-                        value_text(money, *v),
-                    );
-                    println!("        {}", probs_text(&p.probs));
-                }
+                hint.print(plies);
             }
         }
-        None => cube_hint(&a, &engine, &state, &settings, &cancel, cube, plies)?,
+        None => {
+            let hint = cube_hint(&engine, &state, &settings, &cancel)?;
+            if a.json {
+                println!("{}", hint.json());
+            } else {
+                hint.print(plies);
+            }
+        }
     }
     Ok(())
 }
 
-/// The cube decision (no dice): double or not, take or pass.
-fn cube_hint(
-    a: &HintArgs,
+/// The search settings of `hint` for a decision in `state` by an engine built from
+/// `spec`: its depth, algorithm, time budget and MCTS settings, the best `rank` plays
+/// valued at the full depth (at least 1), `threads` search threads, every play's
+/// probabilities, and the utility of the state's score.
+pub fn search_settings(
+    spec: &EngineSpec,
+    state: &MatchState,
+    rank: usize,
+    threads: usize,
+) -> SearchSettings {
+    let mut settings = SearchSettings::new(spec.depth.get() as u8, spec.algorithm);
+    settings.rank = rank.max(1);
+    settings.threads = threads.max(1);
+    settings.probabilities = true;
+    settings.time_budget = spec.budget.duration();
+    settings.mcts = spec.mcts;
+    // At a match score the search values results by what they do to the match.
+    settings.utility = crate::engine::utility(&crate::engine::cube_view(state));
+    settings
+}
+
+/// The plays of a roll ranked by an engine, as `hint` shows them ([`play_hint`]).
+#[derive(Debug, Clone)]
+pub struct PlayHint {
+    /// The state with the roll to play.
+    pub state: MatchState,
+    /// The search's answer: every legal play, in the search's order.
+    pub decision: MoveDecision,
+    /// Each play's value at the score (money equity or match-winning chance, cubeful or
+    /// cubeless as the engine ranks plays) with its index in `decision.plays`, in the
+    /// order shown: best first, plays searched deeper above shallower ones.
+    pub valued: Vec<(f64, usize)>,
+    /// The cube rules in force for the state.
+    pub cube: CubeSettings,
+    /// Whether the values are cubeful.
+    pub cubeful: bool,
+    pub algorithm: Algorithm,
+}
+
+/// Searches the plays of `dice` in `state` with `engine` (settings from
+/// [`search_settings`]) and values each at the score.
+pub fn play_hint(
+    engine: &crate::engine::Engine,
+    state: &MatchState,
+    dice: Dice,
+    settings: &SearchSettings,
+    cancel: &Cancel,
+) -> PlayHint {
+    let moving = MatchState {
+        decision: Decision::Move(dice),
+        ..state.clone()
+    };
+    let d = engine
+        .searcher()
+        .choose(&state.position, dice, settings, cancel);
+    let ranked: Vec<RankedPlay> = d.plays.iter().map(RankedPlay::from).collect();
+    // The engine's value at the score: cubeful (money equity with the cube where it is,
+    // or match-winning chance) or cubeless.
+    let mut valued: Vec<(f64, usize)> = engine
+        .value_plays(&moving, ranked)
+        .iter()
+        .filter_map(|(rp, v)| {
+            d.plays
+                .iter()
+                .position(|p| p.play.position == rp.play.position)
+                .map(|i| (*v, i))
+        })
+        .collect();
+    if settings.algorithm == Algorithm::Mcts {
+        // MCTS chooses the most-visited play, which is what the engine plays: list the
+        // plays in the search's order, each with its value.
+        valued.sort_by_key(|&(_, i)| i);
+    } else {
+        // Best first by the value shown, plays searched deeper above shallower ones (the
+        // search values only its best few at the full depth).
+        valued.sort_by(|a, b| {
+            d.plays[b.1]
+                .depth
+                .cmp(&d.plays[a.1].depth)
+                .then(b.0.total_cmp(&a.0))
+        });
+    }
+    PlayHint {
+        cube: engine.rules_for(state),
+        cubeful: engine.settings().cubeful_plays,
+        algorithm: settings.algorithm,
+        state: moving,
+        decision: d,
+        valued,
+    }
+}
+
+impl PlayHint {
+    /// Whether the roll has no legal play (the one empty play).
+    pub fn no_legal_play(&self) -> bool {
+        let plays = &self.decision.plays;
+        plays.len() == 1 && plays[0].play.steps().is_empty()
+    }
+
+    fn best(&self) -> f64 {
+        self.valued.first().map_or(0.0, |(v, _)| *v)
+    }
+
+    /// What `hint --json` prints for a roll.
+    pub fn json(&self) -> serde_json::Value {
+        let d = &self.decision;
+        let pos = &self.state.position;
+        let best = self.best();
+        let plays: Vec<_> = self
+            .valued
+            .iter()
+            .map(|&(v, i)| {
+                let p = &d.plays[i];
+                serde_json::json!({
+                    "move": format_play(pos, &p.play, MoveStyle::Gnubg),
+                    "equity": round6(p.equity),
+                    "value": round6(v),
+                    "diff": round6(v - best),
+                    "probs": probs_json(&p.probs),
+                    "depth": p.depth,
+                    "plies": plies_of(p.depth as u32),
+                    "search_rank": i,
+                })
+            })
+            .collect();
+        let (pid, mid) = crate::notation::encode_match_state(&self.state).unwrap_or_default();
+        let dice = match self.state.decision {
+            Decision::Move(d) => [d.high(), d.low()],
+            _ => [0, 0],
+        };
+        serde_json::json!({
+            "position_id": pid,
+            "match_id": mid,
+            "dice": dice,
+            "plays": plays,
+            "no_legal_play": self.no_legal_play(),
+            "evaluation": if self.cubeful { "cubeful" } else { "cubeless" },
+            "value_kind": if self.state.is_money() { "equity" } else { "mwc" },
+            "depth": d.depth,
+            "plies": plies_of(d.depth as u32),
+            "algo": self.algorithm.name(),
+            "jacoby": self.cube.jacoby,
+            "beavers": self.cube.beavers,
+            "ms": d.elapsed.as_secs_f64() * 1000.0,
+            "nodes": d.stats.nodes(),
+            "evaluations": d.stats.evals,
+            "evals": d.stats.evals,
+        })
+    }
+
+    fn print(&self, plies: u32) {
+        let d = &self.decision;
+        let pos = &self.state.position;
+        let money = self.state.is_money();
+        let best = self.best();
+        print!("{}", header(&self.state));
+        println!();
+        if self.no_legal_play() {
+            if let Decision::Move(dice) = self.state.decision {
+                println!(
+                    " No legal play: X cannot move with {}-{}; the turn passes.",
+                    dice.high(),
+                    dice.low()
+                );
+            }
+            return;
+        }
+        let label = if self.cubeful { "Cubeful" } else { "Cubeless" };
+        let unit = if money { "Eq.:" } else { "MWC:" };
+        println!(
+            " {label} {} at {plies}-ply (depth {}), {}{}; {} ms, {} evaluations",
+            if money {
+                "money equities"
+            } else {
+                "match-winning chances"
+            },
+            d.depth,
+            self.algorithm,
+            if money {
+                format!(
+                    "; Jacoby {}, beavers {}",
+                    on_off(self.cube.jacoby),
+                    on_off(self.cube.beavers)
+                )
+            } else {
+                String::new()
+            },
+            d.elapsed.as_millis(),
+            d.stats.evals
+        );
+        for (k, &(v, i)) in self.valued.iter().enumerate() {
+            let p = &d.plays[i];
+            let diff = if k == 0 {
+                String::new()
+            } else {
+                format!(" {}", diff_text(money, v - best))
+            };
+            println!(
+                " {:>4}. {label} {}-ply  {:<28} {unit} {}{diff}",
+                k + 1,
+                plies_of(p.depth as u32),
+                format_play(pos, &p.play, MoveStyle::Gnubg),
+                value_text(money, v),
+            );
+            println!("        {}", probs_text(&p.probs));
+        }
+    }
+}
+
+/// The cube decision of a position before its roll, as `hint` without dice shows it
+/// ([`cube_hint`]).
+#[derive(Debug, Clone)]
+pub struct CubeHint {
+    pub state: MatchState,
+    /// The searched cubeless probabilities of the side about to roll (the doubler at a
+    /// take question).
+    pub evaluation: PositionEvaluation,
+    pub analysis: CubeDecision,
+    /// The answer for the acting side: "double", "no double", "take", "drop", "beaver".
+    pub action: &'static str,
+    /// Why the roller may not double (a code and a sentence), if so.
+    pub blocked: Option<(&'static str, String)>,
+    /// The taker's winning chance it needs to take, where the cube is available.
+    pub take_point: Option<f64>,
+    /// The cube rules in force for the state.
+    pub cube: CubeSettings,
+}
+
+/// Searches the probabilities of the side about to roll in `state` with `engine`
+/// (settings from [`search_settings`]) and analyses the cube decision.
+pub fn cube_hint(
     engine: &crate::engine::Engine,
     state: &MatchState,
     settings: &SearchSettings,
     cancel: &Cancel,
-    cube: CubeSettings,
-    plies: u32,
-) -> Result<(), CliError> {
+) -> Result<CubeHint, CliError> {
     if state.decision == Decision::GameOver {
         return Err("the game is over: nothing to decide".into());
     }
-    let money = state.is_money();
+    let cube = engine.rules_for(state);
     // At a take question the doubler is the one about to roll: its position and its view
     // of the cube.
-    let (roller, taking) = crate::engine::roller(state);
+    let (roller, _) = crate::engine::roller(state);
     let view = crate::engine::roller_view(state);
     let settings = SearchSettings {
         utility: crate::engine::utility(&view),
@@ -599,18 +699,42 @@ fn cube_hint(
     let analysis = engine.cube_analysis(state, &e.probs);
     let action = cube_action(state, &analysis, &cube);
     let blocked = crate::engine::no_cube_reason(state);
-    let x = analysis.efficiency;
     let take_point = if blocked.is_none() {
-        crate::cube::take_point(&e.probs, &view, &cube, x)
+        crate::cube::take_point(&e.probs, &view, &cube, analysis.efficiency)
     } else {
         None
     };
-    // The taker's winning chance now.
-    let taker_wins = 1.0 - e.probs.0[0] as f64;
-    let proper = proper_action_text(state, &analysis);
-    let too_good = analysis.action == DoubleAction::TooGood;
-    let (pid, mid) = crate::notation::encode_match_state(state).unwrap_or_default();
-    if a.json {
+    Ok(CubeHint {
+        state: state.clone(),
+        evaluation: e,
+        analysis,
+        action,
+        blocked,
+        take_point,
+        cube,
+    })
+}
+
+impl CubeHint {
+    /// Whether the question is the taker's (the doubler is the one about to roll).
+    fn taking(&self) -> bool {
+        crate::engine::roller(&self.state).1
+    }
+
+    /// The taker's winning chance now.
+    fn taker_wins(&self) -> f64 {
+        1.0 - self.evaluation.probs.0[0] as f64
+    }
+
+    /// What `hint --json` prints without dice.
+    pub fn json(&self) -> serde_json::Value {
+        let (state, analysis, e, cube) =
+            (&self.state, &self.analysis, &self.evaluation, &self.cube);
+        let blocked = &self.blocked;
+        let money = state.is_money();
+        let proper = proper_action_text(state, analysis);
+        let too_good = analysis.action == DoubleAction::TooGood;
+        let (pid, mid) = crate::notation::encode_match_state(state).unwrap_or_default();
         let mut equities = serde_json::json!({ "no_double": round6(analysis.no_double) });
         if blocked.is_none() {
             equities["double_take"] = serde_json::json!(round6(analysis.double_take));
@@ -620,12 +744,12 @@ fn cube_hint(
             }
         }
         let mut cube_json = serde_json::json!({
-            "action": action,
+            "action": self.action,
             "equities": equities,
             "evaluation": "cubeful",
             "value_kind": if money { "equity" } else { "mwc" },
             "proper": if blocked.is_some() { "no double".to_string() } else { analysis.action.to_string() },
-            "proper_text": if blocked.is_some() { "No double".to_string() } else { proper.clone() },
+            "proper_text": if blocked.is_some() { "No double".to_string() } else { proper },
             "response": analysis.response.to_string(),
             "too_good": too_good && blocked.is_none(),
             "efficiency": analysis.efficiency,
@@ -634,115 +758,119 @@ fn cube_hint(
             "crawford": state.crawford,
             "cube_available": blocked.is_none(),
         });
-        if let Some((code, why)) = &blocked {
+        if let Some((code, why)) = blocked {
             cube_json["reason"] = serde_json::json!(code);
             cube_json["reason_text"] = serde_json::json!(why);
         }
-        if let Some(tp) = take_point {
+        if let Some(tp) = self.take_point {
             cube_json["take_point"] = serde_json::json!(round6(tp));
-            cube_json["taker_wins"] = serde_json::json!(round6(taker_wins));
+            cube_json["taker_wins"] = serde_json::json!(round6(self.taker_wins()));
         }
-        println!(
-            "{}",
-            serde_json::json!({
-                "position_id": pid,
-                "match_id": mid,
-                "cube": cube_json,
-                "evaluation": {
-                    "equity": round6(e.equity),
-                    "probs": probs_json(&e.probs),
-                    "depth": e.depth,
-                    "plies": plies_of(e.depth as u32),
-                    "cubeless": true,
-                    "roller": if taking { "opponent" } else { "self" },
-                },
-                "ms": e.elapsed.as_secs_f64() * 1000.0,
-            })
-        );
-        return Ok(());
-    }
-    print!("{}", header(state));
-    println!();
-    println!(
-        " Cube analysis at {plies}-ply (depth {}){}",
-        e.depth,
-        if money {
-            format!(
-                "; money, Jacoby {}, beavers {}",
-                on_off(cube.jacoby),
-                on_off(cube.beavers)
-            )
-        } else {
-            format!("; {}-point match", state.match_length)
-        }
-    );
-    println!(
-        " Cubeless equity of the {} {:+.3}:  {}",
-        if taking { "doubler (O)" } else { "roller (X)" },
-        e.equity,
-        probs_text(&e.probs)
-    );
-    if let Some((_, why)) = &blocked {
-        println!(" {why}.");
-        println!(
-            " Cubeful {}: {}",
-            if money {
-                "equity"
-            } else {
-                "match-winning chance"
+        serde_json::json!({
+            "position_id": pid,
+            "match_id": mid,
+            "cube": cube_json,
+            "evaluation": {
+                "equity": round6(e.equity),
+                "probs": probs_json(&e.probs),
+                "depth": e.depth,
+                "plies": plies_of(e.depth as u32),
+                "cubeless": true,
+                "roller": if self.taking() { "opponent" } else { "self" },
             },
-            value_text(money, analysis.no_double)
-        );
-        println!(" Proper cube action: No double");
-        println!(" Decision: {action}");
-        return Ok(());
+            "ms": e.elapsed.as_secs_f64() * 1000.0,
+        })
     }
-    println!(
-        " Cubeful {} of the {}:",
-        if money {
-            "equities"
-        } else {
-            "match-winning chances"
-        },
-        if taking { "doubler" } else { "roller" }
-    );
-    let nd = analysis.no_double;
-    let mut rows = vec![
-        ("No double", nd),
-        ("Double, take", analysis.double_take),
-        ("Double, pass", analysis.double_pass),
-    ];
-    if let Some(b) = analysis.double_beaver {
-        rows.push(("Double, beaver", b));
-    }
-    // The roller's best choice first, as gnubg lists them.
-    let after_double = match analysis.response {
-        TakeAction::Take => analysis.double_take,
-        TakeAction::Drop => analysis.double_pass,
-        TakeAction::Beaver => analysis.double_beaver.unwrap_or(analysis.double_take),
-    };
-    let best = nd.max(after_double);
-    for (k, (name, v)) in rows.iter().enumerate() {
-        let diff = if (v - best).abs() < 1e-12 {
-            String::new()
-        } else {
-            format!("  {}", diff_text(money, v - best))
-        };
-        println!(" {}. {:<16} {}{diff}", k + 1, name, value_text(money, *v));
-    }
-    println!(" Proper cube action: {proper}");
-    if too_good {
-        println!(" Too good: playing on for a gammon is worth more than cashing the game.");
-    }
-    if let Some(tp) = take_point {
+
+    fn print(&self, plies: u32) {
+        let (state, analysis, e, cube) =
+            (&self.state, &self.analysis, &self.evaluation, &self.cube);
+        let (action, taking) = (self.action, self.taking());
+        let money = state.is_money();
+        let proper = proper_action_text(state, analysis);
+        let too_good = analysis.action == DoubleAction::TooGood;
+        print!("{}", header(state));
+        println!();
         println!(
-            " Take point: the taker needs {:.1}% and has {:.1}%",
-            tp * 100.0,
-            taker_wins * 100.0
+            " Cube analysis at {plies}-ply (depth {}){}",
+            e.depth,
+            if money {
+                format!(
+                    "; money, Jacoby {}, beavers {}",
+                    on_off(cube.jacoby),
+                    on_off(cube.beavers)
+                )
+            } else {
+                format!("; {}-point match", state.match_length)
+            }
         );
+        println!(
+            " Cubeless equity of the {} {:+.3}:  {}",
+            if taking { "doubler (O)" } else { "roller (X)" },
+            e.equity,
+            probs_text(&e.probs)
+        );
+        if let Some((_, why)) = &self.blocked {
+            println!(" {why}.");
+            println!(
+                " Cubeful {}: {}",
+                if money {
+                    "equity"
+                } else {
+                    "match-winning chance"
+                },
+                value_text(money, analysis.no_double)
+            );
+            println!(" Proper cube action: No double");
+            println!(" Decision: {action}");
+            return;
+        }
+        println!(
+            " Cubeful {} of the {}:",
+            if money {
+                "equities"
+            } else {
+                "match-winning chances"
+            },
+            if taking { "doubler" } else { "roller" }
+        );
+        let nd = analysis.no_double;
+        let mut rows = vec![
+            ("No double", nd),
+            ("Double, take", analysis.double_take),
+            ("Double, pass", analysis.double_pass),
+        ];
+        if let Some(b) = analysis.double_beaver {
+            rows.push(("Double, beaver", b));
+        }
+        // The roller's best choice first, as gnubg lists them.
+        let after_double = match analysis.response {
+            TakeAction::Take => analysis.double_take,
+            TakeAction::Drop => analysis.double_pass,
+            TakeAction::Beaver => analysis.double_beaver.unwrap_or(analysis.double_take),
+        };
+        let best = nd.max(after_double);
+        for (k, (name, v)) in rows.iter().enumerate() {
+            let diff = if (v - best).abs() < 1e-12 {
+                String::new()
+            } else {
+                format!("  {}", diff_text(money, v - best))
+            };
+            println!(" {}. {:<16} {}{diff}", k + 1, name, value_text(money, *v));
+        }
+        println!(" Proper cube action: {proper}");
+        if too_good {
+            println!(" Too good: playing on for a gammon is worth more than cashing the game.");
+        }
+        if let Some(tp) = self.take_point {
+            println!(
+                " Take point: the taker needs {:.1}% and has {:.1}%",
+                tp * 100.0,
+                self.taker_wins() * 100.0
+            );
+        }
+        println!(" Decision: {action}");
     }
-    println!(" Decision: {action}");
-    Ok(())
 }
 
 #[cfg(test)]

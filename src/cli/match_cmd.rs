@@ -11,7 +11,9 @@ use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 
-use super::CliError;
+use std::fmt::Write as _;
+
+use super::{CliError, Report};
 
 /// Writes matches of one length to a file: the .mat and .sgf writers.
 type MatchWriter = fn(&mut dyn Write, u32, &[MatchRecord]) -> std::io::Result<()>;
@@ -86,7 +88,7 @@ pub struct MatchArgs {
 }
 
 /// `match --variant ...`: Tavli matches (or money games of one game) between two seats.
-fn run_tavli(args: &MatchArgs, variant: &str) -> Result<(), CliError> {
+fn play_tavli(args: &MatchArgs, variant: &str, progress: bool) -> Result<Report, CliError> {
     use crate::arena::tavli::{play_matches, Seat, TAVLI_ROTATION};
     use crate::players::tavli::{TavliPlayer, TavliSpec};
     use crate::tavli::Variant;
@@ -138,8 +140,9 @@ fn run_tavli(args: &MatchArgs, variant: &str) -> Result<(), CliError> {
                 args.seed,
                 args.parallel,
             )?;
-            println!("{}", r.to_json());
-            return Ok(());
+            let json = r.to_json();
+            let text = format!("{json}\n");
+            return Ok(Report { json, text });
         }
         (Some(_), None, None) => {
             return Err("--variant tavli plays matches: give --length L --matches M".into())
@@ -157,7 +160,7 @@ fn run_tavli(args: &MatchArgs, variant: &str) -> Result<(), CliError> {
     let started = std::time::Instant::now();
     let mut io_error: Option<std::io::Error> = None;
     let mut records = Vec::new();
-    let bar = if args.json {
+    let bar = if args.json || !progress {
         indicatif::ProgressBar::hidden()
     } else {
         indicatif::ProgressBar::new(matches)
@@ -212,7 +215,7 @@ fn run_tavli(args: &MatchArgs, variant: &str) -> Result<(), CliError> {
         "stargammon match --variant {name} --a {} --b {} --length {length} --matches {matches} --seed {} --parallel {}",
         args.a, args.b, args.seed, args.parallel
     );
-    if args.json {
+    let json = {
         // Every game of every match in one list, each with its match's index.
         let mut game_list = Vec::new();
         let mut scores = Vec::new();
@@ -227,40 +230,44 @@ fn run_tavli(args: &MatchArgs, variant: &str) -> Result<(), CliError> {
                 }
             }
         }
-        println!(
-            "{}",
-            serde_json::json!({
-                "variant": name,
-                "a": args.a,
-                "b": args.b,
-                "length": length,
-                "matches": matches,
-                "match_wins_a": wins_a,
-                "match_win_rate_a": rate,
-                "ci95": ci,
-                "games": game_list,
-                "game_count": games.len(),
-                "scores": scores,
-                "ties": ties,
-                "forfeits": forfeits,
-                "points_a_minus_b": points_a,
-                "unfinished": unfinished,
-                "seed": args.seed,
-                "seconds": started.elapsed().as_secs_f64(),
-                "command": command,
-            })
-        );
-    } else {
-        println!("{name} {length}-point matches: A {}  B {}", args.a, args.b);
-        println!(
+        serde_json::json!({
+            "variant": name,
+            "a": args.a,
+            "b": args.b,
+            "length": length,
+            "matches": matches,
+            "match_wins_a": wins_a,
+            "match_win_rate_a": rate,
+            "ci95": ci,
+            "games": game_list,
+            "game_count": games.len(),
+            "scores": scores,
+            "ties": ties,
+            "forfeits": forfeits,
+            "points_a_minus_b": points_a,
+            "unfinished": unfinished,
+            "seed": args.seed,
+            "seconds": started.elapsed().as_secs_f64(),
+            "command": command,
+        })
+    };
+    let mut t = String::new();
+    {
+        writeln!(
+            t,
+            "{name} {length}-point matches: A {}  B {}",
+            args.a, args.b
+        )?;
+        writeln!(
+            t,
             "matches {matches}  A won {wins_a} ({:.1}% +- {:.1})  games {}  ties {ties}  unfinished {unfinished}",
             100.0 * rate,
             100.0 * ci,
             games.len()
-        );
-        println!("{:.1} s  ({command})", started.elapsed().as_secs_f64());
+        )?;
+        writeln!(t, "{:.1} s  ({command})", started.elapsed().as_secs_f64())?;
     }
-    Ok(())
+    Ok(Report { json, text: t })
 }
 
 /// Builds the decider factory for an engine argument; `cube` says whether cube questions
@@ -285,8 +292,15 @@ pub fn engine_factory(
 }
 
 pub fn run(args: MatchArgs) -> Result<(), CliError> {
+    play(&args, true)?.print(args.json);
+    Ok(())
+}
+
+/// Plays the games or matches `args` describes (`progress`: a progress bar on stderr),
+/// writes the files it names, and reports them as `match` prints them.
+pub fn play(args: &MatchArgs, progress: bool) -> Result<Report, CliError> {
     if let Some(v) = &args.variant {
-        return run_tavli(&args, v);
+        return play_tavli(args, v, progress);
     }
     let kind = match (args.games, args.length, args.matches) {
         (Some(g), None, None) if g > 0 => SeriesKind::Money { games: g },
@@ -327,7 +341,11 @@ pub fn run(args: MatchArgs) -> Result<(), CliError> {
         )),
         None => None,
     };
-    let bar = indicatif::ProgressBar::new(cfg.units());
+    let bar = if progress {
+        indicatif::ProgressBar::new(cfg.units())
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
     bar.set_style(
         indicatif::ProgressStyle::with_template(
             "{elapsed_precise} [{bar:40}] {pos}/{len} {msg} (eta {eta})",
@@ -410,8 +428,8 @@ pub fn run(args: MatchArgs) -> Result<(), CliError> {
     }
 
     let t = &summary.tally;
-    let command = reproduce(&args, cube);
-    if args.json {
+    let command = reproduce(args, cube);
+    let obj = {
         let mut obj = serde_json::json!({
             "a": args.a,
             "b": args.b,
@@ -449,53 +467,62 @@ pub fn run(args: MatchArgs) -> Result<(), CliError> {
                 }
             }
         }
-        println!("{obj}");
-    } else {
-        println!("A: {}  B: {}", args.a, args.b);
+        obj
+    };
+    let mut out = String::new();
+    {
+        writeln!(out, "A: {}  B: {}", args.a, args.b)?;
         let ci = if t.ci95().is_finite() {
             format!("{:.4}", t.ci95())
         } else {
             "n/a".to_string()
         };
-        println!(
+        writeln!(
+            out,
             "games {}  ppg (A) {:+.4} +- {ci} (95%)  A won {} ({:.1}%)",
             t.games,
             t.ppg(),
             t.a_wins,
             100.0 * t.a_wins as f64 / t.games.max(1) as f64
-        );
-        println!(
+        )?;
+        writeln!(
+            out,
             "gammons A/B {}/{}  backgammons A/B {}/{}  forfeits A/B {}/{}",
             t.gammons_a, t.gammons_b, t.backgammons_a, t.backgammons_b, t.forfeits_a, t.forfeits_b
-        );
-        println!(
+        )?;
+        writeln!(
+            out,
             "ms per checker play A/B {:.2}/{:.2} ({}/{} plays)",
             a.clock().mean_ms(),
             b.clock().mean_ms(),
             a.clock().plays(),
             b.clock().plays()
-        );
+        )?;
         if let SeriesKind::Matches { length, .. } = kind {
             let (rate, ci) = t.match_win_rate();
-            println!(
+            writeln!(
+                out,
                 "{}-point matches {}  A won {} ({:.1}% +- {:.1})",
                 length,
                 t.matches,
                 t.match_wins_a,
                 100.0 * rate,
                 100.0 * ci
-            );
+            )?;
         }
         if let Some(adj) = adjusted(t, kind, judge.as_ref()) {
             let what = match kind {
                 SeriesKind::Money { .. } => "ppg",
                 SeriesKind::Matches { .. } => "match win rate",
             };
-            println!("{}", adj.text(what));
+            writeln!(out, "{}", adj.text(what))?;
         }
-        println!("{:.1} s  ({command})", summary.seconds);
+        writeln!(out, "{:.1} s  ({command})", summary.seconds)?;
     }
-    Ok(())
+    Ok(Report {
+        json: obj,
+        text: out,
+    })
 }
 
 /// The luck-adjusted figures of a judged series: points per game in money play, match wins

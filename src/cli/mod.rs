@@ -72,6 +72,26 @@ pub enum Command {
     Ubgi(ubgi::UbgiArgs),
 }
 
+/// A command's result both ways: the object `--json` prints and the text printed
+/// without it. Library callers (the Python package) take the JSON; `print` is the
+/// command line's.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Report {
+    pub json: serde_json::Value,
+    pub text: String,
+}
+
+impl Report {
+    /// Prints the JSON object on one line, or the text.
+    pub fn print(&self, json: bool) {
+        if json {
+            println!("{}", self.json);
+        } else {
+            print!("{}", self.text);
+        }
+    }
+}
+
 /// `--threads`: at least 1; absent, one per available core.
 pub fn threads_arg(threads: Option<usize>) -> Result<usize, CliError> {
     match threads {

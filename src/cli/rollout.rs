@@ -7,6 +7,7 @@
 //! legal play rolls that play out. Ctrl-C stops the rollout and prints what it has, marked
 //! partial (a second Ctrl-C ends the process at once).
 
+use std::fmt::Write as _;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -14,9 +15,9 @@ use clap::Args;
 
 use super::hint::{parse_depth_arg, parse_evaluator_arg};
 use super::pos_arg::parse_pos_arg;
-use super::CliError;
+use super::{CliError, Report};
 use crate::engine::{Depth, EngineSpec, EvaluatorKind};
-use crate::game::{Decision, Dice, Position};
+use crate::game::{Decision, Dice, MatchState, Position};
 use crate::notation::{format_play, position_id, MoveStyle};
 use crate::rollout::{
     Estimate, Hooks, PlaysRollout, PositionRollout, Rollout, RolloutSettings, STRATA,
@@ -85,7 +86,7 @@ pub struct RolloutArgs {
 
 /// Transposition table of each trial's searching players: games are short searches, and
 /// a fresh table per trial keeps trials independent of each other.
-pub(super) const TRIAL_TT_MB: usize = 4;
+pub const TRIAL_TT_MB: usize = 4;
 
 pub fn run(a: RolloutArgs) -> Result<(), CliError> {
     if !a.merge.is_empty() {
@@ -100,25 +101,8 @@ pub fn run(a: RolloutArgs) -> Result<(), CliError> {
         .ok_or("give a position, --positions FILE or --merge")?;
     let (pos, dice) = what_to_roll_out(text, a.dice.as_deref())?;
     let threads = super::threads_arg(a.threads)?;
-    let settings = settings(&a, threads)?;
     let stop = Arc::new(AtomicBool::new(false));
     stop_on_ctrl_c(stop.clone(), "finishing with the trials completed so far")?;
-    let rollout = Rollout::new(&spec(&a))?;
-    // Refused input is reported before the rollout announces itself.
-    let candidates = match dice {
-        Some(d) => Some(rollout.candidates(&pos, d, a.top)?),
-        None => None,
-    };
-    let units = if dice.is_some() {
-        "trials per play"
-    } else {
-        "trials"
-    };
-    eprintln!(
-        "rolling out {} ({} {units}); Ctrl-C stops and prints the trials so far",
-        position_id(&pos),
-        a.trials
-    );
     let bar = indicatif::ProgressBar::new(a.trials);
     bar.set_style(
         indicatif::ProgressStyle::with_template(
@@ -131,32 +115,66 @@ pub fn run(a: RolloutArgs) -> Result<(), CliError> {
         stop: &stop,
         progress: &progress,
     };
+    let units = if dice.is_some() {
+        "trials per play"
+    } else {
+        "trials"
+    };
+    let announce = || {
+        eprintln!(
+            "rolling out {} ({} {units}); Ctrl-C stops and prints the trials so far",
+            position_id(&pos),
+            a.trials
+        )
+    };
+    let report = report(&a, &spec(&a), threads, &pos, dice, hooks, &announce);
+    bar.finish_and_clear();
+    report?.print(a.json);
+    Ok(())
+}
+
+/// Rolls out `pos` (the side about to roll, before rolling) or, with `dice`, the best
+/// `a.top` plays of that roll side by side, with the settings of `a` and the players of
+/// `spec` on `threads` threads, and reports it as `rollout` prints it. `announce` is
+/// called once the input is accepted, before the first trial.
+pub fn report(
+    a: &RolloutArgs,
+    spec: &EngineSpec,
+    threads: usize,
+    pos: &Position,
+    dice: Option<Dice>,
+    hooks: Hooks<'_>,
+    announce: &dyn Fn(),
+) -> Result<Report, CliError> {
+    let settings = settings(a, threads)?;
+    let rollout = Rollout::new(spec)?;
+    // Refused input is reported before the rollout announces itself.
+    let candidates = match dice {
+        Some(d) => Some(rollout.candidates(pos, d, a.top)?),
+        None => None,
+    };
+    announce();
     let header = Header {
-        args: &a,
+        args: a,
         threads,
-        pos: &pos,
+        pos,
     };
     match (dice, candidates) {
         (Some(d), Some(candidates)) => {
             let r = rollout.these_plays(&candidates, &settings, hooks)?;
-            bar.finish_and_clear();
-            if a.json {
-                println!("{}", plays_json(&header, d, &r));
-            } else {
-                print_plays(&header, d, &r);
-            }
+            Ok(Report {
+                json: plays_json(&header, d, &r),
+                text: plays_text(&header, d, &r)?,
+            })
         }
         _ => {
-            let r = rollout.position(&pos, &settings, hooks)?;
-            bar.finish_and_clear();
-            if a.json {
-                println!("{}", position_json(&header, &r));
-            } else {
-                print_position(&header, &r);
-            }
+            let r = rollout.position(pos, &settings, hooks)?;
+            Ok(Report {
+                json: position_json(&header, &r),
+                text: position_text(&header, &r)?,
+            })
         }
     }
-    Ok(())
 }
 
 /// The position to roll out from a position text and optional dice: the side about to
@@ -165,8 +183,15 @@ pub(super) fn what_to_roll_out(
     text: &str,
     dice: Option<&[u8]>,
 ) -> Result<(Position, Option<Dice>), CliError> {
-    let state = parse_pos_arg(text)?;
-    let dice = super::pos_arg::roll_arg(dice, &state)?;
+    roll_out_target(&parse_pos_arg(text)?, dice)
+}
+
+/// [`what_to_roll_out`] of a match state: `dice` (`--dice`) or the state's own roll.
+pub fn roll_out_target(
+    state: &MatchState,
+    dice: Option<&[u8]>,
+) -> Result<(Position, Option<Dice>), CliError> {
+    let dice = super::pos_arg::roll_arg(dice, state)?;
     if state.decision == Decision::GameOver {
         return Err("the game is over: nothing to roll out".into());
     }
@@ -183,7 +208,7 @@ pub(super) fn what_to_roll_out(
 }
 
 /// The rollout settings of the arguments, checked.
-pub(super) fn settings(a: &RolloutArgs, threads: usize) -> Result<RolloutSettings, CliError> {
+pub fn settings(a: &RolloutArgs, threads: usize) -> Result<RolloutSettings, CliError> {
     if a.trials == 0 {
         return Err("--trials must be at least 1".into());
     }
@@ -321,32 +346,43 @@ fn probs_text(e: &Estimate) -> String {
     )
 }
 
-fn print_position(h: &Header<'_>, r: &PositionRollout) {
-    println!(
+fn position_text(h: &Header<'_>, r: &PositionRollout) -> Result<String, CliError> {
+    let mut t = String::new();
+    writeln!(
+        t,
         "rollout of {} (side on roll, before rolling)",
         position_id(h.pos)
-    );
-    println!("{}", h.text(r.trials, r.partial, r.seconds));
-    println!(
+    )?;
+    writeln!(t, "{}", h.text(r.trials, r.partial, r.seconds))?;
+    writeln!(
+        t,
         "cubeless equity {:+.4}  se {:.4}   {}",
         r.estimate.equity(),
         r.estimate.equity_se(),
         probs_text(&r.estimate)
-    );
+    )?;
     if !h.args.no_vr {
-        println!(
+        writeln!(
+            t,
             "without variance reduction: {:+.4}  se {:.4}",
             r.raw.equity(),
             r.raw.equity_se()
-        );
+        )?;
     }
+    Ok(t)
 }
 
-fn print_plays(h: &Header<'_>, dice: Dice, r: &PlaysRollout) {
-    println!("rollout of the plays of {dice} in {}", position_id(h.pos));
-    println!("{}", h.text(r.trials, r.partial, r.seconds));
+fn plays_text(h: &Header<'_>, dice: Dice, r: &PlaysRollout) -> Result<String, CliError> {
+    let mut t = String::new();
+    writeln!(
+        t,
+        "rollout of the plays of {dice} in {}",
+        position_id(h.pos)
+    )?;
+    writeln!(t, "{}", h.text(r.trials, r.partial, r.seconds))?;
     for (k, p) in r.plays.iter().enumerate() {
-        println!(
+        writeln!(
+            t,
             "{:>3}. {:<24} {:+.4}  se {:.4}  diff {:+.4} (se {:.4})  {}",
             k + 1,
             format_play(h.pos, &p.play, MoveStyle::Gnubg),
@@ -355,8 +391,9 @@ fn print_plays(h: &Header<'_>, dice: Dice, r: &PlaysRollout) {
             p.diff,
             p.diff_se,
             probs_text(&p.estimate)
-        );
+        )?;
     }
+    Ok(t)
 }
 
 /// Raises `stop` at the first SIGINT; a second one ends the process. The handler is

@@ -303,6 +303,30 @@ impl MatchState {
         }
     }
 
+    /// The state after the acting side plays `play` (one of its legal plays in
+    /// `position`): the opponent acts next, before its roll (or nobody, when the play
+    /// ended the game), with the cube, the score and the names seen from its side.
+    pub fn after_play(&self, play: &super::movegen::Play) -> MatchState {
+        let position = play.next_position();
+        MatchState {
+            position,
+            decision: if position.is_game_over() {
+                Decision::GameOver
+            } else {
+                Decision::DoubleOrRoll
+            },
+            cube_owner: self.cube_owner.swap(),
+            may_double: self.opp_may_double,
+            opp_may_double: self.may_double,
+            score: self.opp_score,
+            opp_score: self.score,
+            acting_player: 1 - self.acting_player.min(1),
+            names: (self.names.1.clone(), self.names.0.clone()),
+            dice_low_first: false,
+            ..self.clone()
+        }
+    }
+
     /// The facts [`MatchFacts::check`] reads.
     pub fn facts(&self) -> MatchFacts {
         MatchFacts {
