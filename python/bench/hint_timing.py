@@ -1,0 +1,31 @@
+"""The Python side of the package's overhead benchmark (docs/BENCHMARKS.md, "Python
+package"): Engine.hint on the positions the Rust example `hint_timing` wrote, timed.
+
+    python python/bench/hint_timing.py FILE [SPEC]
+"""
+
+import sys
+import time
+
+import stargammon
+
+
+def main():
+    path = sys.argv[1]
+    spec = sys.argv[2] if len(sys.argv) > 2 else "net,depth=3"
+    with open(path) as f:
+        positions = [stargammon.Position.parse(line) for line in f if line.strip()]
+    engine = stargammon.Engine(spec)
+    start = time.perf_counter()
+    plays = 0
+    for p in positions:
+        plays += len(engine.hint(p))
+    s = time.perf_counter() - start
+    print(
+        f"python Engine.hint: {len(positions)} positions, {plays} plays, {s:.3f} s, "
+        f"{1000 * s / len(positions):.3f} ms per hint"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,777 @@
+//! The compiled core of the Python package `stargammon` (docs/python.md): a thin layer
+//! over the library. Every call converts its arguments, runs the library's own function
+//! (the one the command line runs) with the GIL released, and converts the answer; the
+//! objects of the JSON outputs become dicts. Errors are `ValueError`s with the command
+//! line's one-line message, and a panic inside becomes `stargammon.InternalError`.
+
+use std::fmt::Display;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+
+use pyo3::create_exception;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use serde_json::Value;
+
+use stargammon::cli::{self, CliError, Report};
+use stargammon::engine::{build, Action, Engine as RustEngine, EngineSpec, EvalOptions};
+use stargammon::engine::{Found, Outcome, Work};
+use stargammon::game::{Decision, Dice, MatchState};
+use stargammon::notation::{self, format_play, MoveStyle, Xgid};
+use stargammon::search::Cancel;
+use stargammon::tavli::{TavliPosition, Variant};
+
+create_exception!(
+    stargammon,
+    InternalError,
+    PyRuntimeError,
+    "A failure inside the engine (a Rust panic): a bug, never an answer to bad input."
+);
+
+/// Bad input: a `ValueError` with the command line's one-line message.
+fn bad(e: impl Display) -> PyErr {
+    PyValueError::new_err(cli::one_line(&e.to_string()))
+}
+
+/// Runs `f` with the GIL released; a panic inside becomes [`InternalError`].
+fn detached<T: Send>(py: Python<'_>, f: impl FnOnce() -> T + Send) -> PyResult<T> {
+    py.detach(|| catch_unwind(AssertUnwindSafe(f)))
+        .map_err(|payload| {
+            let text = payload
+                .downcast_ref::<String>()
+                .map(String::as_str)
+                .or_else(|| payload.downcast_ref::<&str>().copied())
+                .unwrap_or("a panic without a message");
+            InternalError::new_err(format!("internal error: {text}"))
+        })
+}
+
+/// [`detached`] of a fallible call: its error becomes a `ValueError`.
+fn run<T: Send>(py: Python<'_>, f: impl FnOnce() -> Result<T, CliError> + Send) -> PyResult<T> {
+    detached(py, f)?.map_err(bad)
+}
+
+/// A JSON value as Python objects: dicts, lists, str, int, float, bool, None.
+fn to_py<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match v {
+        Value::Null => py.None().into_bound(py),
+        Value::Bool(b) => b.into_pyobject(py)?.to_owned().into_any(),
+        Value::Number(n) => match (n.as_i64(), n.as_u64()) {
+            (Some(i), _) => i.into_pyobject(py)?.into_any(),
+            (None, Some(u)) => u.into_pyobject(py)?.into_any(),
+            _ => n.as_f64().unwrap_or(f64::NAN).into_pyobject(py)?.into_any(),
+        },
+        Value::String(s) => s.into_pyobject(py)?.into_any(),
+        Value::Array(a) => {
+            let items = a
+                .iter()
+                .map(|x| to_py(py, x))
+                .collect::<PyResult<Vec<_>>>()?;
+            PyList::new(py, items)?.into_any()
+        }
+        Value::Object(o) => {
+            let d = PyDict::new(py);
+            for (k, x) in o {
+                d.set_item(k, to_py(py, x)?)?;
+            }
+            d.into_any()
+        }
+    })
+}
+
+fn variant_arg(variant: Option<&str>) -> PyResult<Option<Variant>> {
+    variant
+        .map(|v| v.parse::<Variant>().map_err(bad))
+        .transpose()
+}
+
+fn dice_arg(dice: (u8, u8)) -> PyResult<Dice> {
+    Dice::new(dice.0, dice.1).map_err(bad)
+}
+
+/// The two kinds of position the package holds.
+#[derive(Debug, Clone, PartialEq)]
+enum Inner {
+    /// A backgammon position with everything around it (cube, score, decision, dice).
+    Backgammon(MatchState),
+    /// A position of a Tavli game, the side to move's view.
+    Tavli(TavliPosition),
+}
+
+/// A position: backgammon with its match state (cube, score, whose decision, dice), or a
+/// Tavli game's position. Immutable; `Position.parse` reads every notation the command
+/// line reads.
+#[pyclass(frozen, eq, module = "stargammon", name = "Position")]
+#[derive(Debug, Clone, PartialEq)]
+struct Position(Inner);
+
+impl Position {
+    fn state(&self) -> PyResult<&MatchState> {
+        match &self.0 {
+            Inner::Backgammon(s) => Ok(s),
+            Inner::Tavli(p) => Err(PyValueError::new_err(format!(
+                "a {} position has no backgammon match state",
+                p.variant()
+            ))),
+        }
+    }
+}
+
+#[pymethods]
+impl Position {
+    /// Reads a position: a gnubg Position ID (`4HPwATDgc/ABMA`), with its Match ID
+    /// (`4HPwATDgc/ABMA:cAkAAAAAAAAA`), an XGID or a FIBS board string; with
+    /// `variant="portes"`, `"plakoto"` or `"fevga"`, a Tavli position string.
+    #[staticmethod]
+    #[pyo3(signature = (text, variant = None))]
+    fn parse(text: &str, variant: Option<&str>) -> PyResult<Position> {
+        match variant_arg(variant)? {
+            Some(v) if v.is_tavli() => cli::tavli_pos::parse_variant_pos(v, text)
+                .map(|p| Position(Inner::Tavli(p)))
+                .map_err(bad),
+            _ => notation::text::parse_position_text(text)
+                .map(|s| Position(Inner::Backgammon(s)))
+                .map_err(bad),
+        }
+    }
+
+    /// The starting position of a game: backgammon's (money play, before the first
+    /// roll) or, with `variant`, a Tavli game's.
+    #[staticmethod]
+    #[pyo3(signature = (variant = None))]
+    fn start(variant: Option<&str>) -> PyResult<Position> {
+        Ok(match variant_arg(variant)? {
+            Some(v) if v.is_tavli() => Position(Inner::Tavli(TavliPosition::start(v))),
+            _ => Position(Inner::Backgammon(MatchState::money(
+                stargammon::game::Position::OPENING,
+                Decision::DoubleOrRoll,
+            ))),
+        })
+    }
+
+    /// `backgammon`, `portes`, `plakoto` or `fevga`.
+    #[getter]
+    fn variant(&self) -> &'static str {
+        match &self.0 {
+            Inner::Backgammon(_) => Variant::Backgammon.name(),
+            Inner::Tavli(p) => p.variant().name(),
+        }
+    }
+
+    /// gnubg's Position ID of the checkers, seen by the side to act.
+    #[getter]
+    fn position_id(&self) -> PyResult<String> {
+        Ok(notation::position_id(&self.state()?.position))
+    }
+
+    /// gnubg's Match ID (cube, score, dice, whose turn).
+    #[getter]
+    fn match_id(&self) -> PyResult<String> {
+        let (_, mid) = notation::encode_match_state(self.state()?).map_err(bad)?;
+        Ok(mid)
+    }
+
+    /// The XGID of the whole state.
+    #[getter]
+    fn xgid(&self) -> PyResult<String> {
+        Ok(Xgid::from_match_state(self.state()?).to_string())
+    }
+
+    /// The Tavli position string (`VARIANT:MOVER:OPPONENT`), or for backgammon the gnubg
+    /// ids `POSITIONID:MATCHID`.
+    #[getter]
+    fn text(&self) -> PyResult<String> {
+        match &self.0 {
+            Inner::Tavli(p) => Ok(stargammon::tavli::position_string(p)),
+            Inner::Backgammon(s) => {
+                let (pid, mid) = notation::encode_match_state(s).map_err(bad)?;
+                Ok(format!("{pid}:{mid}"))
+            }
+        }
+    }
+
+    /// The 26 signed checker counts of the side to act's view: slot 0 the opponent's
+    /// bar, 1-24 the points, 25 its own bar; its checkers positive.
+    #[getter]
+    fn slots(&self) -> PyResult<Vec<i8>> {
+        Ok(self.state()?.position.slots().to_vec())
+    }
+
+    /// The pip counts (side to act, opponent).
+    #[getter]
+    fn pips(&self) -> PyResult<(u32, u32)> {
+        let p = self.state()?.position;
+        Ok((p.pips(), p.swap().pips()))
+    }
+
+    /// What the side to act decides: `move`, `double_or_roll`, `take_or_drop`,
+    /// `beaver_answer` or `game_over`.
+    #[getter]
+    fn decision(&self) -> PyResult<&'static str> {
+        Ok(match self.state()?.decision {
+            Decision::Move(_) => "move",
+            Decision::DoubleOrRoll => "double_or_roll",
+            Decision::TakeOrDrop => "take_or_drop",
+            Decision::BeaverAnswer => "beaver_answer",
+            Decision::GameOver => "game_over",
+        })
+    }
+
+    /// The roll to play (high die first), or None before the roll.
+    #[getter]
+    fn dice(&self) -> PyResult<Option<(u8, u8)>> {
+        Ok(match self.state()?.decision {
+            Decision::Move(d) => Some((d.high(), d.low())),
+            _ => None,
+        })
+    }
+
+    /// The cube's value.
+    #[getter]
+    fn cube(&self) -> PyResult<u32> {
+        Ok(self.state()?.cube)
+    }
+
+    /// The match length in points; 0 for money play.
+    #[getter]
+    fn match_length(&self) -> PyResult<u32> {
+        Ok(self.state()?.match_length)
+    }
+
+    /// The score (side to act, opponent).
+    #[getter]
+    fn score(&self) -> PyResult<(u32, u32)> {
+        let s = self.state()?;
+        Ok((s.score, s.opp_score))
+    }
+
+    /// The board drawn as `stargammon show` draws it, with its description.
+    fn __str__(&self) -> String {
+        match &self.0 {
+            Inner::Backgammon(s) => {
+                let mut out = cli::show::draw_board(&s.position);
+                out.push_str(&cli::show::describe(s));
+                out
+            }
+            Inner::Tavli(p) => stargammon::tavli::position_string(p),
+        }
+    }
+
+    fn __repr__(&self) -> String {
+        match &self.0 {
+            Inner::Backgammon(_) => {
+                format!("Position.parse({:?})", self.xgid().unwrap_or_default())
+            }
+            Inner::Tavli(p) => format!(
+                "Position.parse({:?}, variant={:?})",
+                stargammon::tavli::position_string(p),
+                p.variant().name()
+            ),
+        }
+    }
+}
+
+/// One legal play: its notation and the position after it (the opponent to act).
+#[pyclass(frozen, module = "stargammon", name = "Play")]
+#[derive(Debug, Clone)]
+struct Play {
+    /// The play in gnubg's notation (`8/5 6/5`); empty when the roll cannot be played.
+    #[pyo3(get, name = "move")]
+    mv: String,
+    /// The position after the play, the opponent to act before its roll.
+    #[pyo3(get)]
+    position: Position,
+    /// How the play ended a Tavli game (`win 1`, `win 2`, `tie`), else None.
+    #[pyo3(get)]
+    end: Option<String>,
+}
+
+#[pymethods]
+impl Play {
+    fn __repr__(&self) -> String {
+        format!("Play({:?})", self.mv)
+    }
+}
+
+/// Every distinct legal play of `dice` in `position`, in the order `stargammon moves`
+/// lists them (the one empty play for a roll that cannot be played).
+#[pyfunction]
+fn plays(position: &Position, dice: (u8, u8)) -> PyResult<Vec<Play>> {
+    let dice = dice_arg(dice)?;
+    match &position.0 {
+        Inner::Backgammon(s) => {
+            let on_roll = cli::moves::on_roll_position(s);
+            let state = MatchState {
+                position: on_roll,
+                decision: Decision::Move(dice),
+                ..s.clone()
+            };
+            Ok(stargammon::game::legal_plays(&on_roll, dice)
+                .iter()
+                .map(|p| Play {
+                    mv: format_play(&on_roll, p, MoveStyle::Gnubg),
+                    position: Position(Inner::Backgammon(state.after_play(p))),
+                    end: None,
+                })
+                .collect())
+        }
+        Inner::Tavli(p) => {
+            if p.result().is_some() {
+                return Err(bad("the game is over in this position"));
+            }
+            let rules = stargammon::tavli::Rules::default();
+            Ok(stargammon::tavli::legal_plays(p, dice, &rules)
+                .iter()
+                .map(|t| Play {
+                    mv: stargammon::tavli::format_play(t),
+                    position: Position(Inner::Tavli(t.next_position())),
+                    end: cli::tavli_pos::end_name(t.end),
+                })
+                .collect())
+        }
+    }
+}
+
+/// An engine built from a spec string as the command line reads them (`net`,
+/// `net,depth=3`, `net,depth=5,algo=star1`, `net:PATH`, `pipsigmoid`, with options such
+/// as `noise=`, `time=`, `cube=`).
+#[pyclass(frozen, module = "stargammon", name = "Engine")]
+struct Engine {
+    spec: EngineSpec,
+    text: String,
+    engine: RustEngine,
+}
+
+impl Engine {
+    fn state(&self, position: &Position) -> PyResult<MatchState> {
+        position.state().cloned()
+    }
+
+    /// What `hint --json` prints for a roll.
+    fn play_hint(
+        &self,
+        py: Python<'_>,
+        position: &Position,
+        dice: Option<(u8, u8)>,
+        rank: usize,
+        threads: usize,
+    ) -> PyResult<Value> {
+        let state = self.state(position)?;
+        let dice = match dice {
+            Some(d) => dice_arg(d)?,
+            None => match state.decision {
+                Decision::Move(d) => d,
+                _ => return Err(bad("no roll to play: give dice=(d1, d2)")),
+            },
+        };
+        if state.decision == Decision::GameOver {
+            return Err(bad("the game is over: no plays to rank"));
+        }
+        let settings = cli::hint::search_settings(&self.spec, &state, rank, threads);
+        detached(py, || {
+            cli::hint::play_hint(&self.engine, &state, dice, &settings, &Cancel::new()).json()
+        })
+    }
+}
+
+#[pymethods]
+impl Engine {
+    #[new]
+    #[pyo3(signature = (spec = "net"))]
+    fn new(py: Python<'_>, spec: &str) -> PyResult<Engine> {
+        let parsed: EngineSpec = spec.parse().map_err(bad)?;
+        let text = spec.to_string();
+        let engine = run(py, || Ok(build::engine(&parsed)?))?;
+        Ok(Engine {
+            spec: parsed,
+            text,
+            engine,
+        })
+    }
+
+    /// The spec as given.
+    #[getter]
+    fn spec(&self) -> String {
+        self.text.clone()
+    }
+
+    /// The search depth of checker plays (1 = the nets alone, 3 = gnubg's 1-ply, ...).
+    #[getter]
+    fn depth(&self) -> u32 {
+        self.spec.depth.get()
+    }
+
+    /// The probabilities of the side to act before it rolls (a roll in the position is
+    /// ignored) searched at the engine's cube depth, with its values: `probs` (win, win
+    /// gammon, win backgammon, lose gammon, lose backgammon), `equity` (cubeless money
+    /// equity), `cubeless` and `cubeful` (money equity or, at a match score,
+    /// match-winning chance, as `value_kind` says) and `depth`.
+    fn evaluate<'py>(&self, py: Python<'py>, position: &Position) -> PyResult<Bound<'py, PyAny>> {
+        let mut state = self.state(position)?;
+        if state.decision == Decision::GameOver {
+            return Err(bad("the game is over: nothing to evaluate"));
+        }
+        if let Decision::Move(_) = state.decision {
+            state.decision = Decision::DoubleOrRoll;
+            state.dice_low_first = false;
+        }
+        let depth = self.engine.settings().cube_depth;
+        let json = run(py, || {
+            let opts = EvalOptions {
+                depth,
+                cubeful: false,
+                noise: 0.0,
+                deterministic: false,
+            };
+            let cancel = Cancel::new();
+            let Outcome::Evaluation(cubeless) = self
+                .engine
+                .run(&Work::Evaluate(state.clone(), opts), &cancel)?
+            else {
+                return Err("an evaluation answered something else".into());
+            };
+            let cubeful_work = Work::Evaluate(
+                state.clone(),
+                EvalOptions {
+                    cubeful: true,
+                    ..opts
+                },
+            );
+            let Outcome::Evaluation(cubeful) = self
+                .engine
+                .complete(&cubeful_work, Found::Probabilities(cubeless.probs))?
+            else {
+                return Err("an evaluation answered something else".into());
+            };
+            Ok(serde_json::json!({
+                "probs": cubeless.probs.0,
+                "equity": cubeless.probs.equity(),
+                "cubeless": cubeless.value,
+                "cubeful": cubeful.value,
+                "value_kind": if state.is_money() { "equity" } else { "mwc" },
+                "depth": depth,
+            }))
+        })?;
+        to_py(py, &json)
+    }
+
+    /// The plays of `dice` (default: the roll in the position) ranked as
+    /// `stargammon hint --json` ranks them: a list of dicts with `move`, `equity`
+    /// (cubeless), `value` (at the score), `diff`, `probs`, `depth`, `plies` and
+    /// `search_rank`, best first. `rank`: how many plays get a value at the full depth.
+    #[pyo3(signature = (position, dice = None, rank = 5, threads = 1))]
+    fn hint<'py>(
+        &self,
+        py: Python<'py>,
+        position: &Position,
+        dice: Option<(u8, u8)>,
+        rank: usize,
+        threads: usize,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let hint = self.play_hint(py, position, dice, rank, threads)?;
+        to_py(py, &hint["plays"])
+    }
+
+    /// The whole object `stargammon hint --json` prints for a roll: the ranked `plays`
+    /// and the search's figures (`depth`, `ms`, `nodes`, ...).
+    #[pyo3(signature = (position, dice = None, rank = 5, threads = 1))]
+    fn hint_report<'py>(
+        &self,
+        py: Python<'py>,
+        position: &Position,
+        dice: Option<(u8, u8)>,
+        rank: usize,
+        threads: usize,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let hint = self.play_hint(py, position, dice, rank, threads)?;
+        to_py(py, &hint)
+    }
+
+    /// The cube decision as `stargammon hint --json` gives it without dice: a dict with
+    /// `cube` (`action`, `equities`, `proper`, `response`, `take_point`, ...),
+    /// `evaluation` (the roller's cubeless probabilities and equity) and the ids.
+    fn cube<'py>(&self, py: Python<'py>, position: &Position) -> PyResult<Bound<'py, PyAny>> {
+        let state = self.state(position)?;
+        // Cube decisions search at the spec's cube depth.
+        let spec = EngineSpec {
+            depth: self.spec.cube_depth,
+            ..self.spec.clone()
+        };
+        let settings = cli::hint::search_settings(&spec, &state, 1, 1);
+        let json = run(py, || {
+            Ok(cli::hint::cube_hint(&self.engine, &state, &settings, &Cancel::new())?.json())
+        })?;
+        to_py(py, &json)
+    }
+
+    /// What the engine does in the position, as the server plays: a `Play` for a roll,
+    /// else `"roll"`, `"double"`, `"take"`, `"drop"`, `"beaver"` or `"nothing"` (the game
+    /// is over).
+    fn choose<'py>(&self, py: Python<'py>, position: &Position) -> PyResult<Bound<'py, PyAny>> {
+        let state = self.state(position)?;
+        let action = run(py, || Ok(self.engine.decide(&state, &Cancel::new())?))?;
+        let word = match action {
+            Action::Move(p) => {
+                let on_roll = state.position;
+                let play = Play {
+                    mv: format_play(&on_roll, &p, MoveStyle::Gnubg),
+                    position: Position(Inner::Backgammon(state.after_play(&p))),
+                    end: None,
+                };
+                return Ok(Bound::new(py, play)?.into_any());
+            }
+            Action::Roll => "roll",
+            Action::Double => "double",
+            Action::Take => "take",
+            Action::Drop => "drop",
+            Action::Beaver => "beaver",
+            Action::AcceptResignation => "accept",
+            Action::RejectResignation => "reject",
+            Action::Nothing => "nothing",
+        };
+        Ok(word.into_pyobject(py)?.into_any())
+    }
+
+    /// Rolls the position out as `stargammon rollout --json` does, every side played by
+    /// this engine: without dice (and none in the position) the side about to roll,
+    /// before its roll; with dice, the best `top` plays of that roll side by side on the
+    /// same dice. Returns the JSON object as a dict (`equity`, `se`, `probs`, ... or
+    /// `plays`).
+    #[pyo3(signature = (position, trials = 1296, seed = 1, dice = None, truncate = None,
+        top = 5, threads = None, variance_reduction = true))]
+    fn rollout<'py>(
+        &self,
+        py: Python<'py>,
+        position: &Position,
+        trials: u64,
+        seed: u64,
+        dice: Option<(u8, u8)>,
+        truncate: Option<u32>,
+        top: usize,
+        threads: Option<usize>,
+        variance_reduction: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let state = self.state(position)?;
+        let dice_list = dice.map(|(a, b)| vec![a, b]);
+        let args = cli::rollout::RolloutArgs {
+            pos: None,
+            positions: None,
+            shard: "0/1".into(),
+            out: None,
+            merge: Vec::new(),
+            dice: dice_list.clone(),
+            trials,
+            truncate,
+            depth: self.spec.depth,
+            top,
+            seed,
+            threads,
+            no_vr: !variance_reduction,
+            eval: self.spec.evaluator.clone(),
+            json: true,
+        };
+        let spec = EngineSpec {
+            tt_megabytes: cli::rollout::TRIAL_TT_MB,
+            ..self.spec.clone()
+        };
+        let report = run(py, || {
+            let (pos, dice) = cli::rollout::roll_out_target(&state, dice_list.as_deref())?;
+            let threads = cli::threads_arg(args.threads)?;
+            let stop = AtomicBool::new(false);
+            let hooks = stargammon::rollout::Hooks {
+                stop: &stop,
+                progress: &|_| {},
+            };
+            cli::rollout::report(&args, &spec, threads, &pos, dice, hooks, &|| {})
+        })?;
+        to_py(py, &report.json)
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Engine({:?})", self.text)
+    }
+}
+
+/// The bear-off figures of a position with every checker home or borne off, as
+/// `stargammon bearoff --json` gives them: each side's expected rolls and distribution,
+/// the side on roll's chances and cubeless equity.
+#[pyfunction]
+fn bearoff<'py>(py: Python<'py>, position: &Position) -> PyResult<Bound<'py, PyAny>> {
+    let state = position.state()?.clone();
+    let report: Report = run(py, || cli::bearoff::report(&state))?;
+    to_py(py, &report.json)
+}
+
+/// A match file (`.mat` or gnubg `.sgf`) analysed as `stargammon analyse --json` does:
+/// every checker play and cube decision scored at `depth`, with each player's error
+/// rates, rating and luck.
+#[pyfunction]
+#[pyo3(signature = (path, depth = 1, threads = None))]
+fn analyse<'py>(
+    py: Python<'py>,
+    path: PathBuf,
+    depth: u32,
+    threads: Option<usize>,
+) -> PyResult<Bound<'py, PyAny>> {
+    use stargammon::analysis::{replay, Analyser};
+    use stargammon::engine::{CubePolicy, Depth};
+    let depth = Depth::new(depth).map_err(bad)?;
+    let json = run(py, || {
+        // As `stargammon analyse --json` reads the file and builds its engines.
+        let threads = cli::threads_arg(threads)?.min(64);
+        let file = path.display().to_string();
+        let bytes = std::fs::read(&path).map_err(|e| format!("{file}: {e}"))?;
+        let text =
+            notation::match_file::read_match_file(&bytes).map_err(|e| format!("{file}: {e}"))?;
+        let games = replay(&text).map_err(|e| format!("{file}: {e}"))?;
+        let spec = EngineSpec {
+            depth,
+            cube_depth: depth,
+            cube_policy: CubePolicy::Cubeful,
+            ..EngineSpec::default()
+        };
+        let engine = build::engine(&spec)?;
+        let luck_spec = EngineSpec {
+            depth: Depth::ONE,
+            cube_depth: Depth::ONE,
+            ..spec.clone()
+        };
+        let luck_engine = build::engine_with(&luck_spec, engine.searcher().clone());
+        let analyser = Analyser {
+            engine: &engine,
+            depth: depth.get(),
+            luck_engine: &luck_engine,
+        };
+        let analysis = analyser.analyse(&games, threads, &|| {});
+        let mut v = serde_json::to_value(&analysis)?;
+        v["file"] = serde_json::json!(file);
+        v["depth"] = serde_json::json!(depth.get());
+        v["plies"] = serde_json::json!((depth.get() - 1) / 2);
+        v["match_length"] = serde_json::json!(text.length);
+        Ok(v)
+    })?;
+    to_py(py, &json)
+}
+
+/// Cubeless money games between two players on mirrored dice, as `stargammon duel --json`
+/// plays them (player specs as the command line takes them: `net`, `net,depth=3`,
+/// `pubeval`, `heuristic`, `random`; with `variant`, a Tavli game's players).
+#[pyfunction]
+#[pyo3(signature = (a, b, games = 1000, seed = 1, threads = None, variant = None,
+    vr = false, judge = "net"))]
+fn duel<'py>(
+    py: Python<'py>,
+    a: &str,
+    b: &str,
+    games: u64,
+    seed: u64,
+    threads: Option<usize>,
+    variant: Option<&str>,
+    vr: bool,
+    judge: &str,
+) -> PyResult<Bound<'py, PyAny>> {
+    let args = cli::duel::DuelArgs {
+        a: a.into(),
+        b: b.into(),
+        games,
+        seed,
+        threads,
+        json: true,
+        variant: variant_arg(variant)?,
+        luck: cli::duel::LuckArgs {
+            vr,
+            judge: judge.into(),
+        },
+    };
+    let report = run(py, || cli::duel::play(&args, false))?;
+    to_py(py, &report.json)
+}
+
+/// Games or matches between two engines refereed as `stargammon match --json` does:
+/// each engine a player spec (in-process) or `tcp://HOST:PORT` (anything answering
+/// gnubg's external-interface requests, such as `stargammon serve`). Money games with
+/// `games=N`, matches with `length=L, matches=M`; `mat`/`sgf` write the matches as files
+/// gnubg loads, `games_out` one JSON line per game.
+#[pyfunction]
+#[pyo3(signature = (a, b, games = None, length = None, matches = None, cube = None,
+    seed = 1, parallel = 1, timeout = 30.0, games_out = None, mat = None, sgf = None,
+    variant = None, vr = false, judge = "net"))]
+fn play_match<'py>(
+    py: Python<'py>,
+    a: &str,
+    b: &str,
+    games: Option<u64>,
+    length: Option<u32>,
+    matches: Option<u64>,
+    cube: Option<bool>,
+    seed: u64,
+    parallel: usize,
+    timeout: f64,
+    games_out: Option<PathBuf>,
+    mat: Option<PathBuf>,
+    sgf: Option<PathBuf>,
+    variant: Option<String>,
+    vr: bool,
+    judge: &str,
+) -> PyResult<Bound<'py, PyAny>> {
+    use cli::match_cmd::OnOff;
+    if games.is_some() && (length.is_some() || matches.is_some()) {
+        return Err(bad("give games=N or length=L and matches=M, not both"));
+    }
+    let args = cli::match_cmd::MatchArgs {
+        a: a.into(),
+        b: b.into(),
+        games,
+        length,
+        matches,
+        cube: cube.map(|c| if c { OnOff::On } else { OnOff::Off }),
+        seed,
+        parallel,
+        timeout,
+        json: true,
+        games_out,
+        mat,
+        sgf,
+        variant,
+        luck: cli::duel::LuckArgs {
+            vr,
+            judge: judge.into(),
+        },
+    };
+    let report = run(py, || cli::match_cmd::play(&args, false))?;
+    to_py(py, &report.json)
+}
+
+/// Panics inside the package, with the GIL released or held: how tests prove that a
+/// panic becomes `InternalError` and never crosses into Python as a crash.
+#[pyfunction]
+#[pyo3(signature = (detach = true))]
+fn _panic_for_tests(py: Python<'_>, detach: bool) -> PyResult<()> {
+    fn boom() {
+        panic!("a test asked for a panic")
+    }
+    if detach {
+        detached(py, boom)
+    } else {
+        catch_unwind(boom)
+            .map_err(|_| InternalError::new_err("internal error: a test asked for a panic"))
+    }
+}
+
+#[pymodule]
+fn _stargammon(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Position>()?;
+    m.add_class::<Play>()?;
+    m.add_class::<Engine>()?;
+    m.add_function(wrap_pyfunction!(plays, m)?)?;
+    m.add_function(wrap_pyfunction!(bearoff, m)?)?;
+    m.add_function(wrap_pyfunction!(analyse, m)?)?;
+    m.add_function(wrap_pyfunction!(duel, m)?)?;
+    m.add_function(wrap_pyfunction!(play_match, m)?)?;
+    m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
+    m.add("InternalError", m.py().get_type::<InternalError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

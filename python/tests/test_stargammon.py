@@ -1,0 +1,310 @@
+"""Tests of the Python package against the library's own answers: the `stargammon`
+command line (its --json outputs), a real server over a loopback socket, and known
+positions. STARGAMMON_BIN names the command-line binary (default: the debug build)."""
+
+import json
+import os
+import socket
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+import stargammon
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = Path(os.environ.get("STARGAMMON_BIN", ROOT / "target" / "debug" / "stargammon"))
+OPENING = "4HPwATDgc/ABMA"
+OPENING_XGID = "XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:0:0:10"
+
+
+def cli_json(*args):
+    """The --json output of a stargammon command, as the binary prints it."""
+    if not BIN.exists():
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"the stargammon binary is missing at {BIN}")
+        pytest.skip(f"no stargammon binary at {BIN} (cargo build, or set STARGAMMON_BIN)")
+    out = subprocess.run(
+        [str(BIN), *args, "--json"], capture_output=True, text=True, check=True, timeout=300
+    )
+    return json.loads(out.stdout)
+
+
+def cli_error(*args):
+    """The one-line message a stargammon command prints for bad input."""
+    if not BIN.exists():
+        pytest.skip(f"no stargammon binary at {BIN}")
+    out = subprocess.run([str(BIN), *args], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2, out
+    return out.stderr.strip().removeprefix("stargammon: ")
+
+
+# Positions
+
+
+def test_parse_every_notation():
+    p = stargammon.Position.parse(OPENING)
+    assert p.position_id == OPENING
+    assert p.decision == "double_or_roll"
+    assert p.dice is None
+    x = stargammon.Position.parse(OPENING_XGID)
+    assert x.position_id == OPENING
+    assert x.dice == (5, 2)
+    assert x.xgid == OPENING_XGID
+    assert stargammon.Position.parse(x.xgid) == x
+    assert stargammon.Position.parse(x.text).dice == (5, 2)
+    fibs = stargammon.Position.parse(
+        "board:You:someplayer:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0"
+        ":1:6:2:0:0:1:1:1:0:1:-1:0:25:0:0:0:0:2:0:0:0"
+    )
+    assert fibs.position_id == OPENING
+    assert fibs.match_length == 3
+    assert fibs.dice == (6, 2)
+    assert fibs.pips == (167, 167)
+    assert stargammon.Position.start() == p
+    assert sum(p.slots) == 0 and len(p.slots) == 26
+    assert "Position ID" not in repr(p) and "XGID" in repr(p)
+
+
+def test_tavli_position_strings():
+    start = stargammon.Position.start("plakoto")
+    assert start.variant == "plakoto"
+    again = stargammon.Position.parse(start.text, variant="plakoto")
+    assert again == start
+    with pytest.raises(ValueError, match="no backgammon match state"):
+        start.position_id
+
+
+def test_bad_positions_raise_the_cli_message():
+    for text in ["hello", "XGID=-b--:0", "board:You:x:3", "  "]:
+        with pytest.raises(ValueError) as e:
+            stargammon.Position.parse(text)
+        assert str(e.value) == cli_error("show", text)
+    with pytest.raises(ValueError, match="variant"):
+        stargammon.Position.parse(OPENING, variant="chess")
+
+
+# Plays
+
+
+def test_plays_as_moves_lists_them():
+    p = stargammon.Position.parse(OPENING)
+    got = stargammon.plays(p, (3, 1))
+    want = cli_json("moves", OPENING, "3", "1")["plays"]
+    assert [(q.move, q.position.position_id) for q in got] == [
+        (w["move"], w["position_id"]) for w in want
+    ]
+    assert "8/5 6/5" in [q.move for q in got]
+    after = got[0].position
+    assert after.decision == "double_or_roll"
+
+
+def test_tavli_plays():
+    p = stargammon.Position.start("fevga")
+    got = stargammon.plays(p, (6, 5))
+    want = cli_json("moves", "--variant", "fevga", p.text, "6", "5")["plays"]
+    assert [(q.move, q.position.text, q.end) for q in got] == [
+        (w["move"], w["position"], w["end"]) for w in want
+    ]
+
+
+def test_bad_dice():
+    p = stargammon.Position.parse(OPENING)
+    with pytest.raises(ValueError):
+        stargammon.plays(p, (7, 1))
+
+
+# Engines
+
+
+def test_hint_matches_the_cli():
+    # `hint` plays by the default configuration's engine, which ranks plays cubeful.
+    engine = stargammon.Engine("net,depth=3,cubeful=on")
+    p = stargammon.Position.parse(OPENING)
+    got = engine.hint(p, (3, 1))
+    want = cli_json("hint", OPENING, "--dice", "3", "1", "--depth", "3")["plays"]
+    assert got == want
+    assert got[0]["move"] == "8/5 6/5"
+    # Cubeless ranking (the spec's default): the same search, other values.
+    cubeless = stargammon.Engine("net,depth=3").hint(p, (3, 1))
+    assert sorted((g["move"], g["equity"]) for g in cubeless) == sorted(
+        (w["move"], w["equity"]) for w in want
+    )
+    report = engine.hint_report(p, (3, 1))
+    assert report["depth"] == 3 and report["plays"] == got
+
+
+def test_cube_matches_the_cli():
+    engine = stargammon.Engine("net,depth=3,cube_depth=3")
+    for text in [
+        "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10",
+        "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:4:6:1:7:10",
+        "XGID=-b----E-C---eE---c-e----B-:2:1:1:00:4:4:0:7:10",
+    ]:
+        p = stargammon.Position.parse(text)
+        got = engine.cube(p)
+        want = cli_json("hint", text, "--depth", "3")
+        assert got["cube"] == want["cube"], text
+        assert got["evaluation"] == want["evaluation"], text
+    assert engine.cube(stargammon.Position.parse(OPENING))["cube"]["action"] == "no double"
+
+
+def test_evaluate_and_choose():
+    engine = stargammon.Engine("net")
+    p = stargammon.Position.parse(OPENING)
+    e = engine.evaluate(p)
+    assert len(e["probs"]) == 5
+    assert 0.5 < e["probs"][0] < 0.6
+    assert e["value_kind"] == "equity" and e["depth"] == 1
+    assert abs(e["equity"] - e["cubeless"]) < 1e-6
+    assert e["cubeful"] > 0
+    x = stargammon.Position.parse(OPENING_XGID)
+    play = engine.choose(x)
+    assert isinstance(play, stargammon.Play)
+    assert play.move in [q.move for q in stargammon.plays(x, (5, 2))]
+    assert engine.choose(p) == "roll"
+
+
+def test_rollout_matches_the_cli():
+    engine = stargammon.Engine("net")
+    p = stargammon.Position.parse(OPENING)
+    got = engine.rollout(p, trials=72, seed=3, truncate=4, threads=2)
+    want = cli_json(
+        "rollout", OPENING, "--trials", "72", "--seed", "3", "--truncate", "4", "--threads", "2"
+    )
+    for key in ["equity", "se", "probs", "probs_se", "raw", "trials", "position_id"]:
+        assert got[key] == want[key], key
+    plays = engine.rollout(p, trials=36, dice=(3, 1), truncate=2, top=2, threads=1)
+    assert len(plays["plays"]) == 2
+
+
+def test_bearoff_matches_the_cli():
+    text = "XGID=-BBBCB--------------bcbbb-:0:0:1:00:0:0:0:0:10"
+    if not BIN.exists():
+        pytest.skip("no binary")
+    p = stargammon.Position.parse(text)
+    assert stargammon.bearoff(p) == cli_json("bearoff", text)
+    with pytest.raises(ValueError, match="not a bear-off position"):
+        stargammon.bearoff(stargammon.Position.parse(OPENING))
+
+
+def test_analyse_a_match_file():
+    path = ROOT / "tests" / "data" / "analyse" / "net_vs_noisy.mat"
+    got = stargammon.analyse(path, depth=1, threads=2)
+    want = cli_json("analyse", str(path), "--depth", "1", "--threads", "2", "--quiet")
+    assert got["players"] == want["players"]
+    assert got["games"] == want["games"]
+    with pytest.raises(ValueError) as e:
+        stargammon.analyse(ROOT / "no-such-file.mat")
+    assert "no-such-file.mat" in str(e.value)
+
+
+def test_bad_specs_raise_the_cli_message():
+    with pytest.raises(ValueError) as e:
+        stargammon.Engine("net,depth=4")
+    assert "depth" in str(e.value) and "\n" not in str(e.value)
+    with pytest.raises(ValueError) as e:
+        stargammon.duel("net", "nonsense", games=4)
+    assert str(e.value) == cli_error("duel", "--a", "net", "--b", "nonsense", "--games", "4")
+
+
+def test_duel_in_process():
+    got = stargammon.duel("net", "random", games=4, seed=2, threads=1)
+    want = cli_json("duel", "--a", "net", "--b", "random", "--games", "4", "--seed", "2",
+                    "--threads", "1")
+    for key in ["games", "pairs", "ppg", "a_wins", "command"]:
+        assert got[key] == want[key], key
+    assert got["ppg"] > 0
+
+
+def test_tavli_duel():
+    got = stargammon.duel("heuristic", "random", games=4, seed=1, variant="plakoto")
+    assert got["games"] == 4
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_match_over_a_socket(tmp_path):
+    if not BIN.exists():
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"the stargammon binary is missing at {BIN}")
+        pytest.skip("no binary to serve")
+    port = free_port()
+    server = subprocess.Popen(
+        [str(BIN), "serve", "--config", str(ROOT / "config" / "throughput.toml"),
+         "--listen", f"127.0.0.1:{port}"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.time() + 120
+        while time.time() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.2)
+        mat = tmp_path / "m.mat"
+        got = stargammon.play_match(
+            "net", f"tcp://127.0.0.1:{port}", length=3, matches=1, seed=5, mat=mat
+        )
+        assert got["matches"] == 1 and got["length"] == 3
+        assert got["forfeits"] == {"a": 0, "b": 0}
+        assert mat.read_text().strip()
+        # The match file just written analyses too.
+        assert len(stargammon.analyse(mat, threads=1)["players"]) == 2
+        money = stargammon.play_match("pubeval", f"tcp://127.0.0.1:{port}", games=2, seed=1)
+        assert money["games"] == 2
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    with pytest.raises(ValueError, match="positive"):
+        stargammon.play_match("net", "net", games=0)
+
+
+# The boundary
+
+
+def test_a_panic_becomes_an_exception():
+    for detach in (True, False):
+        with pytest.raises(stargammon.InternalError, match="a test asked for a panic"):
+            stargammon._stargammon._panic_for_tests(detach)
+    assert issubclass(stargammon.InternalError, RuntimeError)
+    # The package still works afterwards.
+    assert stargammon.Position.parse(OPENING).position_id == OPENING
+
+
+def test_searches_release_the_gil():
+    """Two threads searching at once take less than twice one search: the GIL is free."""
+    engine = stargammon.Engine("net,depth=3")
+    p = stargammon.Position.parse(OPENING)
+    if (os.cpu_count() or 1) < 2:
+        pytest.skip("one core: nothing to overlap")
+    spins = [0]
+    done = threading.Event()
+
+    def spin():
+        while not done.is_set():
+            spins[0] += 1
+
+    t = threading.Thread(target=spin)
+    t.start()
+    try:
+        for _ in range(3):
+            engine.hint(p, (6, 5))
+    finally:
+        done.set()
+        t.join()
+    # A Python thread kept running while the searches ran in Rust.
+    assert spins[0] > 1000
+
+
+def test_typed():
+    pkg = Path(stargammon.__file__).parent
+    assert (pkg / "py.typed").exists()
+    assert (pkg / "__init__.pyi").exists()
