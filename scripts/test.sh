@@ -56,8 +56,38 @@ skips="$(mktemp)"
 trap 'rm -f "$log" "$skips"' EXIT
 status=0
 STARGAMMON_SKIP_LOG="$skips" cargo test --locked --no-fail-fast 2>&1 | tee "$log" || status=$?
+
+# The Python package (python/, docs/python.md): a wheel built by maturin, installed into a
+# fresh virtual environment with pytest, and its tests run against the binary `cargo test`
+# built (target/debug/stargammon); the package's crate gets its own clippy run first.
+# The wheel is built in the test profile, whose dependencies `cargo test` just compiled
+# (a release wheel is `maturin build --release`, or `pip install .`). maturin and pytest
+# come from pip when missing; STARGAMMON_SKIP_PYTHON=1 skips the step, and a build that
+# fails fails the suite. pytest's closing line counts in the summary below.
+if [ "${STARGAMMON_SKIP_PYTHON:-}" != 1 ]; then
+  if ! command -v maturin >/dev/null 2>&1; then
+    echo "test.sh: installing maturin (pip)" >&2
+    python3 -m pip install -q 'maturin>=1.5,<2'
+    if command -v pyenv >/dev/null 2>&1; then pyenv rehash; fi
+  fi
+  pydir="$(mktemp -d)"
+  if ! { cargo clippy --locked -p stargammon-python --all-targets -- -D warnings \
+    && maturin build --locked --profile test --out "$pydir/wheels" \
+    && python3 -m venv "$pydir/venv" \
+    && "$pydir/venv/bin/python" -m pip install -q "$pydir"/wheels/*.whl 'pytest>=7' \
+    && "$pydir/venv/bin/python" -m pytest -q -p no:cacheprovider python/tests; } 2>&1 | tee -a "$log"; then
+    status=1
+  fi
+  rm -rf "$pydir"
+fi
 awk -v skipped="$(wc -l <"$skips")" \
   '/^test result:/ { p += $4; f += $6; i += $8 }
+   /^[0-9]+ (passed|failed)/ && / in [0-9.]+s/ {
+     for (k = 1; k < NF; k++) {
+       if ($(k + 1) ~ /^passed/) p += $k
+       if ($(k + 1) ~ /^failed/) f += $k
+     }
+   }
    END {
      printf "%d passed, %d failed, %d ignored", p - skipped, f, i
      if (skipped > 0) printf ", %d skipped for a missing peer (STARGAMMON_SKIP_*=1)", skipped
