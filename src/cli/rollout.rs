@@ -186,7 +186,9 @@ pub(super) fn what_to_roll_out(
     roll_out_target(&parse_pos_arg(text)?, dice)
 }
 
-/// [`what_to_roll_out`] of a match state: `dice` (`--dice`) or the state's own roll.
+/// The position to roll out in `state` (the side about to roll; the doubler at a take
+/// question) and the roll whose plays are compared, if any: `dice` (`--dice`) or the
+/// state's own roll.
 pub fn roll_out_target(
     state: &MatchState,
     dice: Option<&[u8]>,
