@@ -1,6 +1,7 @@
 //! `stargammon analyse FILE`: every checker play and cube decision of a `.mat` or `.sgf` file
 //! scored by the engine (see [`crate::analysis`] for what is measured), with per-player
-//! error rates, gnubg's Snowie-style rate, a rating label and luck; text or JSON.
+//! error rates, gnubg's Snowie-style rate, a rating label and luck; text or JSON. Many
+//! files at once (`--files LIST`, shards, `--merge`): [`super::analyse_batch`].
 
 use std::path::PathBuf;
 
@@ -8,16 +9,35 @@ use clap::Args;
 
 use super::hint::parse_depth_arg;
 use super::CliError;
-use crate::analysis::{replay, Analyser, Analysis};
+use crate::analysis::{replay, Analyser, Analysis, ReplayedGame};
 use crate::engine::build as engine_build;
-use crate::engine::{CubePolicy, Depth, EngineSpec};
-use crate::notation::match_file::read_match_file;
+use crate::engine::{CubePolicy, Depth, Engine, EngineSpec};
+use crate::notation::match_file::{read_match_file, MatchText};
 
 #[derive(Debug, Args)]
 pub struct AnalyseArgs {
     /// The match file: .mat (Jellyfish text, as gnubg imports and exports it) or gnubg's
     /// .sgf (a file starting with `(`).
-    pub file: PathBuf,
+    #[arg(required_unless_present_any = ["files", "merge"])]
+    pub file: Option<PathBuf>,
+    /// Analyse every match file named in LIST instead: one path per line (relative paths
+    /// from LIST's directory; blank lines and lines starting with `#` skipped). Writes one
+    /// JSON line per file (to --out, or stdout) with the figures of `--json` for that file
+    /// alone, without the timing; a file that does not read gets a line with its `error`.
+    #[arg(long, value_name = "LIST", conflicts_with_all = ["file", "merge"])]
+    pub files: Option<PathBuf>,
+    /// With --files: only the files with index % N == I (counting files from 0 in list
+    /// order), for job arrays; `--merge` joins the parts.
+    #[arg(long, value_name = "I/N", default_value = "0/1", requires = "files")]
+    pub shard: String,
+    /// The JSON-lines file of --files (appended to: files already in it are not analysed
+    /// again, so a stopped run resumes) or of --merge.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Join the JSON-lines files of the shards of one --files run into --out (or stdout),
+    /// in list order; the result is byte for byte what one unsharded run writes.
+    #[arg(long, value_name = "PART", num_args = 1.., conflicts_with = "file")]
+    pub merge: Vec<PathBuf>,
     /// Search depth (odd): 1 = static evaluation of each play, 3, 5, ...
     #[arg(long, value_parser = parse_depth_arg, conflicts_with = "plies")]
     pub depth: Option<Depth>,
@@ -36,35 +56,21 @@ pub struct AnalyseArgs {
 }
 
 pub fn run(a: AnalyseArgs) -> Result<(), CliError> {
-    let depth = match (a.depth, a.plies) {
-        (Some(d), _) => d,
-        (None, Some(p)) if p <= 4 => Depth::new(2 * p + 1).map_err(|e| e.to_string())?,
-        (None, Some(p)) => return Err(format!("--plies {p}: expected 0 to 4").into()),
-        (None, None) => Depth::ONE,
-    };
+    if !a.merge.is_empty() {
+        return super::analyse_batch::merge(&a.merge, a.out.as_deref());
+    }
+    let depth = depth_arg(&a)?;
     let threads = super::threads_arg(a.threads)?.min(64);
-    let bytes = std::fs::read(&a.file).map_err(|e| format!("{}: {e}", a.file.display()))?;
-    let text = read_match_file(&bytes).map_err(|e| format!("{}: {e}", a.file.display()))?;
-    let games = replay(&text).map_err(|e| format!("{}: {e}", a.file.display()))?;
-
-    let spec = EngineSpec {
-        depth,
-        cube_depth: depth,
-        cube_policy: CubePolicy::Cubeful,
-        ..EngineSpec::default()
-    };
-    let engine = engine_build::engine(&spec)?;
-    let luck_spec = EngineSpec {
-        depth: Depth::ONE,
-        cube_depth: Depth::ONE,
-        ..spec.clone()
-    };
-    let luck_engine = engine_build::engine_with(&luck_spec, engine.searcher().clone());
-    let analyser = Analyser {
-        engine: &engine,
-        depth: depth.get(),
-        luck_engine: &luck_engine,
-    };
+    if a.files.is_some() {
+        return super::analyse_batch::run(&a, depth, threads);
+    }
+    let engines = Engines::new(depth)?;
+    let file = a
+        .file
+        .as_deref()
+        .ok_or("give a match file, --files LIST or --merge")?;
+    let bytes = std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?;
+    let (text, games) = read_and_replay(&bytes).map_err(|e| format!("{}: {e}", file.display()))?;
     let total: usize = games.iter().map(|g| g.decisions.len()).sum();
     let bar = if a.quiet {
         indicatif::ProgressBar::hidden()
@@ -79,22 +85,91 @@ pub fn run(a: AnalyseArgs) -> Result<(), CliError> {
         pb
     };
     let start = std::time::Instant::now();
-    let analysis = analyser.analyse(&games, threads, &|| bar.inc(1));
+    let analysis = engines.analyser().analyse(&games, threads, &|| bar.inc(1));
     bar.finish_and_clear();
     let seconds = start.elapsed().as_secs_f64();
     if a.json {
-        let mut v = serde_json::to_value(&analysis)?;
-        v["file"] = serde_json::json!(a.file.display().to_string());
-        v["depth"] = serde_json::json!(depth.get());
-        v["plies"] = serde_json::json!((depth.get() - 1) / 2);
-        v["match_length"] = serde_json::json!(text.length);
+        let mut v = analysis_json(&analysis, &file.display().to_string(), depth, text.length)?;
         v["seconds"] = serde_json::json!((seconds * 1000.0).round() / 1000.0);
-        v["units"] = serde_json::json!("equity_lost and luck in normalised equity (EMG); error rates in millipoints (EMG x 1000)");
         println!("{v}");
     } else {
-        print_text(&a.file, depth, text.length, &analysis, seconds);
+        print_text(file, depth, text.length, &analysis, seconds);
     }
     Ok(())
+}
+
+/// `--depth` or `--plies` (default depth 1).
+fn depth_arg(a: &AnalyseArgs) -> Result<Depth, CliError> {
+    Ok(match (a.depth, a.plies) {
+        (Some(d), _) => d,
+        (None, Some(p)) if p <= 4 => Depth::new(2 * p + 1).map_err(|e| e.to_string())?,
+        (None, Some(p)) => return Err(format!("--plies {p}: expected 0 to 4").into()),
+        (None, None) => Depth::ONE,
+    })
+}
+
+/// The engines of an analysis at one depth: the one that scores decisions, and the
+/// depth-1 one that values luck (sharing the first's searcher and table).
+pub(super) struct Engines {
+    engine: Engine,
+    luck_engine: Engine,
+    depth: Depth,
+}
+
+impl Engines {
+    pub(super) fn new(depth: Depth) -> Result<Engines, CliError> {
+        let spec = EngineSpec {
+            depth,
+            cube_depth: depth,
+            cube_policy: CubePolicy::Cubeful,
+            ..EngineSpec::default()
+        };
+        let engine = engine_build::engine(&spec)?;
+        let luck_spec = EngineSpec {
+            depth: Depth::ONE,
+            cube_depth: Depth::ONE,
+            ..spec.clone()
+        };
+        let luck_engine = engine_build::engine_with(&luck_spec, engine.searcher().clone());
+        Ok(Engines {
+            engine,
+            luck_engine,
+            depth,
+        })
+    }
+
+    pub(super) fn analyser(&self) -> Analyser<'_> {
+        Analyser {
+            engine: &self.engine,
+            depth: self.depth.get(),
+            luck_engine: &self.luck_engine,
+        }
+    }
+}
+
+/// A match file's bytes read and replayed through the rules.
+pub(super) fn read_and_replay(bytes: &[u8]) -> Result<(MatchText, Vec<ReplayedGame>), CliError> {
+    let text = read_match_file(bytes)?;
+    let games = replay(&text)?;
+    Ok((text, games))
+}
+
+/// The JSON of `--json` for one file, without its timing (`seconds`).
+pub(super) fn analysis_json(
+    analysis: &Analysis,
+    file: &str,
+    depth: Depth,
+    match_length: u32,
+) -> Result<serde_json::Value, CliError> {
+    let mut v = serde_json::to_value(analysis)?;
+    v["file"] = serde_json::json!(file);
+    v["depth"] = serde_json::json!(depth.get());
+    v["plies"] = serde_json::json!((depth.get() - 1) / 2);
+    v["match_length"] = serde_json::json!(match_length);
+    v["units"] = serde_json::json!(
+        "equity_lost and luck in normalised equity (EMG); error rates in millipoints (EMG x 1000)"
+    );
+    Ok(v)
 }
 
 fn print_text(file: &std::path::Path, depth: Depth, length: u32, a: &Analysis, seconds: f64) {

@@ -4,6 +4,8 @@
 use clap::{Parser, Subcommand};
 
 pub mod analyse;
+pub mod analyse_batch;
+pub mod batch;
 pub mod bearoff;
 pub mod bench;
 pub mod distill;
