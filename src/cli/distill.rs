@@ -60,6 +60,10 @@ pub struct GenerateArgs {
     /// Override the config's threads.
     #[arg(long)]
     pub threads: Option<usize>,
+    /// Write the chunks and the manifest to DIR instead of the config's `dir` (one
+    /// directory per task of a job array; `distill merge` joins them).
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -159,6 +163,9 @@ fn generate(a: GenerateArgs) -> Result<(), CliError> {
     }
     if let Some(t) = a.threads {
         cfg.threads = t;
+    }
+    if let Some(d) = a.dir {
+        cfg.dir = d;
     }
     let shard = super::shard_arg(&a.shard)?;
     let stop = Arc::new(AtomicBool::new(false));
