@@ -4,7 +4,9 @@
 #
 # The tests that need gnubg fail when it is missing. STARGAMMON_SKIP_GNUBG=1 skips them
 # instead (and this script then does not install gnubg); likewise STARGAMMON_SKIP_BROWSER
-# (Chromium, Node.js) and STARGAMMON_SKIP_SCHEMATHESIS. The test harness still counts a
+# (Chromium, Node.js), STARGAMMON_SKIP_SCHEMATHESIS, STARGAMMON_SKIP_SLURM (Slurm and
+# munge, for the job-array test) and STARGAMMON_SKIP_KUBEVAL (kubernetes-validate, for the
+# manifests in deploy/). The test harness still counts a
 # skipped test as passed, so each one appends a line to the file named by
 # STARGAMMON_SKIP_LOG, which this script creates, and the closing summary counts those
 # lines as skipped rather than passed and names the tests. A file is used rather than the
@@ -31,6 +33,11 @@ if [ "${STARGAMMON_SKIP_BROWSER:-}" != 1 ] && [ -z "${STARGAMMON_CHROMIUM:-}" ];
   fi
   if ! command -v node >/dev/null 2>&1; then apt_packages+=(nodejs); fi
 fi
+# The job-array test starts a one-node Slurm cluster (scripts/slurm/local_cluster.sh).
+if [ "${STARGAMMON_SKIP_SLURM:-}" != 1 ] \
+  && { [ ! -x /usr/sbin/slurmctld ] || [ ! -x /usr/sbin/munged ]; }; then
+  apt_packages+=(slurm-wlm munge)
+fi
 if [ "${#apt_packages[@]}" -gt 0 ]; then
   echo "test.sh: installing ${apt_packages[*]} (apt)" >&2
   SUDO=""
@@ -43,6 +50,13 @@ if [ "${STARGAMMON_SKIP_SCHEMATHESIS:-}" != 1 ] && [ -z "${STARGAMMON_SCHEMATHES
   echo "test.sh: installing schemathesis (pip)" >&2
   python3 -m pip install -q 'schemathesis>=4,<5'
   # pyenv and user installs put the command where a fresh shell looks for it.
+  if command -v pyenv >/dev/null 2>&1; then pyenv rehash; fi
+fi
+# The Kubernetes manifests are checked against the API's schemas bundled with
+# kubernetes-validate (offline).
+if [ "${STARGAMMON_SKIP_KUBEVAL:-}" != 1 ] && ! command -v kubernetes-validate >/dev/null 2>&1; then
+  echo "test.sh: installing kubernetes-validate (pip)" >&2
+  python3 -m pip install -q 'kubernetes-validate>=1.33,<2'
   if command -v pyenv >/dev/null 2>&1; then pyenv rehash; fi
 fi
 
