@@ -25,6 +25,8 @@ fn depth_one_requests_do_not_wait_behind_maximal_ones() {
         heavy: 2,
         config,
         http: false,
+        target: None,
+        retry: false,
     };
     let r = run(&b).expect("the benchmark runs");
     assert_eq!(r.decisions, 300);

@@ -22,12 +22,19 @@
 //! With `http`, the same decisions go to the HTTP API instead (`POST /v1/move` with a gnubg
 //! Position ID, the dice and the depth, on keep-alive HTTP/1.1 connections; each reply is
 //! read whole, the ranked plays with their probabilities), served by the same pool.
+//!
+//! With `target`, the load goes to a server already running at that address (another
+//! process, or a balancer in front of several) instead of one started in-process. With
+//! `retry` (closed loop only), a client whose connection fails (refused, reset, or closed
+//! before the reply) opens a new one and sends the same request again, for up to
+//! [`RETRY_FOR`] per request; the request's latency then includes the reconnection, and
+//! `retries` counts them. Requests are safe to repeat: a decision changes no state.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio::net::tcp::OwnedReadHalf;
+use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
 
@@ -51,7 +58,16 @@ pub struct ServerBench {
     pub config: Config,
     /// Load the HTTP API (`POST /v1/move`) instead of the line protocol.
     pub http: bool,
+    /// Load a server already running here instead of one started in-process (`config`
+    /// then only shapes nothing but the request's depth for HTTP).
+    pub target: Option<std::net::SocketAddr>,
+    /// Closed loop: on a failed connection, reconnect and send the request again.
+    pub retry: bool,
 }
+
+/// How long a client with `retry` keeps trying one request (reconnecting) before it
+/// gives up with the error.
+pub const RETRY_FOR: Duration = Duration::from_secs(15);
 
 /// What was measured.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -66,6 +82,8 @@ pub struct ServerBenchResult {
     pub errors: usize,
     /// Maximal requests answered on the heavy connections.
     pub heavy_answered: usize,
+    /// Requests sent again on a new connection after the old one failed (`retry`).
+    pub retries: usize,
 }
 
 /// The fixed request set: money move decisions from the movegen set, as gnubg-convention
@@ -158,29 +176,71 @@ fn percentile(sorted: &[f64], q: f64) -> f64 {
     sorted[i.min(sorted.len() - 1)]
 }
 
+/// One client connection, split for reading replies and writing requests.
+struct Conn {
+    r: BufReader<OwnedReadHalf>,
+    w: OwnedWriteHalf,
+}
+
+async fn connect(addr: std::net::SocketAddr) -> std::io::Result<Conn> {
+    let stream = TcpStream::connect(addr).await?;
+    stream.set_nodelay(true)?;
+    let (r, w) = stream.into_split();
+    Ok(Conn {
+        r: BufReader::new(r),
+        w,
+    })
+}
+
+/// What a closed-loop client measured: latencies, error replies, retries.
+type ClientResult = (Vec<f64>, usize, usize);
+
 async fn client(
     addr: std::net::SocketAddr,
     requests: Vec<String>,
     http: bool,
-) -> std::io::Result<(Vec<f64>, usize)> {
-    let stream = TcpStream::connect(addr).await?;
-    stream.set_nodelay(true)?;
-    let (r, mut w) = stream.into_split();
-    let mut r = BufReader::new(r);
+    retry: bool,
+) -> std::io::Result<ClientResult> {
+    let mut conn = if retry {
+        None
+    } else {
+        Some(connect(addr).await?)
+    };
     let mut latencies = Vec::with_capacity(requests.len());
     let mut errors = 0;
+    let mut retries = 0;
     let mut line = String::new();
     let mut body = Vec::new();
     for req in requests {
         let t = Instant::now();
-        w.write_all(req.as_bytes()).await?;
-        let failed = read_reply(&mut r, http, &mut line, &mut body).await?;
+        let failed = loop {
+            let attempt = async {
+                let c = match conn.as_mut() {
+                    Some(c) => c,
+                    None => conn.insert(connect(addr).await?),
+                };
+                c.w.write_all(req.as_bytes()).await?;
+                read_reply(&mut c.r, http, &mut line, &mut body).await
+            }
+            .await;
+            match attempt {
+                Ok(failed) => break failed,
+                Err(e) if !retry || t.elapsed() >= RETRY_FOR => return Err(e),
+                Err(_) => {
+                    // A new connection next time round, after a pause that lets a
+                    // balancer notice a server that went away.
+                    conn = None;
+                    retries += 1;
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+            }
+        };
         latencies.push(t.elapsed().as_secs_f64() * 1e3);
         if failed {
             errors += 1;
         }
     }
-    Ok((latencies, errors))
+    Ok((latencies, errors, retries))
 }
 
 /// One open-loop connection: writes `requests` at `start + offset + k * interval` whatever
@@ -230,13 +290,15 @@ async fn paced_client(
     Ok((latencies, errors))
 }
 
-/// Runs every client to completion on a runtime of its own; returns the sorted
-/// latencies, the error replies and the wall time of the load phase.
+/// What the load phase measured: sorted latencies, error replies, retries, wall time.
+type LoadResult = (Vec<f64>, usize, usize, f64);
+
+/// Runs every client to completion on a runtime of its own.
 fn drive_clients(
     addr: std::net::SocketAddr,
     b: &ServerBench,
     set: &[String],
-) -> std::io::Result<(Vec<f64>, usize, f64)> {
+) -> std::io::Result<LoadResult> {
     // Never more connections than requests, so none is opened only to stay idle.
     let c = b.connections.clamp(1, b.requests.max(1));
     // Exactly `requests` in all: the first `requests % c` connections send one more.
@@ -257,6 +319,7 @@ fn drive_clients(
         .collect();
     let rate = b.rate;
     let http = b.http;
+    let retry = b.retry;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
@@ -271,23 +334,28 @@ fn drive_clients(
                     // i / rate seconds in, so the streams interleave evenly.
                     let interval = Duration::from_secs_f64(c as f64 / rate);
                     let offset = Duration::from_secs_f64(i as f64 / rate);
-                    tokio::spawn(paced_client(addr, reqs, t0, offset, interval, http))
+                    tokio::spawn(async move {
+                        let (l, e) = paced_client(addr, reqs, t0, offset, interval, http).await?;
+                        Ok::<_, std::io::Error>((l, e, 0))
+                    })
                 }
-                None => tokio::spawn(client(addr, reqs, http)),
+                None => tokio::spawn(client(addr, reqs, http, retry)),
             });
         }
         let mut lat = Vec::with_capacity(b.requests);
         let mut errors = 0;
+        let mut retries = 0;
         for t in tasks {
-            let (l, e) = t
+            let (l, e, r) = t
                 .await
                 .map_err(|e| std::io::Error::other(e.to_string()))??;
             lat.extend(l);
             errors += e;
+            retries += r;
         }
         let seconds = start.elapsed().as_secs_f64();
         lat.sort_by(|a, b| a.total_cmp(b));
-        Ok((lat, errors, seconds))
+        Ok((lat, errors, retries, seconds))
     })
 }
 
@@ -329,6 +397,9 @@ async fn heavy_client(
 
 /// Runs the benchmark (blocking; builds its own runtimes).
 pub fn run(b: &ServerBench) -> Result<ServerBenchResult, Box<dyn std::error::Error + Send + Sync>> {
+    if let Some(addr) = b.target {
+        return run_remote(addr, b);
+    }
     let mut config = b.config.clone();
     config.engine.depth = crate::engine::Depth::new(b.depth).map_err(|e| e.to_string())?;
     config.server.max_connections = config
@@ -382,7 +453,7 @@ pub fn run(b: &ServerBench) -> Result<ServerBenchResult, Box<dyn std::error::Err
             .take(64)
             .map(|s| if b.http { s.clone() } else { format!("{s}\n") })
             .collect();
-        client(addr, warm, b.http).await?;
+        client(addr, warm, b.http, false).await?;
 
         let (stop_heavy, heavy_stop) = tokio::sync::watch::channel(false);
         let heavy: Vec<_> = (0..b.heavy)
@@ -408,7 +479,7 @@ pub fn run(b: &ServerBench) -> Result<ServerBenchResult, Box<dyn std::error::Err
                 .name("bench-clients".into())
                 .spawn(move || drive_clients(addr, &b, &set))?
         };
-        let (lat, errors, seconds) = tokio::task::spawn_blocking(move || load.join())
+        let (lat, errors, retries, seconds) = tokio::task::spawn_blocking(move || load.join())
             .await?
             .map_err(|_| std::io::Error::other("the client thread panicked"))??;
         let _ = stop_heavy.send(true);
@@ -423,22 +494,68 @@ pub fn run(b: &ServerBench) -> Result<ServerBenchResult, Box<dyn std::error::Err
         if let Some(h) = http_server {
             let _ = tokio::time::timeout(Duration::from_secs(5), h).await;
         }
-        let decisions_per_sec = lat.len() as f64 / seconds;
-        Ok::<_, Box<dyn std::error::Error + Send + Sync>>(ServerBenchResult {
-            decisions: lat.len(),
-            seconds,
-            decisions_per_sec,
-            p50_ms: percentile(&lat, 0.50),
-            p99_ms: percentile(&lat, 0.99),
-            max_ms: lat.last().copied().unwrap_or(0.0),
+        Ok::<_, Box<dyn std::error::Error + Send + Sync>>(summary(
+            &lat,
             errors,
+            retries,
+            seconds,
             heavy_answered,
-        })
+        ))
     })?;
     drop(runtime);
     // The pool joins its threads on drop.
     drop(Arc::try_unwrap(shared).ok());
     Ok(result)
+}
+
+/// The figures of a load phase.
+fn summary(
+    lat: &[f64],
+    errors: usize,
+    retries: usize,
+    seconds: f64,
+    heavy_answered: usize,
+) -> ServerBenchResult {
+    ServerBenchResult {
+        decisions: lat.len(),
+        seconds,
+        decisions_per_sec: lat.len() as f64 / seconds,
+        p50_ms: percentile(lat, 0.50),
+        p99_ms: percentile(lat, 0.99),
+        max_ms: lat.last().copied().unwrap_or(0.0),
+        errors,
+        heavy_answered,
+        retries,
+    }
+}
+
+/// The load on a server running elsewhere (`target`): a warm-up, then the measured run.
+fn run_remote(
+    addr: std::net::SocketAddr,
+    b: &ServerBench,
+) -> Result<ServerBenchResult, Box<dyn std::error::Error + Send + Sync>> {
+    if b.heavy > 0 {
+        return Err("heavy connections need the in-process server (no --target)".into());
+    }
+    if b.retry && b.rate.is_some() {
+        return Err("retrying is for the closed loop (no --rate)".into());
+    }
+    let set = if b.http {
+        http_request_set(2000, b.depth)?
+    } else {
+        request_set(2000)?
+    };
+    let warm: Vec<String> = set
+        .iter()
+        .take(64)
+        .map(|s| if b.http { s.clone() } else { format!("{s}\n") })
+        .collect();
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?
+        .block_on(client(addr, warm, b.http, b.retry))?;
+    let (lat, errors, retries, seconds) = drive_clients(addr, b, &set)?;
+    Ok(summary(&lat, errors, retries, seconds, 0))
 }
 
 #[cfg(test)]
@@ -454,6 +571,8 @@ mod tests {
             heavy: 0,
             config: Config::throughput(),
             http: false,
+            target: None,
+            retry: false,
         };
         run(&b).expect("the benchmark runs")
     }
@@ -476,6 +595,8 @@ mod tests {
             heavy: 0,
             config: Config::throughput(),
             http: false,
+            target: None,
+            retry: false,
         };
         let r = run(&b).expect("the benchmark runs");
         assert_eq!(r.decisions, 203);
@@ -493,10 +614,61 @@ mod tests {
                 heavy: 0,
                 config: Config::throughput(),
                 http: true,
+                target: None,
+                retry: false,
             };
             let r = run(&b).expect("the benchmark runs");
             assert_eq!((r.decisions, r.errors), (200, 0), "{rate:?}");
         }
+    }
+
+    /// A stand-in server on loopback that answers every line with a play, and closes its
+    /// second connection (the first is the warm-up's) after `first` answers without
+    /// answering the next request: as a replica that stops mid-run does.
+    fn flaky_server(first: usize) -> std::net::SocketAddr {
+        use std::io::{BufRead, Write};
+        let l = std::net::TcpListener::bind("127.0.0.1:0").expect("a loopback port");
+        let addr = l.local_addr().expect("its address");
+        std::thread::spawn(move || {
+            for (n, stream) in l.incoming().enumerate() {
+                let Ok(stream) = stream else { return };
+                std::thread::spawn(move || {
+                    let Ok(mut w) = stream.try_clone() else {
+                        return;
+                    };
+                    for (k, line) in std::io::BufReader::new(stream).lines().enumerate() {
+                        if line.is_err() || (n == 1 && k == first) {
+                            return;
+                        }
+                        if w.write_all(b"8/5 6/5\n").is_err() {
+                            return;
+                        }
+                    }
+                });
+            }
+        });
+        addr
+    }
+
+    fn remote(addr: std::net::SocketAddr, retry: bool) -> ServerBench {
+        ServerBench {
+            connections: 1,
+            depth: 1,
+            requests: 100,
+            rate: None,
+            heavy: 0,
+            config: Config::throughput(),
+            http: false,
+            target: Some(addr),
+            retry,
+        }
+    }
+
+    #[test]
+    fn a_retrying_client_carries_on_over_a_new_connection() {
+        let r = run(&remote(flaky_server(10), true)).expect("the benchmark runs");
+        assert_eq!((r.decisions, r.errors, r.retries), (100, 0, 1));
+        assert!(run(&remote(flaky_server(10), false)).is_err());
     }
 
     #[test]

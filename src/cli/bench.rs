@@ -71,6 +71,15 @@ pub struct ServerArgs {
     /// line protocol.
     #[arg(long)]
     pub http: bool,
+    /// Load a server already running at HOST:PORT (its line port, or its HTTP port with
+    /// --http; a balancer in front of several) instead of one started in-process.
+    #[arg(long, value_name = "HOST:PORT", conflicts_with_all = ["config", "heavy"])]
+    pub target: Option<String>,
+    /// Closed loop: when a connection fails (refused, reset, closed before the reply),
+    /// open a new one and send the request again, for up to 15 s per request; the
+    /// reconnections are counted as `retries`.
+    #[arg(long, conflicts_with = "rate")]
+    pub retry: bool,
     /// Print one JSON object on stdout.
     #[arg(long)]
     pub json: bool,
@@ -150,6 +159,15 @@ fn server(a: ServerArgs) -> Result<(), CliError> {
         Some(p) => crate::config::Config::load(p)?,
         None => crate::config::Config::throughput(),
     };
+    let target = match &a.target {
+        Some(t) => Some(
+            std::net::ToSocketAddrs::to_socket_addrs(t.as_str())
+                .map_err(|e| format!("--target {t}: {e}"))?
+                .next()
+                .ok_or_else(|| format!("--target {t}: no address"))?,
+        ),
+        None => None,
+    };
     let b = crate::bench::server::ServerBench {
         connections: a.connections,
         depth: a.depth,
@@ -158,6 +176,8 @@ fn server(a: ServerArgs) -> Result<(), CliError> {
         heavy: a.heavy,
         config,
         http: a.http,
+        target,
+        retry: a.retry,
     };
     let r = crate::bench::server::run(&b)?;
     let mut command = format!(
@@ -175,6 +195,12 @@ fn server(a: ServerArgs) -> Result<(), CliError> {
     }
     if a.http {
         command.push_str(" --http");
+    }
+    if let Some(t) = &a.target {
+        command.push_str(&format!(" --target {t}"));
+    }
+    if a.retry {
+        command.push_str(" --retry");
     }
     if a.json {
         command.push_str(" --json");
@@ -194,6 +220,8 @@ fn server(a: ServerArgs) -> Result<(), CliError> {
                 "errors": r.errors,
                 "heavy": a.heavy,
                 "heavy_answered": r.heavy_answered,
+                "target": a.target,
+                "retries": r.retries,
                 "seconds": r.seconds,
                 "command": command,
             })
@@ -210,10 +238,19 @@ fn server(a: ServerArgs) -> Result<(), CliError> {
                 a.connections, a.depth
             ),
         }
+        if let Some(t) = &a.target {
+            println!("target:        {t}");
+        }
         println!(
             "decisions:     {} in {:.2} s ({} error replies)",
             r.decisions, r.seconds, r.errors
         );
+        if a.retry {
+            println!(
+                "retries:       {} (requests sent again on a new connection)",
+                r.retries
+            );
+        }
         if a.heavy > 0 {
             println!(
                 "heavy:         {} connections sending maximal requests ({} answered)",
