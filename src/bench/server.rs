@@ -26,9 +26,10 @@
 //! With `target`, the load goes to a server already running at that address (another
 //! process, or a balancer in front of several) instead of one started in-process. With
 //! `retry` (closed loop only), a client whose connection fails (refused, reset, or closed
-//! before the reply) opens a new one and sends the same request again, for up to
-//! [`RETRY_FOR`] per request; the request's latency then includes the reconnection, and
-//! `retries` counts them. Requests are safe to repeat: a decision changes no state.
+//! before the reply), or whose server answers that it is shutting down (or, over HTTP,
+//! 503), opens a new connection and sends the same request again, for up to [`RETRY_FOR`]
+//! per request; the request's latency then includes the reconnection, and `retries`
+//! counts them. Requests are safe to repeat: a decision changes no state.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -123,14 +124,36 @@ pub fn http_request_set(limit: usize, depth: u32) -> Result<Vec<String>, String>
         .collect())
 }
 
+/// What a reply said.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reply {
+    Answered,
+    /// An error reply (`Error: ...`, an HTTP error status).
+    Failed,
+    /// The server will not answer here: it is shutting down (`Error: the server is
+    /// shutting down`, then it closes) or, over HTTP, unavailable (503). A retrying client
+    /// asks again on a new connection; otherwise it counts as an error reply.
+    Unavailable,
+}
+
+impl Reply {
+    /// Whether the request counts as an error reply when not retried.
+    fn failed(self) -> bool {
+        self != Reply::Answered
+    }
+}
+
+/// The line the server answers a request with when it stops before answering.
+const SHUTTING_DOWN: &str = "Error: the server is shutting down";
+
 /// Reads one reply: a line, or with `http` a whole HTTP response (status line, headers,
-/// `Content-Length` body). `Ok(true)` for an error reply; `Err` when the server closed.
+/// `Content-Length` body). `Err` when the server closed.
 async fn read_reply(
     r: &mut BufReader<OwnedReadHalf>,
     http: bool,
     line: &mut String,
     body: &mut Vec<u8>,
-) -> std::io::Result<bool> {
+) -> std::io::Result<Reply> {
     let closed = || {
         std::io::Error::new(
             std::io::ErrorKind::UnexpectedEof,
@@ -142,9 +165,21 @@ async fn read_reply(
         return Err(closed());
     }
     if !http {
-        return Ok(line.starts_with("Error"));
+        return Ok(if line.starts_with(SHUTTING_DOWN) {
+            Reply::Unavailable
+        } else if line.starts_with("Error") {
+            Reply::Failed
+        } else {
+            Reply::Answered
+        });
     }
-    let failed = !line.starts_with("HTTP/1.1 200");
+    let reply = if line.starts_with("HTTP/1.1 200") {
+        Reply::Answered
+    } else if line.starts_with("HTTP/1.1 503") {
+        Reply::Unavailable
+    } else {
+        Reply::Failed
+    };
     let mut length = 0usize;
     loop {
         line.clear();
@@ -165,7 +200,7 @@ async fn read_reply(
     }
     body.resize(length, 0);
     r.read_exact(body).await?;
-    Ok(failed)
+    Ok(reply)
 }
 
 fn percentile(sorted: &[f64], q: f64) -> f64 {
@@ -224,7 +259,12 @@ async fn client(
             }
             .await;
             match attempt {
-                Ok(failed) => break failed,
+                Ok(Reply::Unavailable) if retry && t.elapsed() < RETRY_FOR => {
+                    conn = None;
+                    retries += 1;
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+                Ok(reply) => break reply.failed(),
                 Err(e) if !retry || t.elapsed() >= RETRY_FOR => return Err(e),
                 Err(_) => {
                     // A new connection next time round, after a pause that lets a
@@ -275,7 +315,9 @@ async fn paced_client(
     let mut line = String::new();
     let mut body = Vec::new();
     for _ in 0..n {
-        let failed = read_reply(&mut r, http, &mut line, &mut body).await?;
+        let failed = read_reply(&mut r, http, &mut line, &mut body)
+            .await?
+            .failed();
         let Some(sent) = sent_rx.recv().await else {
             return Err(std::io::Error::other("a reply came before its request"));
         };
@@ -623,9 +665,10 @@ mod tests {
     }
 
     /// A stand-in server on loopback that answers every line with a play, and closes its
-    /// second connection (the first is the warm-up's) after `first` answers without
-    /// answering the next request: as a replica that stops mid-run does.
-    fn flaky_server(first: usize) -> std::net::SocketAddr {
+    /// second connection (the first is the warm-up's) after `first` answers, without
+    /// answering the next request or (`say`) answering that it is shutting down: as a
+    /// replica that stops mid-run does.
+    fn flaky_server(first: usize, say: bool) -> std::net::SocketAddr {
         use std::io::{BufRead, Write};
         let l = std::net::TcpListener::bind("127.0.0.1:0").expect("a loopback port");
         let addr = l.local_addr().expect("its address");
@@ -637,7 +680,13 @@ mod tests {
                         return;
                     };
                     for (k, line) in std::io::BufReader::new(stream).lines().enumerate() {
-                        if line.is_err() || (n == 1 && k == first) {
+                        if line.is_err() {
+                            return;
+                        }
+                        if n == 1 && k == first {
+                            if say {
+                                let _ = w.write_all(format!("{SHUTTING_DOWN}\n").as_bytes());
+                            }
                             return;
                         }
                         if w.write_all(b"8/5 6/5\n").is_err() {
@@ -666,9 +715,14 @@ mod tests {
 
     #[test]
     fn a_retrying_client_carries_on_over_a_new_connection() {
-        let r = run(&remote(flaky_server(10), true)).expect("the benchmark runs");
-        assert_eq!((r.decisions, r.errors, r.retries), (100, 0, 1));
-        assert!(run(&remote(flaky_server(10), false)).is_err());
+        for say in [false, true] {
+            let r = run(&remote(flaky_server(10, say), true)).expect("the benchmark runs");
+            assert_eq!((r.decisions, r.errors, r.retries), (100, 0, 1), "{say}");
+        }
+        // Without retrying, a closed connection ends the run, and the shutdown line is an
+        // error reply (the client then finds the connection closed).
+        assert!(run(&remote(flaky_server(10, false), false)).is_err());
+        assert!(run(&remote(flaky_server(10, true), false)).is_err());
     }
 
     #[test]
