@@ -64,7 +64,8 @@ export PATH="$PATH:/usr/sbin"
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
 mkdir -p "$dir/munge" "$dir/state" "$dir/spool" "$dir/log"
-# munged refuses directories others can write to.
+# munged refuses directories others can write to, and needs every directory above its
+# socket open to all (execute permission): DIR's parents are left as they are.
 chmod 755 "$dir" "$dir/munge"
 if [ ! -f "$dir/munge/munge.key" ]; then
   head -c 1024 /dev/urandom >"$dir/munge/munge.key"
