@@ -51,7 +51,7 @@ fn bad_specs_exit_with_status_two() {
     let out = stargammon(&[
         "duel",
         "--a",
-        "net,width=3",
+        "net,breadth=3",
         "--b",
         "pubeval",
         "--games",
@@ -59,7 +59,7 @@ fn bad_specs_exit_with_status_two() {
     ]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("unknown option 'width'"), "{err}");
+    assert!(err.contains("unknown option 'breadth'"), "{err}");
     assert!(out.stdout.is_empty());
     let out = stargammon(&["duel", "--a", "net:/no/such/file", "--b", "pubeval"]);
     assert_eq!(out.status.code(), Some(2));

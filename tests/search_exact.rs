@@ -212,3 +212,45 @@ fn filter_stages_read_and_write_their_text_form() {
         assert_eq!(d.with_stages(bad), None, "{bad:?}");
     }
 }
+
+#[test]
+fn the_table_carries_a_game_from_one_decision_to_the_next() {
+    // An engine keeps its table between decisions (older entries stay usable, replaced
+    // first): our next decision, two plies after a depth-5 search, answers exactly as it
+    // does with a fresh table.
+    use stargammon::game::{Dice, ALL_ROLLS};
+    let cancel = Cancel::new();
+    let mut checked = 0;
+    for (pos, dice) in self_play_positions(&PipSigmoid, 12, 4, 3) {
+        let shared = searcher(16);
+        let first = shared.choose(&pos, dice, &SearchSettings::new(5, Algorithm::Star2), &cancel);
+        let Some(best) = first.best() else { continue };
+        let after = best.play.next_position();
+        if after.is_game_over() {
+            continue;
+        }
+        let reply_dice: Dice = ALL_ROLLS[3];
+        let reply = shared.choose(
+            &after,
+            reply_dice,
+            &SearchSettings::new(1, Algorithm::Star2),
+            &cancel,
+        );
+        let Some(r) = reply.best() else { continue };
+        let ours = r.play.next_position();
+        if ours.is_game_over() {
+            continue;
+        }
+        let next_dice: Dice = ALL_ROLLS[7];
+        let s = SearchSettings::new(3, Algorithm::Star2);
+        let warm = shared.choose(&ours, next_dice, &s, &cancel);
+        let cold = searcher(16).choose(&ours, next_dice, &s, &cancel);
+        assert_eq!(
+            warm.best().map(|p| (p.index, p.value)),
+            cold.best().map(|p| (p.index, p.value))
+        );
+        assert!(warm.stats.tt_probes > 0);
+        checked += 1;
+    }
+    assert!(checked >= 2, "{checked}");
+}
