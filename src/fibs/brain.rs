@@ -37,6 +37,53 @@ impl fmt::Display for BrainError {
 
 impl std::error::Error for BrainError {}
 
+/// Whose move a board shows, as the watchdog needs to know it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BoardStatus {
+    /// The bot decides (the board's answer is a command).
+    Ours,
+    /// The bot's turn before the roll without access to the cube: the server should roll
+    /// for it (FIBS does; a server that does not needs a `roll`).
+    ServerRolls,
+    /// The bot's move with no legal play: the server moves on by itself.
+    ServerMoves,
+    /// The opponent is to act (a roll, a move, an answer to a double).
+    Theirs,
+    /// The game is over.
+    Over,
+}
+
+/// A board's answer and whose move it shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BoardAnswer {
+    pub command: Option<String>,
+    pub status: BoardStatus,
+}
+
+/// Whose move `state` is, for the bot (seat 0).
+pub fn board_status(state: &MatchState) -> BoardStatus {
+    if matches!(state.decision, Decision::GameOver) {
+        return BoardStatus::Over;
+    }
+    if state.acting_player != 0 || matches!(state.decision, Decision::BeaverAnswer) {
+        return BoardStatus::Theirs;
+    }
+    match state.decision {
+        Decision::DoubleOrRoll if !state.may_double => BoardStatus::ServerRolls,
+        Decision::Move(dice) => {
+            if legal_plays(&state.position, dice)
+                .iter()
+                .all(|p| p.steps().is_empty())
+            {
+                BoardStatus::ServerMoves
+            } else {
+                BoardStatus::Ours
+            }
+        }
+        _ => BoardStatus::Ours,
+    }
+}
+
 /// The bot's decision-maker: a decider for the boards, an optional engine to judge
 /// resignation offers, and the worker pool both run on.
 pub struct Brain {
@@ -64,24 +111,33 @@ impl Brain {
     /// of the most the position could still give is accepted). Starts one worker thread,
     /// sharing the judge's table when there is one.
     pub fn new(decider: Box<dyn Decide>, judge: Option<Engine>) -> std::io::Result<Brain> {
-        let searcher = match &judge {
+        let pool = Brain::pool(judge.as_ref(), 1, 4)?;
+        Ok(Brain::with_pool(decider, judge, pool))
+    }
+
+    /// A worker pool for brains to share: `threads` workers, `queue` tasks waiting
+    /// (each brain has at most one decision out at a time), on the judge's table when
+    /// there is one.
+    pub fn pool(judge: Option<&Engine>, threads: usize, queue: usize) -> std::io::Result<Arc<Pool>> {
+        let searcher = match judge {
             Some(j) => j.searcher().clone(),
             None => Searcher::new(Arc::new(PipSigmoid), Arc::new(TranspositionTable::new(1))),
         };
-        let pool = Pool::with_searcher(
+        Ok(Arc::new(Pool::with_searcher(
             searcher,
-            PoolConfig {
-                threads: 1,
-                queue: 4,
-            },
-        )?;
-        Ok(Brain {
+            PoolConfig { threads, queue },
+        )?))
+    }
+
+    /// Decisions from `decider` on a pool shared with other brains (other accounts).
+    pub fn with_pool(decider: Box<dyn Decide>, judge: Option<Engine>, pool: Arc<Pool>) -> Brain {
+        Brain {
             decider: Some(decider),
             judge,
-            pool: Arc::new(pool),
+            pool,
             resign_below: 0.0,
             resigned: false,
-        })
+        }
     }
 
     /// Resign hopeless games: at or below winning chance `p` (0 = never). Only a brain
@@ -98,6 +154,11 @@ impl Brain {
 
     /// The command for this board line, decided on the pool.
     pub async fn on_board(&mut self, line: &str) -> Result<Option<String>, BrainError> {
+        self.answer(line).await.map(|a| a.command)
+    }
+
+    /// The command for this board line and whose move it shows, decided on the pool.
+    pub async fn answer(&mut self, line: &str) -> Result<BoardAnswer, BrainError> {
         let mut decider = self
             .decider
             .take()
@@ -115,15 +176,17 @@ impl Brain {
                 let (answer, resigned) = match read_board(&line) {
                     Err(e) => (Err(e), false),
                     Ok((board, state)) => {
+                        let status = board_status(&state);
                         let give_up =
                             resign.and_then(|(judge, below)| hopeless(&judge, &state, below));
-                        match give_up {
+                        let (command, resigned) = match give_up {
                             Some(level) => (
                                 Ok(Some(format!("resign {}", ["n", "g", "b"][level - 1]))),
                                 true,
                             ),
                             None => (answer_state(&mut *decider, &board, &state), false),
-                        }
+                        };
+                        (command.map(|command| BoardAnswer { command, status }), resigned)
                     }
                 };
                 // The receiver only goes away if the client stopped waiting.

@@ -11,15 +11,18 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::fmt;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio_util::sync::CancellationToken;
 
-use super::brain::Brain;
-use super::clip::{classify, ClipLine, LineBuffer, Who};
-use super::config::FibsConfig;
+use super::brain::{Brain, BoardAnswer, BoardStatus};
+use super::clip::{classify, valid_name, ClipLine, InviteKind, LineBuffer, Who, WhoInfo};
+use super::config::{DeclineReason, FibsConfig, Finish, Inviter, Lookup, Verdict};
+use super::metrics::{AccountMetrics, MatchEnd};
+use super::watchdog::{Phase, Step, Watch};
 
 /// The CLIP protocol version sent at login.
 pub const CLIP_VERSION: u32 = 1008;
@@ -29,7 +32,7 @@ const ANSWERED_MEMORY: usize = 256;
 
 /// How many times the same board may be answered again after the server rejected an
 /// answer to it.
-const RETRIES_PER_BOARD: u32 = 2;
+const RETRIES_PER_BOARD: u32 = 3;
 
 /// A password that never shows in logs or debug output.
 #[derive(Clone)]
@@ -100,9 +103,15 @@ pub struct ClientStats {
     pub games_lost: u32,
     pub matches_won: u32,
     pub matches_lost: u32,
+    /// Matches the bot left because the opponent stayed away (saved by the server).
+    pub matches_left: u32,
     pub resignations_accepted: u32,
     pub resignations_rejected: u32,
     pub brain_errors: u32,
+    /// Waits that ran out (every step the watchdog took).
+    pub watchdog_firings: u32,
+    /// Server lines logged and ignored as odd (bad names, contradicting boards).
+    pub odd_lines: u32,
 }
 
 impl std::fmt::Display for ClientStats {
@@ -112,7 +121,8 @@ impl std::fmt::Display for ClientStats {
             f,
             "{} login(s), {} disconnect(s); {} board(s) answered ({} repeated, {} without a \
              decision); invitations {} joined, {} declined; games {} won, {} lost; matches {} \
-             won, {} lost; resignations {} accepted, {} rejected",
+             won, {} lost, {} left; resignations {} accepted, {} rejected; {} watchdog \
+             firing(s); {} odd line(s)",
             self.logins,
             self.disconnects,
             self.boards_answered,
@@ -124,8 +134,11 @@ impl std::fmt::Display for ClientStats {
             self.games_lost,
             self.matches_won,
             self.matches_lost,
+            self.matches_left,
             self.resignations_accepted,
-            self.resignations_rejected
+            self.resignations_rejected,
+            self.watchdog_firings,
+            self.odd_lines
         )
     }
 }
@@ -167,13 +180,51 @@ impl Pacer {
     }
 }
 
+/// A saved match the bot knows of.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Saved {
+    name: String,
+    /// None: unlimited or not known.
+    length: Option<u32>,
+    score: (u32, u32),
+}
+
+/// The match in progress, for the status line at its end.
+#[derive(Debug, Clone)]
+struct MatchRecord {
+    opponent: String,
+    resumed: bool,
+    started: Instant,
+    games_won: u32,
+    games_lost: u32,
+    /// (length, our score, theirs) from the last board.
+    head: Option<(u32, u32, u32)>,
+}
+
 /// What survives a reconnect.
 #[derive(Debug, Default)]
 struct Memory {
-    /// Opponents with a saved (unfinished) match.
-    saved_with: HashSet<String>,
+    /// Saved (unfinished) matches, by lower-case opponent name.
+    saved: HashMap<String, Saved>,
     /// The opponent of the match in progress.
     opponent: Option<String>,
+    current: Option<MatchRecord>,
+    /// When each opponent's new matches began (per-opponent limits), by lower-case name.
+    recent: HashMap<String, VecDeque<Instant>>,
+    /// When each player was last invited by `autoinvite`.
+    autoinvited: HashMap<String, Instant>,
+    last_autoinvite: Option<Instant>,
+    /// The rating the server last told.
+    rating: Option<f64>,
+}
+
+/// An invitation waiting for what the policy needs to know about the inviter.
+#[derive(Debug, Clone)]
+struct Pending {
+    from: String,
+    kind: InviteKind,
+    since: Instant,
+    asked: Vec<Lookup>,
 }
 
 /// Per-connection state.
@@ -191,13 +242,33 @@ struct Session {
     told: HashMap<String, Instant>,
     /// A keep-alive went out since the server last said anything.
     keepalive_sent: bool,
+    watch: Watch,
+    /// The watchdog asked for the board the bot had answered: if it comes back unchanged,
+    /// the answer was lost and is given again.
+    reanswer: bool,
+    /// Who-info by lower-case name.
+    who: HashMap<String, WhoInfo>,
+    /// Players known to be logged in, by lower-case name.
+    online: HashSet<String>,
+    /// `show savedcount` answers by lower-case name.
+    saved_counts: HashMap<String, u32>,
+    pending: Vec<Pending>,
+    /// The invitation being joined or sent: (name, command).
+    joining: Option<(String, String)>,
+    /// Rows of a `show saved` table being read.
+    saved_rows: Option<Vec<Saved>>,
+    /// Stopping after the game: log out at the next line that ends it.
+    quit_after_game: bool,
 }
 
 /// A declined inviter is told why at most this often.
 const TELL_INTERVAL: Duration = Duration::from_secs(60);
 
+/// A player is invited by `autoinvite` at most this often.
+const AUTOINVITE_AGAIN: Duration = Duration::from_secs(3600);
+
 impl Session {
-    fn new() -> Session {
+    fn new(now: Instant) -> Session {
         Session {
             answered: HashSet::new(),
             answered_order: VecDeque::new(),
@@ -209,6 +280,15 @@ impl Session {
             settings_fixed: false,
             told: HashMap::new(),
             keepalive_sent: false,
+            watch: Watch::new(now),
+            reanswer: false,
+            who: HashMap::new(),
+            online: HashSet::new(),
+            saved_counts: HashMap::new(),
+            pending: Vec::new(),
+            joining: None,
+            saved_rows: None,
+            quit_after_game: false,
         }
     }
 
@@ -247,7 +327,8 @@ impl Session {
         self.last_answered = None;
     }
 
-    /// The server rejected our answer to the last board: allow one more answer to it.
+    /// The server rejected our answer to the last board, or lost it: allow one more
+    /// answer to it.
     fn forget_last(&mut self) -> bool {
         let Some(b) = self.last_answered.clone() else {
             return false;
@@ -260,13 +341,48 @@ impl Session {
         self.answered.remove(&b);
         true
     }
+
+    fn is_online(&self, name: &str) -> bool {
+        self.online.contains(&name.to_ascii_lowercase())
+    }
 }
 
 /// Whether a server error line is about an answer to a board (a move, roll, double,
 /// accept or reject) rather than about invitations or other commands.
 fn refuses_a_board_answer(error: &str) -> bool {
     let e = error.to_ascii_lowercase();
-    !(e.contains("invite") || e.contains("join") || e.contains("unknown command"))
+    !(e.contains("invite")
+        || e.contains("join")
+        || e.contains("unknown command")
+        || e.contains("no one called")
+        || e.contains("saved"))
+}
+
+/// The head of a board line: opponent, match length, our score, theirs.
+fn board_head(line: &str) -> Option<(&str, u32, u32, u32)> {
+    let mut f = line.split(':').skip(2);
+    let opponent = f.next()?;
+    let length = f.next()?.parse().ok()?;
+    let ours = f.next()?.parse().ok()?;
+    let theirs = f.next()?.parse().ok()?;
+    Some((opponent, length, ours, theirs))
+}
+
+/// What handling a line or a timer asks of the session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Flow {
+    Go,
+    /// Log out (`bye` was sent) and stop the client.
+    Stop,
+}
+
+/// The stop signals of [`Client::run_graceful`].
+#[derive(Debug, Clone, Default)]
+pub struct Stop {
+    /// Finish the current game or match (`[shutdown] finish`), then log out.
+    pub finish: CancellationToken,
+    /// Log out now.
+    pub now: CancellationToken,
 }
 
 /// The FIBS bot account.
@@ -279,6 +395,9 @@ pub struct Client {
     pacer: Pacer,
     memory: Memory,
     stats: ClientStats,
+    metrics: Arc<AccountMetrics>,
+    /// When the first stop signal came.
+    draining: Option<Instant>,
 }
 
 impl fmt::Debug for Client {
@@ -290,6 +409,8 @@ impl fmt::Debug for Client {
             .finish()
     }
 }
+
+type Writer = tokio::net::tcp::OwnedWriteHalf;
 
 impl Client {
     /// A client for `server` (`HOST:PORT`) logging in as `user`.
@@ -304,6 +425,7 @@ impl Client {
             config.connection.send_burst,
             Duration::from_millis(config.connection.min_send_interval_ms),
         );
+        let metrics = Arc::new(AccountMetrics::new(&user));
         Client {
             config,
             server,
@@ -313,7 +435,15 @@ impl Client {
             pacer,
             memory: Memory::default(),
             stats: ClientStats::default(),
+            metrics,
+            draining: None,
         }
+    }
+
+    /// Counts into `metrics` (shared with a metrics listener) instead of its own.
+    pub fn with_metrics(mut self, metrics: Arc<AccountMetrics>) -> Client {
+        self.metrics = metrics;
+        self
     }
 
     /// The counters so far.
@@ -321,34 +451,70 @@ impl Client {
         &self.stats
     }
 
-    /// Runs until `shutdown` is cancelled, reconnecting with exponential back-off after
-    /// every disconnect. Stops early only when the login is rejected.
+    /// The account's metrics.
+    pub fn metrics(&self) -> &Arc<AccountMetrics> {
+        &self.metrics
+    }
+
+    /// The account's name.
+    pub fn user(&self) -> &str {
+        &self.user
+    }
+
+    /// Runs until `shutdown` is cancelled (then logs out at once), reconnecting with
+    /// exponential back-off after every disconnect. Stops early only when the login is
+    /// rejected.
     pub async fn run(&mut self, shutdown: CancellationToken) -> Result<ClientStats, FibsError> {
+        self.run_graceful(Stop {
+            finish: CancellationToken::new(),
+            now: shutdown,
+        })
+        .await
+    }
+
+    /// Runs until stopped: after `stop.finish` the bot takes no new match, finishes the
+    /// game or match in progress (`[shutdown]`), then logs out; after `stop.now` it logs
+    /// out at once. A disconnect while finishing ends the run (the server saves the
+    /// match).
+    pub async fn run_graceful(&mut self, stop: Stop) -> Result<ClientStats, FibsError> {
         let mut failures = 0u32;
         loop {
-            if shutdown.is_cancelled() {
+            if stop.now.is_cancelled() || (stop.finish.is_cancelled() && self.draining.is_some())
+            {
                 return Ok(self.stats.clone());
             }
             let started = Instant::now();
             let logins_before = self.stats.logins;
-            let outcome = self.session(&shutdown).await;
+            let outcome = self.session(&stop).await;
+            self.metrics.set_connected(false);
+            self.metrics.set_in_match(false);
             if let Some(opp) = self.memory.opponent.take() {
-                self.memory.saved_with.insert(opp);
+                self.remember_saved(&opp);
             }
             match outcome {
                 Ok(()) => return Ok(self.stats.clone()),
                 Err(FibsError::LoginRejected) => return Err(FibsError::LoginRejected),
                 Err(e) => {
                     self.stats.disconnects += 1;
+                    self.metrics.reconnect();
+                    if self.draining.is_some() {
+                        tracing::info!("fibs: {}: {e} while stopping; stopped", self.user);
+                        return Ok(self.stats.clone());
+                    }
                     let stable = Duration::from_secs(self.config.connection.stable_after_s);
                     if self.stats.logins > logins_before && started.elapsed() >= stable {
                         failures = 0;
                     }
                     let wait = self.config.connection.backoff(failures);
                     failures = failures.saturating_add(1);
-                    tracing::warn!("fibs: {e}; reconnecting in {:.1} s", wait.as_secs_f64());
+                    tracing::warn!(
+                        "fibs: {}: {e}; reconnecting in {:.1} s",
+                        self.user,
+                        wait.as_secs_f64()
+                    );
                     tokio::select! {
-                        _ = shutdown.cancelled() => return Ok(self.stats.clone()),
+                        _ = stop.now.cancelled() => return Ok(self.stats.clone()),
+                        _ = stop.finish.cancelled() => return Ok(self.stats.clone()),
                         _ = tokio::time::sleep(wait) => {}
                     }
                 }
@@ -356,20 +522,36 @@ impl Client {
         }
     }
 
-    async fn session(&mut self, shutdown: &CancellationToken) -> Result<(), FibsError> {
+    /// Notes a saved match with `name` (the score as the last board showed it).
+    fn remember_saved(&mut self, name: &str) {
+        let head = self
+            .memory
+            .current
+            .take()
+            .filter(|m| m.opponent.eq_ignore_ascii_case(name))
+            .and_then(|m| m.head);
+        let entry = Saved {
+            name: name.to_string(),
+            length: head.map(|h| h.0).filter(|&l| l > 0),
+            score: head.map_or((0, 0), |h| (h.1, h.2)),
+        };
+        self.memory.saved.insert(name.to_ascii_lowercase(), entry);
+    }
+
+    async fn session(&mut self, stop: &Stop) -> Result<(), FibsError> {
         let timeout = Duration::from_millis(self.config.connection.connect_timeout_ms);
         let stream = tokio::select! {
-            _ = shutdown.cancelled() => return Ok(()),
+            _ = stop.now.cancelled() => return Ok(()),
             r = tokio::time::timeout(timeout, TcpStream::connect(&self.server)) => match r {
                 Err(_) => return Err(FibsError::ConnectTimeout),
                 Ok(s) => s?,
             },
         };
         stream.set_nodelay(true)?;
-        tracing::info!("fibs: connected to {}", self.server);
+        tracing::info!("fibs: {}: connected to {}", self.user, self.server);
         let (mut reader, mut writer) = stream.into_split();
         let mut buf = LineBuffer::new();
-        let mut session = Session::new();
+        let mut session = Session::new(Instant::now());
         let idle = Duration::from_secs(self.config.connection.idle_timeout_s.max(1));
         let keepalive = match self.config.connection.keepalive_s {
             0 => None,
@@ -378,19 +560,51 @@ impl Client {
         let mut last_heard = Instant::now();
         let mut chunk = vec![0u8; 8192];
         loop {
-            let silent = last_heard.elapsed();
-            let wait = match keepalive {
-                Some(k) if silent < k => k - silent,
-                _ => idle.saturating_sub(silent),
+            let now = Instant::now();
+            let silent = now.saturating_duration_since(last_heard);
+            let mut deadline = match keepalive {
+                Some(k) if silent < k => last_heard + k,
+                _ => last_heard + idle,
             };
+            if session.logged_in {
+                if let Some((at, _)) = session.watch.next(&self.config.watchdog) {
+                    deadline = deadline.min(at);
+                }
+                let join = Duration::from_millis(self.config.watchdog.join_ms);
+                if let Some(p) = session.pending.iter().map(|p| p.since + join).min() {
+                    deadline = deadline.min(p);
+                }
+                if session.saved_rows.is_some() {
+                    deadline = deadline.min(now + Duration::from_millis(200));
+                }
+            }
+            if let Some(t) = self.draining {
+                deadline = deadline.min(t + Duration::from_secs(self.config.shutdown.max_wait_s));
+            }
+            let wait = deadline.saturating_duration_since(now);
+            let draining = self.draining.is_some();
             let n = tokio::select! {
-                _ = shutdown.cancelled() => {
+                _ = stop.now.cancelled() => {
                     let _ = self.send(&mut writer, "bye", false).await;
                     return Ok(());
                 }
+                _ = stop.finish.cancelled(), if !draining => {
+                    if self.begin_stop(&mut writer, &session).await? == Flow::Stop {
+                        return Ok(());
+                    }
+                    continue;
+                }
                 r = tokio::time::timeout(wait, reader.read(&mut chunk)) => match r {
                     Err(_) => {
-                        let silent = last_heard.elapsed();
+                        let now = Instant::now();
+                        if let Some(t) = self.draining {
+                            if now >= t + Duration::from_secs(self.config.shutdown.max_wait_s) {
+                                tracing::warn!("fibs: {}: stopping took too long; logging out", self.user);
+                                let _ = self.send(&mut writer, "bye", false).await;
+                                return Ok(());
+                            }
+                        }
+                        let silent = now.saturating_duration_since(last_heard);
                         if silent >= idle {
                             return Err(FibsError::Idle);
                         }
@@ -401,6 +615,11 @@ impl Client {
                             let cmd = self.config.connection.keepalive_command.clone();
                             tracing::debug!("fibs: quiet for {}s, keep-alive", silent.as_secs());
                             self.send(&mut writer, &cmd, false).await?;
+                        }
+                        if session.logged_in
+                            && self.on_timer(&mut writer, &mut session, now).await? == Flow::Stop
+                        {
+                            return Ok(());
                         }
                         continue;
                     }
@@ -413,7 +632,9 @@ impl Client {
             last_heard = Instant::now();
             session.keepalive_sent = false;
             for line in buf.push(&chunk[..n]) {
-                self.handle_line(&mut writer, &mut session, &line).await?;
+                if self.handle_line(&mut writer, &mut session, &line).await? == Flow::Stop {
+                    return Ok(());
+                }
             }
             if buf.at_login_prompt() {
                 buf.clear_partial();
@@ -433,12 +654,12 @@ impl Client {
         }
     }
 
-    async fn send(
-        &mut self,
-        writer: &mut tokio::net::tcp::OwnedWriteHalf,
-        line: &str,
-        secret: bool,
-    ) -> Result<(), FibsError> {
+    async fn send(&mut self, writer: &mut Writer, line: &str, secret: bool) -> Result<(), FibsError> {
+        if line.chars().any(char::is_control) {
+            // Never put a line break or a control byte from outside into a command.
+            tracing::warn!("fibs: {}: not sending a line with control characters", self.user);
+            return Ok(());
+        }
         let wait = self.pacer.reserve(Instant::now());
         if !wait.is_zero() {
             tokio::time::sleep(wait).await;
@@ -458,21 +679,488 @@ impl Client {
         Ok(())
     }
 
-    async fn handle_line(
+    /// The first stop signal: finish what the settings say, or log out now.
+    async fn begin_stop(&mut self, w: &mut Writer, s: &Session) -> Result<Flow, FibsError> {
+        self.draining = Some(Instant::now());
+        let busy = self.memory.opponent.is_some();
+        if self.config.shutdown.finish == Finish::Now || !busy || !s.logged_in {
+            tracing::info!("fibs: {}: stopping; logging out", self.user);
+            self.send(w, "bye", false).await?;
+            return Ok(Flow::Stop);
+        }
+        let what = match self.config.shutdown.finish {
+            Finish::Match => "match",
+            _ => "game",
+        };
+        tracing::info!(
+            "fibs: {}: stopping after this {what} (a second signal stops at once)",
+            self.user
+        );
+        Ok(Flow::Go)
+    }
+
+    async fn bye(&mut self, w: &mut Writer, why: &str) -> Result<Flow, FibsError> {
+        tracing::info!("fibs: {}: {why}; logging out", self.user);
+        self.send(w, "bye", false).await?;
+        Ok(Flow::Stop)
+    }
+
+    /// A player command that names `name`, sent only when the name is a player's.
+    async fn send_to(&mut self, w: &mut Writer, cmd: &str, name: &str, rest: &str) -> Result<bool, FibsError> {
+        if !valid_name(name) {
+            tracing::warn!("fibs: {}: not sending {cmd} to the odd name {name:?}", self.user);
+            return Ok(false);
+        }
+        let line = if rest.is_empty() {
+            format!("{cmd} {name}")
+        } else {
+            format!("{cmd} {name} {rest}")
+        };
+        self.send(w, &line, false).await?;
+        Ok(true)
+    }
+
+    /// The watchdog, pending invitations and a finished `show saved` table.
+    async fn on_timer(&mut self, w: &mut Writer, s: &mut Session, now: Instant) -> Result<Flow, FibsError> {
+        if s.saved_rows.is_some() {
+            self.apply_saved_rows(w, s).await?;
+        }
+        let join = Duration::from_millis(self.config.watchdog.join_ms);
+        let expired: Vec<Pending> = s
+            .pending
+            .iter()
+            .filter(|p| now >= p.since + join)
+            .cloned()
+            .collect();
+        s.pending.retain(|p| now < p.since + join);
+        for p in expired {
+            self.decline(
+                w,
+                s,
+                &p.from,
+                p.kind,
+                DeclineReason::Unknown,
+                "Sorry, I could not look you up in time; please invite me again.".into(),
+            )
+            .await?;
+        }
+        while let Some(step) = s.watch.fire(&self.config.watchdog, now) {
+            if self.watchdog_step(w, s, step, now).await? == Flow::Stop {
+                return Ok(Flow::Stop);
+            }
+        }
+        Ok(Flow::Go)
+    }
+
+    async fn watchdog_step(
         &mut self,
-        w: &mut tokio::net::tcp::OwnedWriteHalf,
+        w: &mut Writer,
         s: &mut Session,
-        line: &str,
-    ) -> Result<(), FibsError> {
-        if line.is_empty() {
+        step: Step,
+        now: Instant,
+    ) -> Result<Flow, FibsError> {
+        let phase = s.watch.phase();
+        if step != Step::Reinvite {
+            self.stats.watchdog_firings += 1;
+            self.metrics.watchdog_fired(step);
+            tracing::info!(
+                "fibs: {}: waited {:.1} s ({phase:?}): {}",
+                self.user,
+                now.saturating_duration_since(s.watch.since()).as_secs_f64(),
+                step.label()
+            );
+        }
+        match step {
+            Step::Board => {
+                if matches!(phase, Phase::OwnBoard | Phase::Answered) {
+                    s.reanswer = true;
+                }
+                self.send(w, "board", false).await?;
+            }
+            Step::Roll => self.send(w, "roll", false).await?,
+            Step::Rejoin => match (phase, s.joining.clone()) {
+                (Phase::Joining, Some((_, cmd))) => self.send(w, &cmd, false).await?,
+                (Phase::NextGame, _) => self.send(w, "join", false).await?,
+                _ => {}
+            },
+            Step::GiveUp => {
+                if let Some((name, _)) = s.joining.take() {
+                    tracing::info!("fibs: {}: no match with {name} began; giving up", self.user);
+                }
+                s.watch.enter(Phase::Idle, now);
+            }
+            Step::Remind => {
+                if let Some(o) = self.memory.opponent.clone() {
+                    let text = self.config.watchdog.reminder.clone();
+                    self.send_to(w, "tell", &o, &text).await?;
+                }
+            }
+            Step::Leave => {
+                let Some(o) = self.memory.opponent.take() else {
+                    s.watch.enter(Phase::Idle, now);
+                    return Ok(Flow::Go);
+                };
+                self.send(w, "leave", false).await?;
+                self.stats.matches_left += 1;
+                self.metrics.match_ended(MatchEnd::Left);
+                self.metrics.set_in_match(false);
+                self.status_line("left (the opponent stayed away; the match is saved)");
+                self.remember_saved(&o);
+                s.forget_answers();
+                s.watch.enter(Phase::Idle, now);
+                if self.draining.is_some() {
+                    return self.bye(w, "stopping").await;
+                }
+            }
+            Step::Reinvite => self.idle_chores(w, s, now).await?,
+        }
+        Ok(Flow::Go)
+    }
+
+    /// With no match: invite an online opponent of a saved match, or (`autoinvite`) an
+    /// idle player who is ready.
+    async fn idle_chores(&mut self, w: &mut Writer, s: &mut Session, now: Instant) -> Result<(), FibsError> {
+        if self.memory.opponent.is_some() || s.joining.is_some() || self.draining.is_some() {
             return Ok(());
         }
+        let policy = &self.config.invitations;
+        let mut saved: Vec<&Saved> = self
+            .memory
+            .saved
+            .values()
+            .filter(|m| s.is_online(&m.name) && policy.listed_ok(&m.name))
+            .collect();
+        saved.sort_by(|a, b| a.name.cmp(&b.name));
+        if let Some(m) = saved.first() {
+            let name = m.name.clone();
+            self.invite(w, s, &name, format!("invite {name}"), now).await?;
+            return Ok(());
+        }
+        if !policy.autoinvite {
+            return Ok(());
+        }
+        let every = Duration::from_secs(policy.autoinvite_every_s);
+        if self
+            .memory
+            .last_autoinvite
+            .is_some_and(|t| now.saturating_duration_since(t) < every)
+        {
+            return Ok(());
+        }
+        let me = self.user.to_ascii_lowercase();
+        let mut candidates: Vec<&WhoInfo> = s
+            .who
+            .values()
+            .filter(|p| {
+                let key = p.name.to_ascii_lowercase();
+                key != me
+                    && p.ready
+                    && !p.away
+                    && p.opponent.is_none()
+                    && valid_name(&p.name)
+                    && !self
+                        .memory
+                        .autoinvited
+                        .get(&key)
+                        .is_some_and(|&t| now.saturating_duration_since(t) < AUTOINVITE_AGAIN)
+            })
+            .filter(|p| {
+                let who = Inviter {
+                    name: p.name.clone(),
+                    rating: Some(p.rating),
+                    experience: Some(p.experience),
+                    saved_count: Some(0),
+                    recent_matches: self.recent_matches(&p.name, now),
+                };
+                policy.judge(&who, InviteKind::Points(policy.autoinvite_length)) == Verdict::Join
+            })
+            .collect();
+        candidates.sort_by(|a, b| a.name.cmp(&b.name));
+        if let Some(p) = candidates.first() {
+            let name = p.name.clone();
+            let len = policy.autoinvite_length;
+            self.memory.last_autoinvite = Some(now);
+            self.memory
+                .autoinvited
+                .insert(name.to_ascii_lowercase(), now);
+            tracing::info!("fibs: {}: inviting {name} to a {len} point match", self.user);
+            self.invite(w, s, &name, format!("invite {name} {len}"), now)
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// Sends `cmd` (a `join NAME` or `invite NAME ...`) and waits for the match to begin.
+    async fn invite(&mut self, w: &mut Writer, s: &mut Session, name: &str, cmd: String, now: Instant) -> Result<(), FibsError> {
+        if !valid_name(name) {
+            return Ok(());
+        }
+        self.send(w, &cmd, false).await?;
+        s.joining = Some((name.to_string(), cmd));
+        s.watch.enter(Phase::Joining, now);
+        Ok(())
+    }
+
+    /// New matches with `name` within the per-opponent window.
+    fn recent_matches(&self, name: &str, now: Instant) -> u32 {
+        let window = Duration::from_secs(self.config.invitations.per_opponent_window_h * 3600);
+        self.memory
+            .recent
+            .get(&name.to_ascii_lowercase())
+            .map_or(0, |q| {
+                q.iter()
+                    .filter(|&&t| now.saturating_duration_since(t) < window)
+                    .count() as u32
+            })
+    }
+
+    async fn decline(
+        &mut self,
+        w: &mut Writer,
+        s: &mut Session,
+        from: &str,
+        kind: InviteKind,
+        reason: DeclineReason,
+        why: String,
+    ) -> Result<(), FibsError> {
+        self.stats.invitations_declined += 1;
+        self.metrics.refused(reason);
+        tracing::info!(
+            "fibs: {}: declining {from} ({kind:?}, {}): {why}",
+            self.user,
+            reason.label()
+        );
+        // One explanation per inviter per minute: repeated invitations must not make the
+        // bot flood anyone.
+        if s.may_tell(from, Instant::now()) {
+            self.send_to(w, "tell", from, &why).await?;
+        }
+        Ok(())
+    }
+
+    /// Judges an invitation with what is known; asks the server what the policy needs
+    /// (`asked`: what was asked already for it).
+    async fn consider(
+        &mut self,
+        w: &mut Writer,
+        s: &mut Session,
+        from: &str,
+        kind: InviteKind,
+        asked: Vec<Lookup>,
+    ) -> Result<(), FibsError> {
+        let now = Instant::now();
+        if self.draining.is_some() {
+            let why = "Sorry, I am about to log out; please invite me again later.".to_string();
+            return self
+                .decline(w, s, from, kind, DeclineReason::ShuttingDown, why)
+                .await;
+        }
+        let busy_with = |o: &str| !o.eq_ignore_ascii_case(from);
+        let busy = self.memory.opponent.as_deref().is_some_and(busy_with)
+            || s.joining.as_ref().is_some_and(|(n, _)| busy_with(n));
+        if busy {
+            let why = "Sorry, I am in a match right now; please invite me again later.".into();
+            return self.decline(w, s, from, kind, DeclineReason::Busy, why).await;
+        }
+        if self
+            .memory
+            .opponent
+            .as_deref()
+            .is_some_and(|o| o.eq_ignore_ascii_case(from))
+        {
+            // Already playing this opponent (a repeated invitation): nothing to do.
+            return Ok(());
+        }
+        let key = from.to_ascii_lowercase();
+        let info = s.who.get(&key);
+        let who = Inviter {
+            name: from.to_string(),
+            rating: info.map(|i| i.rating),
+            experience: info.map(|i| i.experience),
+            saved_count: s.saved_counts.get(&key).copied(),
+            recent_matches: self.recent_matches(from, now),
+        };
+        match self.config.invitations.judge(&who, kind) {
+            Verdict::Join => {
+                self.stats.invitations_joined += 1;
+                self.metrics.joined();
+                tracing::info!("fibs: {}: accepting {from} ({kind:?})", self.user);
+                // A saved match is resumed by inviting, never by joining: the bot's own
+                // invitation names the match the server will load.
+                let cmd = if kind == InviteKind::Resume {
+                    format!("invite {from}")
+                } else {
+                    format!("join {from}")
+                };
+                self.invite(w, s, from, cmd, now).await
+            }
+            Verdict::Decline(reason, why) => self.decline(w, s, from, kind, reason, why).await,
+            Verdict::Ask(lookup) if asked.contains(&lookup) => {
+                let why = "Sorry, I could not look you up; please invite me again.".into();
+                self.decline(w, s, from, kind, DeclineReason::Unknown, why)
+                    .await
+            }
+            Verdict::Ask(lookup) => {
+                let cmd = match lookup {
+                    Lookup::Who => "rawwho",
+                    Lookup::SavedCount => "show savedcount",
+                };
+                s.pending.retain(|p| !p.from.eq_ignore_ascii_case(from));
+                let mut asked = asked;
+                asked.push(lookup);
+                s.pending.push(Pending {
+                    from: from.to_string(),
+                    kind,
+                    since: now,
+                    asked,
+                });
+                self.send_to(w, cmd, from, "").await?;
+                Ok(())
+            }
+        }
+    }
+
+    /// Judges again the invitations that waited for news of `name`.
+    async fn retry_pending(&mut self, w: &mut Writer, s: &mut Session, name: &str) -> Result<(), FibsError> {
+        let (mine, rest): (Vec<Pending>, Vec<Pending>) = std::mem::take(&mut s.pending)
+            .into_iter()
+            .partition(|p| p.from.eq_ignore_ascii_case(name));
+        s.pending = rest;
+        for p in mine {
+            self.consider(w, s, &p.from, p.kind, p.asked).await?;
+        }
+        Ok(())
+    }
+
+    /// A `show saved` table has been read: it is the list of saved matches now.
+    async fn apply_saved_rows(&mut self, w: &mut Writer, s: &mut Session) -> Result<(), FibsError> {
+        let Some(rows) = s.saved_rows.take() else {
+            return Ok(());
+        };
+        self.replace_saved(rows);
+        if s.watch.phase() == Phase::Idle {
+            self.idle_chores(w, s, Instant::now()).await?;
+        }
+        Ok(())
+    }
+
+    /// The server's list of saved matches replaces the bot's: matches it no longer lists
+    /// were finished elsewhere or expired.
+    fn replace_saved(&mut self, rows: Vec<Saved>) {
+        let listed: HashSet<String> = rows.iter().map(|r| r.name.to_ascii_lowercase()).collect();
+        for gone in self.memory.saved.values().filter(|m| !listed.contains(&m.name.to_ascii_lowercase())) {
+            tracing::info!(
+                "fibs: {}: the match with {} is no longer saved (finished or expired)",
+                self.user,
+                gone.name
+            );
+        }
+        self.memory.saved.clear();
+        for r in rows {
+            if !self.config.invitations.listed_ok(&r.name) {
+                tracing::info!(
+                    "fibs: {}: not resuming the saved match with {} (the allow and deny lists)",
+                    self.user,
+                    r.name
+                );
+                continue;
+            }
+            tracing::info!(
+                "fibs: {}: saved match with {} ({}, {}-{}); the server deletes saved matches \
+                 left unfinished too long",
+                self.user,
+                r.name,
+                r.length.map_or("unlimited".to_string(), |l| format!("{l} points")),
+                r.score.0,
+                r.score.1
+            );
+            self.memory.saved.insert(r.name.to_ascii_lowercase(), r);
+        }
+    }
+
+    /// The log line of a match that ended.
+    fn status_line(&self, result: &str) {
+        let Some(m) = &self.memory.current else {
+            return;
+        };
+        let (length, ours, theirs) = m.head.unwrap_or((0, 0, 0));
+        let length = if length == 0 {
+            "unlimited".to_string()
+        } else {
+            format!("{length} points")
+        };
+        let rating = self
+            .memory
+            .rating
+            .map_or("not known".to_string(), |r| format!("{r:.2}"));
+        tracing::info!(
+            account = %self.user,
+            opponent = %m.opponent,
+            result,
+            "fibs: {}: match with {} ({length}{}): {result}, last score {ours}-{theirs}, games {} won \
+             {} lost, {:.1} min; rating {rating}",
+            self.user,
+            m.opponent,
+            if m.resumed { ", resumed" } else { "" },
+            m.games_won,
+            m.games_lost,
+            m.started.elapsed().as_secs_f64() / 60.0
+        );
+    }
+
+    /// Warns about a board that does not fit the match in progress (it is still acted on:
+    /// the board is what the server will referee by).
+    fn check_board(&mut self, board: &str) {
+        let Some((opp, length, ours, theirs)) = board_head(board) else {
+            return;
+        };
+        let mut odd = Vec::new();
+        if let Some(o) = &self.memory.opponent {
+            if !o.eq_ignore_ascii_case(opp) {
+                odd.push(format!("opponent {opp:?}, not {o}"));
+            }
+        }
+        if let Some(m) = &mut self.memory.current {
+            if let Some((l, a, b)) = m.head {
+                if l != length || ours < a || theirs < b {
+                    odd.push(format!(
+                        "score {ours}-{theirs} of {length} after {a}-{b} of {l}"
+                    ));
+                }
+            }
+            m.head = Some((length, ours, theirs));
+        }
+        if !odd.is_empty() {
+            self.stats.odd_lines += 1;
+            self.metrics.unreadable_line();
+            tracing::warn!(
+                "fibs: {}: a board that contradicts the last one ({}): {board}",
+                self.user,
+                odd.join("; ")
+            );
+        }
+    }
+
+    async fn handle_line(&mut self, w: &mut Writer, s: &mut Session, line: &str) -> Result<Flow, FibsError> {
+        if line.is_empty() {
+            return Ok(Flow::Go);
+        }
         tracing::trace!("fibs < {line}");
-        match classify(line) {
+        let now = Instant::now();
+        let class = classify(line);
+        if s.saved_rows.is_some()
+            && !matches!(class, ClipLine::SavedEntry { .. } | ClipLine::SavedHeader)
+        {
+            self.apply_saved_rows(w, s).await?;
+        }
+        match class {
             ClipLine::Welcome { user } => {
                 if user.eq_ignore_ascii_case(&self.user) {
                     s.logged_in = true;
+                    s.watch.enter(Phase::Idle, now);
                     self.stats.logins += 1;
+                    self.metrics.login();
+                    self.metrics.set_connected(true);
                     tracing::info!("fibs: logged in as {user}");
                 }
             }
@@ -482,73 +1170,106 @@ impl Client {
                     for cmd in info.fixes() {
                         self.send(w, &cmd, false).await?;
                     }
-                    // Saved matches from before a drop: ask those opponents to resume.
-                    let names: Vec<String> = self.memory.saved_with.iter().cloned().collect();
-                    for name in names {
-                        self.send(w, &format!("invite {name}"), false).await?;
-                    }
+                    // The saved matches, to resume them; the answer replaces what the bot
+                    // remembers.
+                    self.send(w, "show saved", false).await?;
                 }
             }
             ClipLine::LoginBlock => {}
-            ClipLine::Board(board) => {
-                s.last_board = Some(board.clone());
-                if s.answered.contains(&board) {
-                    self.stats.repeated_boards += 1;
-                    return Ok(());
+            ClipLine::Who(info) => {
+                let key = info.name.to_ascii_lowercase();
+                if info.name.eq_ignore_ascii_case(&self.user) {
+                    self.memory.rating = Some(info.rating);
+                    self.metrics.set_rating(info.rating);
                 }
-                match self.brain.on_board(&board).await {
-                    Ok(Some(cmd)) => {
-                        s.remember(&board);
-                        self.stats.boards_answered += 1;
-                        self.send(w, &cmd, false).await?;
-                    }
-                    Ok(None) => {}
-                    Err(e) => {
-                        self.stats.brain_errors += 1;
-                        tracing::warn!("fibs: no decision for {board}: {e}");
-                    }
+                s.online.insert(key.clone());
+                let name = info.name.clone();
+                s.who.insert(key, info);
+                if s.pending.iter().any(|p| p.from.eq_ignore_ascii_case(&name)) {
+                    self.retry_pending(w, s, &name).await?;
                 }
             }
-            ClipLine::Invitation { from, kind } => {
-                let reason = match &self.memory.opponent {
-                    Some(o) if !o.eq_ignore_ascii_case(&from) => Some(
-                        "Sorry, I am in a match right now; please invite me again later.".into(),
-                    ),
-                    _ => self.config.invitations.decline_reason(&from, kind),
-                };
-                match reason {
-                    None => {
-                        self.stats.invitations_joined += 1;
-                        tracing::info!("fibs: joining {from} ({kind:?})");
-                        self.send(w, &format!("join {from}"), false).await?;
-                    }
-                    Some(why) => {
-                        self.stats.invitations_declined += 1;
-                        tracing::info!("fibs: declining {from} ({kind:?}): {why}");
-                        // One explanation per inviter per minute: repeated invitations
-                        // must not make the bot flood anyone.
-                        if s.may_tell(&from, Instant::now()) {
-                            self.send(w, &format!("tell {from} {why}"), false).await?;
-                        }
-                    }
+            ClipLine::SavedHeader => s.saved_rows = Some(Vec::new()),
+            ClipLine::SavedEntry {
+                name,
+                online,
+                length,
+                score,
+            } => {
+                if online {
+                    s.online.insert(name.to_ascii_lowercase());
                 }
+                s.saved_rows
+                    .get_or_insert_with(Vec::new)
+                    .push(Saved { name, length, score });
+            }
+            ClipLine::NoSaved => {
+                self.replace_saved(Vec::new());
+            }
+            ClipLine::SavedCount { name, count } => {
+                s.saved_counts.insert(name.to_ascii_lowercase(), count);
+                if s.pending.iter().any(|p| p.from.eq_ignore_ascii_case(&name)) {
+                    self.retry_pending(w, s, &name).await?;
+                }
+            }
+            ClipLine::Board(board) => return self.on_board(w, s, board, now).await,
+            ClipLine::Invitation { from, kind } => {
+                if !valid_name(&from) {
+                    self.odd(&format!("an invitation from an odd name: {line:?}"));
+                    return Ok(Flow::Go);
+                }
+                s.online.insert(from.to_ascii_lowercase());
+                self.consider(w, s, &from, kind, Vec::new()).await?;
             }
             ClipLine::MatchStarted { opponent } => {
+                if !valid_name(&opponent) {
+                    self.odd(&format!("a match with an odd name: {line:?}"));
+                }
                 s.forget_answers();
-                self.memory.saved_with.remove(&opponent);
+                s.joining = None;
+                let key = opponent.to_ascii_lowercase();
+                let resumed = self.memory.saved.remove(&key).is_some();
+                if !resumed {
+                    let window = Duration::from_secs(
+                        self.config.invitations.per_opponent_window_h * 3600,
+                    );
+                    let q = self.memory.recent.entry(key).or_default();
+                    while q
+                        .front()
+                        .is_some_and(|&t| now.saturating_duration_since(t) >= window)
+                    {
+                        q.pop_front();
+                    }
+                    q.push_back(now);
+                }
+                self.metrics.match_started(resumed);
+                self.metrics.set_in_match(true);
+                tracing::info!(
+                    "fibs: {}: {} a match with {opponent}",
+                    self.user,
+                    if resumed { "resuming" } else { "starting" }
+                );
+                self.memory.current = Some(MatchRecord {
+                    opponent: opponent.clone(),
+                    resumed,
+                    started: Instant::now(),
+                    games_won: 0,
+                    games_lost: 0,
+                    head: None,
+                });
                 self.memory.opponent = Some(opponent);
                 self.send(w, "board", false).await?;
+                s.watch.enter(Phase::OwnBoard, now);
             }
             ClipLine::NewGame => {
                 self.brain.new_game();
                 s.forget_answers();
                 self.send(w, "board", false).await?;
+                s.watch.enter(Phase::OwnBoard, now);
             }
-            ClipLine::MatchLoaded | ClipLine::YourTurn => {
+            ClipLine::MatchLoaded | ClipLine::YourTurn | ClipLine::Doubled { .. } => {
                 self.send(w, "board", false).await?;
-            }
-            ClipLine::Doubled { .. } => {
-                self.send(w, "board", false).await?;
+                s.watch.enter(Phase::OwnBoard, now);
             }
             ClipLine::ResignOffer { by, points } => {
                 let accept = match &s.last_board {
@@ -566,28 +1287,65 @@ impl Client {
                 );
                 self.send(w, if accept { "accept" } else { "reject" }, false)
                     .await?;
+                s.watch.enter(Phase::Opponent, now);
             }
             ClipLine::GameOver { winner, points } => {
-                match winner {
-                    Who::Me => self.stats.games_won += 1,
-                    Who::Player(_) => self.stats.games_lost += 1,
+                let won = winner == Who::Me;
+                if won {
+                    self.stats.games_won += 1;
+                } else {
+                    self.stats.games_lost += 1;
                 }
-                tracing::info!("fibs: game over ({winner:?} +{points})");
+                self.metrics.game_ended(won);
+                if let Some(m) = &mut self.memory.current {
+                    if won {
+                        m.games_won += 1;
+                    } else {
+                        m.games_lost += 1;
+                    }
+                }
+                tracing::info!("fibs: {}: game over ({winner:?} +{points})", self.user);
+                s.watch.enter(Phase::Opponent, now);
+                if self.draining.is_some() && self.config.shutdown.finish != Finish::Match {
+                    s.quit_after_game = true;
+                }
             }
             ClipLine::JoinNextGame => {
+                if s.quit_after_game {
+                    return self.bye(w, "the game is over and the bot is stopping").await;
+                }
                 self.send(w, "join", false).await?;
+                s.watch.enter(Phase::NextGame, now);
             }
             ClipLine::MatchOver { winner } => {
-                match winner {
-                    Who::Me => self.stats.matches_won += 1,
-                    Who::Player(_) => self.stats.matches_lost += 1,
+                let won = winner == Who::Me;
+                if won {
+                    self.stats.matches_won += 1;
+                } else {
+                    self.stats.matches_lost += 1;
                 }
+                self.metrics
+                    .match_ended(if won { MatchEnd::Won } else { MatchEnd::Lost });
+                self.metrics.set_in_match(false);
+                if let Some(m) = &mut self.memory.current {
+                    // The last board shows the score before the final game.
+                    if let Some((l, a, b)) = m.head {
+                        m.head = Some(if won { (l, a.max(l), b) } else { (l, a, b.max(l)) });
+                    }
+                }
+                self.status_line(if won { "won" } else { "lost" });
+                self.memory.current = None;
                 if let Some(o) = self.memory.opponent.take() {
-                    self.memory.saved_with.remove(&o);
+                    self.memory.saved.remove(&o.to_ascii_lowercase());
                 }
-                tracing::info!("fibs: match over ({winner:?})");
+                s.forget_answers();
+                s.watch.enter(Phase::Idle, now);
+                if self.draining.is_some() {
+                    return self.bye(w, "the match is over and the bot is stopping").await;
+                }
             }
             ClipLine::OpponentGone { name } => {
+                s.online.remove(&name.to_ascii_lowercase());
                 // Only our opponent's departure saves a match of ours; anyone else's
                 // logout is none of the bot's business.
                 let ours = self
@@ -597,24 +1355,48 @@ impl Client {
                     .is_some_and(|o| o.eq_ignore_ascii_case(&name));
                 if ours {
                     self.memory.opponent = None;
-                    tracing::info!("fibs: {name} left; the match is saved");
-                    self.memory.saved_with.insert(name);
+                    self.metrics.set_in_match(false);
+                    tracing::info!("fibs: {}: {name} left; the match is saved", self.user);
+                    self.remember_saved(&name);
+                    s.forget_answers();
+                    s.watch.enter(Phase::Idle, now);
+                    if self.draining.is_some() {
+                        return self.bye(w, "the opponent left and the bot is stopping").await;
+                    }
                 }
             }
             ClipLine::CommandError(e) => {
-                tracing::warn!("fibs: server refused a command: {e}");
+                tracing::warn!("fibs: {}: server refused a command: {e}", self.user);
                 // Only a refused play, roll or cube answer makes the last board's answer
                 // void; a refused `join` or `invite` says nothing about the board (and
                 // answering the board again would play the same move twice).
-                if refuses_a_board_answer(&e) && s.forget_last() {
-                    self.send(w, "board", false).await?;
+                if refuses_a_board_answer(&e) {
+                    if s.forget_last() {
+                        self.send(w, "board", false).await?;
+                        s.watch.enter(Phase::OwnBoard, now);
+                    }
+                } else if s.watch.phase() == Phase::Joining {
+                    if let Some((name, _)) = s.joining.take() {
+                        tracing::info!("fibs: {}: no match with {name}", self.user);
+                    }
+                    s.watch.enter(Phase::Idle, now);
                 }
             }
             ClipLine::LoggedIn { name } => {
+                if !valid_name(&name) {
+                    self.odd(&format!("a login notice with an odd name: {line:?}"));
+                    return Ok(Flow::Go);
+                }
+                s.online.insert(name.to_ascii_lowercase());
                 // Someone logged in: resume a saved match with them.
-                if self.memory.opponent.is_none() && self.memory.saved_with.contains(&name) {
-                    let cmd = format!("invite {name}");
-                    self.send(w, &cmd, false).await?;
+                let saved = self.memory.saved.contains_key(&name.to_ascii_lowercase());
+                if saved
+                    && self.memory.opponent.is_none()
+                    && s.joining.is_none()
+                    && self.draining.is_none()
+                    && self.config.invitations.listed_ok(&name)
+                {
+                    self.invite(w, s, &name, format!("invite {name}"), now).await?;
                 }
             }
             ClipLine::Refusing => {}
@@ -628,11 +1410,105 @@ impl Client {
                 });
                 if by_opponent {
                     s.forget_answers();
+                    s.watch.progress(now);
+                    if !matches!(s.watch.phase(), Phase::OwnBoard | Phase::ServerRoll) {
+                        s.watch.enter(Phase::Opponent, now);
+                    }
                 }
             }
         }
-        Ok(())
+        Ok(Flow::Go)
     }
+
+    fn odd(&mut self, what: &str) {
+        self.stats.odd_lines += 1;
+        self.metrics.unreadable_line();
+        tracing::warn!("fibs: {}: ignoring {what}", self.user);
+    }
+
+    async fn on_board(&mut self, w: &mut Writer, s: &mut Session, board: String, now: Instant) -> Result<Flow, FibsError> {
+        self.check_board(&board);
+        if s.last_board.as_deref() != Some(board.as_str()) {
+            s.watch.progress(now);
+        }
+        s.last_board = Some(board.clone());
+        if s.answered.contains(&board) {
+            // Asked for by the watchdog and unchanged: the answer never arrived.
+            let lost = s.reanswer
+                && s.last_answered.as_deref() == Some(board.as_str())
+                && s.forget_last();
+            if !lost {
+                self.stats.repeated_boards += 1;
+                return Ok(Flow::Go);
+            }
+            tracing::info!("fibs: {}: the answer to this board was lost; answering again", self.user);
+        }
+        s.reanswer = false;
+        match self.brain.answer(&board).await {
+            Ok(BoardAnswer {
+                command: Some(cmd),
+                ..
+            }) => {
+                s.remember(&board);
+                self.stats.boards_answered += 1;
+                self.metrics.board_answered();
+                self.send(w, &cmd, false).await?;
+                // After a double or a resignation the opponent answers; after a play or a
+                // cube answer the board should change.
+                let phase = if cmd.starts_with("double") || cmd.starts_with("resign") {
+                    Phase::Opponent
+                } else {
+                    Phase::Answered
+                };
+                s.watch.enter(phase, now);
+            }
+            Ok(BoardAnswer {
+                command: None,
+                status,
+            }) => match status {
+                BoardStatus::ServerRolls => s.watch.enter(Phase::ServerRoll, now),
+                BoardStatus::ServerMoves => s.watch.stay_or_enter(Phase::Answered, now),
+                BoardStatus::Theirs | BoardStatus::Over => {
+                    s.watch.stay_or_enter(Phase::Opponent, now)
+                }
+                BoardStatus::Ours => {}
+            },
+            Err(e) => {
+                self.stats.brain_errors += 1;
+                self.metrics.decision_error();
+                tracing::warn!("fibs: {}: no decision for {board}: {e}", self.user);
+            }
+        }
+        Ok(Flow::Go)
+    }
+}
+
+/// Runs several accounts side by side until stopped; each has its own connection and
+/// state, so one account's stall, drop or rejected login leaves the others alone.
+/// Returns each account's name and result, in the order given.
+pub async fn run_accounts(clients: Vec<Client>, stop: Stop) -> Vec<(String, Result<ClientStats, FibsError>)> {
+    let mut tasks = Vec::new();
+    for mut c in clients {
+        let stop = stop.clone();
+        tasks.push(tokio::spawn(async move {
+            let r = c.run_graceful(stop).await;
+            if let Err(e) = &r {
+                tracing::error!("fibs: {}: stopped: {e}", c.user());
+            }
+            (c.user().to_string(), r, c.stats().clone())
+        }));
+    }
+    let mut out = Vec::new();
+    for t in tasks {
+        match t.await {
+            Ok((user, r, _)) => out.push((user, r)),
+            Err(e) => out.push((
+                "?".to_string(),
+                Err(FibsError::Io(std::io::Error::other(e.to_string()))),
+            )),
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -657,7 +1533,7 @@ mod tests {
 
     #[test]
     fn declined_inviters_are_told_at_most_once_a_minute() {
-        let mut s = Session::new();
+        let mut s = Session::new(Instant::now());
         let t = Instant::now();
         assert!(s.may_tell("alice", t));
         assert!(!s.may_tell("Alice", t + Duration::from_secs(30)));
@@ -667,7 +1543,7 @@ mod tests {
 
     #[test]
     fn a_new_game_may_answer_a_board_seen_in_an_earlier_one() {
-        let mut s = Session::new();
+        let mut s = Session::new(Instant::now());
         s.remember("board:opening");
         assert!(s.answered.contains("board:opening"));
         s.forget_answers();
@@ -692,7 +1568,7 @@ mod tests {
 
     #[test]
     fn a_rejected_answer_may_be_retried_a_bounded_number_of_times() {
-        let mut s = Session::new();
+        let mut s = Session::new(Instant::now());
         s.remember("board:a");
         assert!(s.answered.contains("board:a"));
         for _ in 0..RETRIES_PER_BOARD {

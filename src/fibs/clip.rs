@@ -206,6 +206,51 @@ impl OwnInfo {
     }
 }
 
+/// Whether `name` can be a player's name: 1 to 32 ASCII letters, digits or `_`. Names
+/// that are not are never put into a command.
+pub fn valid_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 32
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+/// A CLIP who-info line: `5 name opponent watching ready away rating experience idle
+/// login hostname client email`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WhoInfo {
+    pub name: String,
+    /// The opponent of the match the player is in (`-`: none).
+    pub opponent: Option<String>,
+    pub ready: bool,
+    pub away: bool,
+    pub rating: f64,
+    pub experience: u32,
+}
+
+impl WhoInfo {
+    /// Reads a `5` line; None when it is not one.
+    pub fn parse(line: &str) -> Option<WhoInfo> {
+        let t: Vec<&str> = line.split_whitespace().collect();
+        if t.len() < 8 || t[0] != "5" {
+            return None;
+        }
+        let flag = |s: &str| match s {
+            "0" => Some(false),
+            "1" => Some(true),
+            _ => None,
+        };
+        let rating: f64 = t[6].parse().ok().filter(|r: &f64| r.is_finite())?;
+        Some(WhoInfo {
+            name: t[1].to_string(),
+            opponent: (t[2] != "-").then(|| t[2].to_string()),
+            ready: flag(t[4])?,
+            away: flag(t[5])?,
+            rating,
+            experience: t[7].parse().ok()?,
+        })
+    }
+}
+
 /// What kind of match an invitation is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum InviteKind {
@@ -222,7 +267,7 @@ pub enum Who {
 }
 
 /// One server line, classified.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum ClipLine {
     /// `1 <user> <time> <host>`: logged in.
     Welcome { user: String },
@@ -262,8 +307,49 @@ pub enum ClipLine {
     CommandError(String),
     /// Another player's invitation was refused because we are not ready.
     Refusing,
+    /// `5 ...`: a player's who-info.
+    Who(WhoInfo),
+    /// The header of `show saved`'s table (`opponent matchlength score ...`).
+    SavedHeader,
+    /// A row of `show saved`: `[*]NAME LENGTH SCORE - SCORE`; a star in front means the
+    /// opponent is logged in.
+    SavedEntry {
+        name: String,
+        online: bool,
+        /// None: unlimited.
+        length: Option<u32>,
+        score: (u32, u32),
+    },
+    /// `show saved` has nothing to list.
+    NoSaved,
+    /// `NAME has N saved games.` (`show savedcount NAME`).
+    SavedCount { name: String, count: u32 },
     /// Anything else.
     Other(String),
+}
+
+/// A row of `show saved`'s table, if `words` are one.
+fn saved_entry(words: &[&str]) -> Option<ClipLine> {
+    if words.len() < 3 {
+        return None;
+    }
+    let raw = words[0];
+    let name = raw.trim_start_matches('*');
+    if !valid_name(name) || name.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let length = match words[1] {
+        "unlimited" => None,
+        n => Some(n.parse::<u32>().ok()?),
+    };
+    let score: String = words[2..].concat();
+    let (a, b) = score.split_once('-')?;
+    Some(ClipLine::SavedEntry {
+        name: name.to_string(),
+        online: raw.starts_with('*'),
+        length,
+        score: (a.parse().ok()?, b.parse().ok()?),
+    })
 }
 
 fn number_before(words: &[&str], marker: &str) -> Option<u32> {
@@ -307,10 +393,40 @@ pub fn classify(line: &str) -> ClipLine {
                 return ClipLine::OwnInfo(info);
             }
         }
-        "3" | "4" | "5" | "6" => return ClipLine::LoginBlock,
+        "5" => {
+            return match WhoInfo::parse(line) {
+                Some(w) => ClipLine::Who(w),
+                None => ClipLine::LoginBlock,
+            }
+        }
+        "3" | "4" | "6" => return ClipLine::LoginBlock,
         _ => {}
     }
     let unstarred = line.trim_start_matches("**").trim();
+    if first == "opponent" && line.contains("matchlength") {
+        return ClipLine::SavedHeader;
+    }
+    if line.contains("saved game") {
+        // `alice has 3 saved games.`, `alice has no saved games.`, `no saved games.`
+        if words.get(1) == Some(&"has") && words.len() >= 4 {
+            let count = match words[2] {
+                "no" => Some(0),
+                n => n.parse().ok(),
+            };
+            if let Some(count) = count {
+                return ClipLine::SavedCount {
+                    name: first.to_string(),
+                    count,
+                };
+            }
+        }
+        if line.contains("no saved games") {
+            return ClipLine::NoSaved;
+        }
+    }
+    if let Some(entry) = (words.len() <= 6).then(|| saved_entry(&words)).flatten() {
+        return entry;
+    }
     if line.contains("wants to play") && line.contains("match with you") {
         let kind = if line.contains("unlimited") {
             InviteKind::Unlimited

@@ -14,10 +14,108 @@ use serde::Deserialize;
 use super::clip::InviteKind;
 use crate::config::EnvOverrides;
 
-/// Which invitations to accept.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+/// Why an invitation was declined: the `reason` label of the refused-invitations metric.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum DeclineReason {
+    /// The deny list, or an allow list without the inviter.
+    Listed,
+    /// A match length outside the accepted range.
+    Length,
+    /// Unlimited matches are not played.
+    Unlimited,
+    /// Saved matches are not resumed.
+    Resume,
+    /// The bot is in another match.
+    Busy,
+    /// The inviter has too many saved matches.
+    SavedMatches,
+    /// The inviter's rating is out of bounds.
+    Rating,
+    /// The inviter has too little experience.
+    Experience,
+    /// The inviter has had enough matches with the bot lately.
+    PerOpponent,
+    /// The bot is finishing its last game before it logs out.
+    ShuttingDown,
+    /// What the policy needs to know about the inviter could not be learnt in time.
+    Unknown,
+}
+
+impl DeclineReason {
+    pub const ALL: [DeclineReason; 11] = [
+        DeclineReason::Listed,
+        DeclineReason::Length,
+        DeclineReason::Unlimited,
+        DeclineReason::Resume,
+        DeclineReason::Busy,
+        DeclineReason::SavedMatches,
+        DeclineReason::Rating,
+        DeclineReason::Experience,
+        DeclineReason::PerOpponent,
+        DeclineReason::ShuttingDown,
+        DeclineReason::Unknown,
+    ];
+
+    /// The metric label.
+    pub fn label(self) -> &'static str {
+        match self {
+            DeclineReason::Listed => "listed",
+            DeclineReason::Length => "length",
+            DeclineReason::Unlimited => "unlimited",
+            DeclineReason::Resume => "resume",
+            DeclineReason::Busy => "busy",
+            DeclineReason::SavedMatches => "saved_matches",
+            DeclineReason::Rating => "rating",
+            DeclineReason::Experience => "experience",
+            DeclineReason::PerOpponent => "per_opponent",
+            DeclineReason::ShuttingDown => "shutting_down",
+            DeclineReason::Unknown => "unknown",
+        }
+    }
+
+    pub(crate) fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// What the bot knows about an inviter when it judges an invitation; `None` where it has
+/// not learnt it (yet).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Inviter {
+    pub name: String,
+    /// From the server's who-info line.
+    pub rating: Option<f64>,
+    pub experience: Option<u32>,
+    /// From `show savedcount NAME`.
+    pub saved_count: Option<u32>,
+    /// New matches with the bot within `per_opponent_window_h`.
+    pub recent_matches: u32,
+}
+
+/// What to find out before an invitation can be judged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lookup {
+    /// The inviter's who-info line (rating, experience): `rawwho NAME`.
+    Who,
+    /// How many saved matches the inviter has: `show savedcount NAME`.
+    SavedCount,
+}
+
+/// The policy's answer to an invitation.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    Join,
+    Decline(DeclineReason, String),
+    /// Ask the server first, then judge again.
+    Ask(Lookup),
+}
+
+/// Which invitations to accept, and whom to invite.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct InvitePolicy {
+    /// Shortest match accepted, in points.
+    pub min_length: u32,
     /// Longest match accepted, in points.
     pub max_length: u32,
     /// Accept unlimited (money) matches.
@@ -26,51 +124,336 @@ pub struct InvitePolicy {
     pub allow: Vec<String>,
     /// Players whose invitations are always declined.
     pub deny: Vec<String>,
-    /// Accept invitations to resume a saved match.
+    /// Accept invitations to resume a saved match (answered with `invite NAME`).
     pub resume_saved: bool,
+    /// Decline inviters with more saved matches than this (0 = do not ask).
+    pub max_inviter_saved: u32,
+    /// Decline inviters rated below this (0 = no bound).
+    pub min_rating: f64,
+    /// Decline inviters rated above this (0 = no bound).
+    pub max_rating: f64,
+    /// Decline inviters with fewer experience points than this (0 = no bound).
+    pub min_experience: u32,
+    /// At most this many new matches with one opponent within `per_opponent_window_h`
+    /// (0 = no limit); resuming a saved match does not count.
+    pub max_matches_per_opponent: u32,
+    pub per_opponent_window_h: u64,
+    /// Invite idle players who are `ready` (and whom the policy would accept) while the bot
+    /// has no match, each at most once an hour.
+    pub autoinvite: bool,
+    /// The length of those invitations.
+    pub autoinvite_length: u32,
+    /// At most one such invitation this often, in seconds.
+    pub autoinvite_every_s: u64,
 }
 
 impl Default for InvitePolicy {
     fn default() -> InvitePolicy {
         InvitePolicy {
+            min_length: 1,
             max_length: 11,
             allow_unlimited: false,
             allow: Vec::new(),
             deny: Vec::new(),
             resume_saved: true,
+            max_inviter_saved: 0,
+            min_rating: 0.0,
+            max_rating: 0.0,
+            min_experience: 0,
+            max_matches_per_opponent: 0,
+            per_opponent_window_h: 24,
+            autoinvite: false,
+            autoinvite_length: 5,
+            autoinvite_every_s: 600,
         }
     }
 }
 
 impl InvitePolicy {
-    /// True when an invitation from `from` of this kind should be joined.
+    /// True when an invitation from `from` of this kind passes the lists and lengths.
     pub fn accepts(&self, from: &str, kind: InviteKind) -> bool {
         self.decline_reason(from, kind).is_none()
     }
 
-    /// Why an invitation is declined, in words fit to tell the inviter; None to join.
+    /// Why an invitation is declined by the lists and lengths alone, in words fit to
+    /// tell the inviter; None when those let it through.
     pub fn decline_reason(&self, from: &str, kind: InviteKind) -> Option<String> {
-        let same = |n: &String| n.eq_ignore_ascii_case(from);
-        if self.deny.iter().any(same) || (!self.allow.is_empty() && !self.allow.iter().any(same)) {
-            return Some("Sorry, I am not taking invitations from you.".into());
+        self.static_check(from, kind).map(|(_, text)| text)
+    }
+
+    /// Whether the allow and deny lists let `name` play the bot.
+    pub fn listed_ok(&self, name: &str) -> bool {
+        let same = |n: &String| n.eq_ignore_ascii_case(name);
+        !(self.deny.iter().any(same) || (!self.allow.is_empty() && !self.allow.iter().any(same)))
+    }
+
+    fn static_check(&self, from: &str, kind: InviteKind) -> Option<(DeclineReason, String)> {
+        if !self.listed_ok(from) {
+            return Some((
+                DeclineReason::Listed,
+                "Sorry, I am not taking invitations from you.".into(),
+            ));
         }
         match kind {
-            InviteKind::Points(n) if n >= 1 && n <= self.max_length => None,
-            InviteKind::Points(_) => Some(format!(
-                "Sorry, I play matches of 1 to {} points. Please invite me to a shorter match.",
-                self.max_length
+            InviteKind::Points(n) if n >= self.min_length && n <= self.max_length => None,
+            InviteKind::Points(_) => Some((
+                DeclineReason::Length,
+                format!(
+                    "Sorry, I play matches of {} to {} points. Please invite me to one of those.",
+                    self.min_length, self.max_length
+                ),
             )),
             InviteKind::Unlimited if self.allow_unlimited => None,
-            InviteKind::Unlimited => Some(format!(
-                "Sorry, I do not play unlimited matches; invite me to 1 to {} points.",
-                self.max_length
+            InviteKind::Unlimited => Some((
+                DeclineReason::Unlimited,
+                format!(
+                    "Sorry, I do not play unlimited matches; invite me to {} to {} points.",
+                    self.min_length, self.max_length
+                ),
             )),
             InviteKind::Resume if self.resume_saved => None,
-            InviteKind::Resume => {
-                Some("Sorry, I do not resume saved matches; invite me to a new one.".into())
-            }
+            InviteKind::Resume => Some((
+                DeclineReason::Resume,
+                "Sorry, I do not resume saved matches; invite me to a new one.".into(),
+            )),
         }
     }
+
+    /// Judges an invitation with what is known of the inviter. Resuming a saved match
+    /// passes every bound but the lists: it finishes what was started.
+    pub fn judge(&self, who: &Inviter, kind: InviteKind) -> Verdict {
+        if let Some((reason, text)) = self.static_check(&who.name, kind) {
+            return Verdict::Decline(reason, text);
+        }
+        if kind == InviteKind::Resume {
+            return Verdict::Join;
+        }
+        if self.max_matches_per_opponent > 0 && who.recent_matches >= self.max_matches_per_opponent
+        {
+            return Verdict::Decline(
+                DeclineReason::PerOpponent,
+                format!(
+                    "Sorry, I play at most {} matches with one player in {} hours; please come back later.",
+                    self.max_matches_per_opponent, self.per_opponent_window_h
+                ),
+            );
+        }
+        let rated = self.min_rating > 0.0 || self.max_rating > 0.0 || self.min_experience > 0;
+        if rated {
+            let (Some(rating), Some(experience)) = (who.rating, who.experience) else {
+                return Verdict::Ask(Lookup::Who);
+            };
+            if (self.min_rating > 0.0 && rating < self.min_rating)
+                || (self.max_rating > 0.0 && rating > self.max_rating)
+            {
+                let lo = if self.min_rating > 0.0 { self.min_rating } else { 0.0 };
+                let bounds = if self.max_rating > 0.0 {
+                    format!("{lo:.0} to {:.0}", self.max_rating)
+                } else {
+                    format!("at least {lo:.0}")
+                };
+                return Verdict::Decline(
+                    DeclineReason::Rating,
+                    format!("Sorry, I play opponents rated {bounds}."),
+                );
+            }
+            if experience < self.min_experience {
+                return Verdict::Decline(
+                    DeclineReason::Experience,
+                    format!(
+                        "Sorry, I play opponents with an experience of {} or more.",
+                        self.min_experience
+                    ),
+                );
+            }
+        }
+        if self.max_inviter_saved > 0 {
+            let Some(saved) = who.saved_count else {
+                return Verdict::Ask(Lookup::SavedCount);
+            };
+            if saved > self.max_inviter_saved {
+                return Verdict::Decline(
+                    DeclineReason::SavedMatches,
+                    format!(
+                        "Sorry, you have {saved} saved matches; please finish some first (I accept up to {}).",
+                        self.max_inviter_saved
+                    ),
+                );
+            }
+        }
+        Verdict::Join
+    }
+
+    fn validate(&self) -> Result<(), ConfigError> {
+        if self.min_length == 0 || self.max_length < self.min_length {
+            return Err(ConfigError::Invalid(
+                "invitations.min_length must be at least 1 and at most max_length".into(),
+            ));
+        }
+        if self.min_rating < 0.0 || self.max_rating < 0.0 {
+            return Err(ConfigError::Invalid(
+                "invitations.min_rating and max_rating must not be negative".into(),
+            ));
+        }
+        if self.max_rating > 0.0 && self.max_rating < self.min_rating {
+            return Err(ConfigError::Invalid(
+                "invitations.max_rating must be at least min_rating (or 0 for no bound)".into(),
+            ));
+        }
+        if self.max_matches_per_opponent > 0 && self.per_opponent_window_h == 0 {
+            return Err(ConfigError::Invalid(
+                "invitations.per_opponent_window_h must be positive".into(),
+            ));
+        }
+        if self.autoinvite && (self.autoinvite_length == 0 || self.autoinvite_every_s == 0) {
+            return Err(ConfigError::Invalid(
+                "invitations.autoinvite_length and autoinvite_every_s must be positive".into(),
+            ));
+        }
+        for name in self.allow.iter().chain(&self.deny) {
+            if !super::clip::valid_name(name) {
+                return Err(ConfigError::Invalid(format!(
+                    "invitations: {name:?} is not a player name (letters, digits and _)"
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Time limits of every wait (docs/protocols.md, "FIBS bot"): when one passes, the bot
+/// acts instead of waiting on.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct WatchdogConfig {
+    /// The bot needs a board to act on (it asked for one, or answered one and nothing
+    /// changed): ask again (`board`) after this many milliseconds, and again each time.
+    pub board_ms: u64,
+    /// The bot's turn before the roll, without access to the cube, and the server has
+    /// not rolled for it: send `roll` after this many milliseconds.
+    pub roll_ms: u64,
+    /// An invitation joined (or an opponent invited) with no match begun, or the next
+    /// game of a match not begun: send the command once more after this many
+    /// milliseconds; after twice as long give the invitation up.
+    pub join_ms: u64,
+    /// The opponent is to act and the server has said nothing of it for this many
+    /// milliseconds: ask for the board.
+    pub opponent_board_ms: u64,
+    /// ... for this long: remind the opponent (`tell NAME reminder`).
+    pub opponent_remind_ms: u64,
+    /// ... for this long: leave the match (the server saves it; the bot invites the
+    /// opponent to resume it later).
+    pub opponent_leave_ms: u64,
+    /// With no match, invite opponents of saved matches who are online this often.
+    pub reinvite_ms: u64,
+    /// The reminder's text.
+    pub reminder: String,
+}
+
+impl Default for WatchdogConfig {
+    fn default() -> WatchdogConfig {
+        WatchdogConfig {
+            board_ms: 4000,
+            roll_ms: 2000,
+            join_ms: 20_000,
+            opponent_board_ms: 30_000,
+            opponent_remind_ms: 120_000,
+            opponent_leave_ms: 300_000,
+            reinvite_ms: 120_000,
+            reminder: "It is your turn in our match; I will leave it (saved) if you stay away."
+                .into(),
+        }
+    }
+}
+
+impl WatchdogConfig {
+    fn validate(&self) -> Result<(), ConfigError> {
+        let all = [
+            self.board_ms,
+            self.roll_ms,
+            self.join_ms,
+            self.opponent_board_ms,
+            self.opponent_remind_ms,
+            self.opponent_leave_ms,
+            self.reinvite_ms,
+        ];
+        if all.contains(&0) {
+            return Err(ConfigError::Invalid(
+                "every watchdog limit must be positive".into(),
+            ));
+        }
+        if !(self.opponent_board_ms < self.opponent_remind_ms
+            && self.opponent_remind_ms < self.opponent_leave_ms
+            && self.join_ms < self.opponent_remind_ms)
+        {
+            return Err(ConfigError::Invalid(
+                "watchdog: need join_ms and opponent_board_ms below opponent_remind_ms, \
+                 and opponent_remind_ms below opponent_leave_ms"
+                    .into(),
+            ));
+        }
+        if self.reminder.trim().is_empty() || self.reminder.chars().any(char::is_control) {
+            return Err(ConfigError::Invalid(
+                "watchdog.reminder must be one non-empty line".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// What the first SIGTERM finishes before the bot logs out (a second one quits at once).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Finish {
+    /// The game in progress (the server saves the match between games).
+    Game,
+    /// The whole match in progress.
+    Match,
+    /// Nothing: log out at once (the server saves the match).
+    Now,
+}
+
+/// Stopping.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ShutdownConfig {
+    pub finish: Finish,
+    /// Log out after this many seconds whatever is unfinished.
+    pub max_wait_s: u64,
+}
+
+impl Default for ShutdownConfig {
+    fn default() -> ShutdownConfig {
+        ShutdownConfig {
+            finish: Finish::Game,
+            max_wait_s: 1800,
+        }
+    }
+}
+
+/// What the bot reports to operators.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+pub struct StatusConfig {
+    /// Serve Prometheus metrics (`/metrics`) and `/healthz` on this address, e.g.
+    /// `127.0.0.1:9187` (empty: no listener).
+    pub metrics_listen: String,
+}
+
+/// One account of `[[account]]`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AccountConfig {
+    pub user: String,
+    /// Read the password from this environment variable ...
+    #[serde(default)]
+    pub password_env: Option<String>,
+    /// ... or from the first line of this file.
+    #[serde(default)]
+    pub password_file: Option<std::path::PathBuf>,
+    /// HOST:PORT, when not the command line's `--server`.
+    #[serde(default)]
+    pub server: Option<String>,
 }
 
 /// Reconnection and pacing.
@@ -141,6 +524,8 @@ pub struct PlayConfig {
     /// at the lowest level (single, gammon, backgammon) that gives away at most this
     /// much more; once per game. Needs an engine (not `tcp://`).
     pub resign_below: f64,
+    /// Worker threads deciding for every account together.
+    pub threads: usize,
 }
 
 impl Default for PlayConfig {
@@ -148,6 +533,7 @@ impl Default for PlayConfig {
         PlayConfig {
             engine: "engine".into(),
             resign_below: 0.001,
+            threads: 1,
         }
     }
 }
@@ -161,6 +547,12 @@ pub struct FibsConfig {
     pub invitations: InvitePolicy,
     pub connection: ConnectionConfig,
     pub play: PlayConfig,
+    pub watchdog: WatchdogConfig,
+    pub shutdown: ShutdownConfig,
+    pub status: StatusConfig,
+    /// Several accounts in one process (each its own connection and state, one engine
+    /// and worker pool for all); empty: the command line's `--user`.
+    pub account: Vec<AccountConfig>,
 }
 
 impl Default for FibsConfig {
@@ -170,6 +562,10 @@ impl Default for FibsConfig {
             invitations: InvitePolicy::default(),
             connection: ConnectionConfig::default(),
             play: PlayConfig::default(),
+            watchdog: WatchdogConfig::default(),
+            shutdown: ShutdownConfig::default(),
+            status: StatusConfig::default(),
+            account: Vec::new(),
         }
     }
 }
@@ -210,7 +606,14 @@ impl FibsConfig {
     }
 
     /// The sections of the file.
-    pub const SECTIONS: [&'static str; 3] = ["invitations", "connection", "play"];
+    pub const SECTIONS: [&'static str; 6] = [
+        "invitations",
+        "connection",
+        "play",
+        "watchdog",
+        "shutdown",
+        "status",
+    ];
     /// Its keys outside any section.
     pub const TOP_KEYS: [&'static str; 1] = ["client_name"];
 
@@ -293,6 +696,39 @@ impl FibsConfig {
         if c.send_burst == 0 {
             return Err(ConfigError::Invalid("send_burst must be at least 1".into()));
         }
+        self.invitations.validate()?;
+        self.watchdog.validate()?;
+        if self.play.threads == 0 {
+            return Err(ConfigError::Invalid("play.threads must be at least 1".into()));
+        }
+        let mut users: Vec<String> = Vec::new();
+        for a in &self.account {
+            if !super::clip::valid_name(&a.user) {
+                return Err(ConfigError::Invalid(format!(
+                    "account user {:?} is not a player name (letters, digits and _)",
+                    a.user
+                )));
+            }
+            if users.iter().any(|u| u.eq_ignore_ascii_case(&a.user)) {
+                return Err(ConfigError::Invalid(format!(
+                    "account {} is listed twice",
+                    a.user
+                )));
+            }
+            users.push(a.user.clone());
+            if a.password_env.is_some() == a.password_file.is_some() {
+                return Err(ConfigError::Invalid(format!(
+                    "account {}: give exactly one of password_env and password_file",
+                    a.user
+                )));
+            }
+            if a.server.as_deref().is_some_and(|s| !s.contains(':')) {
+                return Err(ConfigError::Invalid(format!(
+                    "account {}: server must be HOST:PORT",
+                    a.user
+                )));
+            }
+        }
         if !(0.0..0.5).contains(&self.play.resign_below) {
             return Err(ConfigError::Invalid(
                 "play.resign_below must be a probability from 0 (never resign) to below 0.5".into(),
@@ -363,7 +799,7 @@ mod tests {
             allow_unlimited: false,
             allow: vec![],
             deny: vec!["Spammer".into()],
-            resume_saved: true,
+            ..InvitePolicy::default()
         };
         assert!(p.accepts("alice", InviteKind::Points(7)));
         assert!(!p.accepts("alice", InviteKind::Points(9)));

@@ -10,7 +10,9 @@ pub mod brain;
 pub mod client;
 pub mod clip;
 pub mod config;
+pub mod metrics;
+pub mod watchdog;
 
 pub use brain::{Brain, BrainError};
-pub use client::{Client, ClientStats, FibsError, Password};
+pub use client::{run_accounts, Client, ClientStats, FibsError, Password, Stop};
 pub use config::{FibsConfig, InvitePolicy};
