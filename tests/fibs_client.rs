@@ -13,7 +13,8 @@ mod common;
 mod fibs_server;
 
 use stargammon::engine::build;
-use stargammon::fibs::{Brain, Client, ClientStats, FibsConfig, Password};
+use stargammon::fibs::config::WatchdogConfig;
+use stargammon::fibs::{Brain, Client, ClientStats, FibsConfig, FibsError, Password, Stop};
 use stargammon::players::{EnginePlayer, PlayerSpec};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -30,8 +31,23 @@ fn client_config() -> FibsConfig {
     cfg.connection.idle_timeout_s = 30;
     cfg.invitations.max_length = 11;
     cfg.invitations.deny = vec![fibs_server::SPAMMER.to_string()];
+    cfg.watchdog = WatchdogConfig {
+        board_ms: 400,
+        roll_ms: 200,
+        join_ms: 800,
+        opponent_board_ms: 1500,
+        opponent_remind_ms: 2500,
+        opponent_leave_ms: 4000,
+        reinvite_ms: 500,
+        ..WatchdogConfig::default()
+    };
     cfg
 }
+
+/// The longest the bot may stay silent while the game waits for it under
+/// [`client_config`]: its longest watchdog limit on its own turn, plus time to decide
+/// and for the test machine's scheduling.
+const DUE_SILENCE_LIMIT: Duration = Duration::from_millis(800 + 700);
 
 /// Runs the bot against a server with `script` until the server says the run is over
 /// (or the time limit passes), restarting the server when the script asks for it.
@@ -45,80 +61,160 @@ async fn run(script: Script, limit: Duration) -> (Log, ClientStats) {
 }
 
 async fn run_with(script: Script, limit: Duration, brain: Brain) -> (Log, ClientStats) {
-    let world = Arc::new(Mutex::new(World::new(script.clone())));
-    let mut server = FibsTestServer::start("127.0.0.1:0", world.clone()).await;
-    let addr = server.addr;
-    let token = CancellationToken::new();
-    let mut client = Client::new(
-        client_config(),
-        addr.to_string(),
-        script.user.clone(),
-        Password::new(script.password.clone()),
-        brain,
-    );
-    let t2 = token.clone();
-    let bot = tokio::spawn(async move {
-        let r = client.run(t2).await;
-        (r, client.stats().clone())
-    });
+    run_config(script, limit, brain, client_config()).await
+}
+
+async fn run_config(
+    script: Script,
+    limit: Duration,
+    brain: Brain,
+    config: FibsConfig,
+) -> (Log, ClientStats) {
+    let mut out = run_accounts_against(
+        vec![Account {
+            script,
+            config,
+            brain,
+            password: None,
+        }],
+        limit,
+    )
+    .await;
+    let (log, stats, result) = out.remove(0);
+    assert!(result.is_ok(), "client stopped with {result:?}");
+    (log, stats)
+}
+
+/// One bot account and the test server it plays on.
+struct Account {
+    script: Script,
+    config: FibsConfig,
+    brain: Brain,
+    /// Log in with this password instead of the script's.
+    password: Option<String>,
+}
+
+/// A test server that restarts itself when its script asks.
+struct Rig {
+    world: Arc<Mutex<World>>,
+    server: Option<FibsTestServer>,
+    /// Bot lines seen, and when that count last grew.
+    heard: (usize, tokio::time::Instant),
+}
+
+/// Runs every account in one process against a test server of its own until every
+/// server that can finish says its run is over (or the time limit passes).
+async fn run_accounts_against(
+    accounts: Vec<Account>,
+    limit: Duration,
+) -> Vec<(Log, ClientStats, Result<ClientStats, FibsError>)> {
+    let stop = Stop::default();
+    let mut rigs = Vec::new();
+    let mut bots = Vec::new();
+    for a in accounts {
+        let world = Arc::new(Mutex::new(World::new(a.script.clone())));
+        let server = FibsTestServer::start("127.0.0.1:0", world.clone()).await;
+        let mut client = Client::new(
+            a.config,
+            server.addr.to_string(),
+            a.script.user.clone(),
+            Password::new(a.password.unwrap_or(a.script.password.clone())),
+            a.brain,
+        );
+        let s2 = stop.clone();
+        bots.push(tokio::spawn(async move {
+            let r = client.run_graceful(s2).await;
+            (r, client.stats().clone())
+        }));
+        rigs.push(Rig {
+            world,
+            server: Some(server),
+            heard: (0, tokio::time::Instant::now()),
+        });
+    }
     let deadline = tokio::time::Instant::now() + limit;
     // A run where the bot sends nothing for this long is stuck: stop and show why.
     let stall = Duration::from_secs(20);
-    let (mut heard, mut heard_at) = (0usize, tokio::time::Instant::now());
-    loop {
+    'outer: loop {
         tokio::time::sleep(Duration::from_millis(20)).await;
-        let (finished, restart, received) = {
-            let w = world.lock().unwrap();
-            (w.finished, w.restart_requested, w.log.received.len())
-        };
-        if received != heard {
-            (heard, heard_at) = (received, tokio::time::Instant::now());
-        } else if heard_at.elapsed() > stall {
-            let w = world.lock().unwrap();
-            let tail: Vec<_> = w.log.received.iter().rev().take(12).rev().collect();
-            eprintln!(
-                "stalled: the bot sent nothing for {stall:?}; its last lines: {tail:?}; \
-                 the server's last lines: {:#?}",
-                w.log.sent_tail
-            );
-            break;
+        let mut all_done = true;
+        for rig in &mut rigs {
+            let (finished, restart, received, can_finish) = {
+                let w = rig.world.lock().unwrap();
+                let s = w.script();
+                let can_finish = !s.banned && s.hang_after_bot_moves.is_none();
+                // A hung server's run is over once its bot had time to notice.
+                let hang_seen = w.hung_at.is_some_and(|t| t.elapsed() > Duration::from_secs(6));
+                let hang_pending = s.hang_after_bot_moves.is_some() && !hang_seen;
+                (
+                    w.finished,
+                    w.restart_requested,
+                    w.log.received.len(),
+                    can_finish || hang_pending,
+                )
+            };
+            if can_finish && !finished {
+                all_done = false;
+                if received != rig.heard.0 {
+                    rig.heard = (received, tokio::time::Instant::now());
+                } else if rig.heard.1.elapsed() > stall {
+                    let w = rig.world.lock().unwrap();
+                    let tail: Vec<_> = w.log.received.iter().rev().take(12).rev().collect();
+                    eprintln!(
+                        "stalled: the bot sent nothing for {stall:?}; its last lines: {tail:?}; \
+                         the server's last lines: {:#?}",
+                        w.log.sent_tail
+                    );
+                    break 'outer;
+                }
+            }
+            if restart {
+                rig.world.lock().unwrap().restart_requested = false;
+                if let Some(server) = rig.server.take() {
+                    let (a, w) = server.stop().await;
+                    tokio::time::sleep(Duration::from_millis(150)).await;
+                    rig.server = Some(FibsTestServer::start(&a.to_string(), w).await);
+                }
+            }
         }
-        if finished || tokio::time::Instant::now() > deadline {
+        if all_done || tokio::time::Instant::now() > deadline {
             break;
-        }
-        if restart {
-            world.lock().unwrap().restart_requested = false;
-            let (a, w) = server.stop().await;
-            tokio::time::sleep(Duration::from_millis(150)).await;
-            server = FibsTestServer::start(&a.to_string(), w).await;
         }
     }
-    // Let the last lines reach the bot before stopping it.
+    // Let the last lines reach the bots before stopping them.
     tokio::time::sleep(Duration::from_millis(100)).await;
-    token.cancel();
-    let (result, stats) = bot.await.unwrap();
-    assert!(result.is_ok(), "client stopped with {result:?}");
-    let log = world.lock().unwrap().log.clone();
-    eprintln!(
-        "seed {}: matches {:?}, games {}, bot moves {}, doubles bot/alice {}/{}, takes/drops {}/{}, \
-         crawford games {}, resign offers {}, drops {}, resumes {}, restarts {}, logins {}; {stats:?}",
-        script.seed,
-        log.matches,
-        log.games.len(),
-        log.legal_moves,
-        log.bot_doubles,
-        log.alice_doubles,
-        log.bot_takes,
-        log.bot_drops,
-        log.crawford_games,
-        log.resign_offers,
-        log.drops,
-        log.resumes,
-        log.restarts,
-        log.logins
-    );
-    let _ = server.stop().await;
-    (log, stats)
+    stop.now.cancel();
+    let mut out = Vec::new();
+    for (rig, bot) in rigs.into_iter().zip(bots) {
+        let (result, stats) = bot.await.unwrap();
+        let log = rig.world.lock().unwrap().log.clone();
+        let script = rig.world.lock().unwrap().script().clone();
+        eprintln!(
+            "seed {}: matches {:?}, games {}, bot moves {}, doubles bot/alice {}/{}, takes/drops {}/{}, \
+             crawford games {}, resign offers {}, drops {}, resumes {}, restarts {}, logins {}, \
+             max silence while due {:?}; {stats:?}",
+            script.seed,
+            log.matches,
+            log.games.len(),
+            log.legal_moves,
+            log.bot_doubles,
+            log.alice_doubles,
+            log.bot_takes,
+            log.bot_drops,
+            log.crawford_games,
+            log.resign_offers,
+            log.drops,
+            log.resumes,
+            log.restarts,
+            log.logins,
+            log.max_due_silence
+        );
+        if let Some(server) = rig.server {
+            let _ = server.stop().await;
+        }
+        out.push((log, stats, result));
+    }
+    out
 }
 
 fn check_common(log: &Log, stats: &ClientStats, script: &Script) {
@@ -137,8 +233,14 @@ fn check_common(log: &Log, stats: &ClientStats, script: &Script) {
         "the password was sent outside the login"
     );
     assert!(
-        !log.joined_spammer,
-        "joined an invitation the policy forbids"
+        log.joined_forbidden.is_empty(),
+        "joined an invitation the policy forbids: {:?}",
+        log.joined_forbidden
+    );
+    assert!(
+        log.max_due_silence <= DUE_SILENCE_LIMIT,
+        "silent for {:?} while the game waited for the bot",
+        log.max_due_silence
     );
     assert_eq!(log.failed_logins, 0);
     assert!(log.legal_moves > 0);
@@ -252,39 +354,323 @@ async fn declined_inviters_are_told_why() {
     assert_eq!(log.tells.len(), 1, "{:?}", log.tells);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "soak run of 200 matches, a few minutes: scripts/fibs_soak.sh"]
-async fn soak_matches_with_drops_kicks_and_restarts() {
-    let matches: u32 = std::env::var("SOAK_MATCHES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(200);
-    let mut script = Script::new(101);
+/// The soak's chaos for one account's server (seed `seed`): everything the watchdogs are
+/// for at once.
+fn chaos_script(seed: u64, user: &str, matches: u32) -> Script {
+    let mut script = Script::new(seed);
+    script.user = user.to_string();
+    script.match_length = 3;
     script.max_matches = matches;
     script.play_all_matches = true;
+    script.roll_in_crawford = false;
     script.alice_drop_prob = 0.01;
     script.kick_prob = 0.004;
     script.restart_prob = 0.002;
-    let (log, stats) = run(script.clone(), Duration::from_secs(1800)).await;
-    check_common(&log, &stats, &script);
-    assert_eq!(log.matches.len(), matches as usize, "{stats:?}");
+    script.drop_board_prob = 0.01;
+    script.drop_command_prob = 0.01;
+    script.alice_quiet_prob = 0.004;
+    script.quiet_wakes_on_tell = 0.5;
+    script
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "soak run of 510 matches on 3 accounts, about half an hour: scripts/fibs_soak.sh"]
+async fn soak_three_accounts_through_every_fault() {
+    let total: u32 = std::env::var("SOAK_MATCHES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(510);
+    let users = ["starbot", "starbot2", "starbot3"];
+    let per = total.div_ceil(users.len() as u32);
+    // One engine, one worker pool for every account: the net at depth 1.
+    let spec = PlayerSpec::parse("net").unwrap();
+    let judge = build::engine(&spec.engine).unwrap();
+    let players = stargammon::players::build(&spec, stargammon::players::BuildOptions { cube: true }).unwrap();
+    let pool = Brain::pool(Some(&judge), 1, 8).unwrap();
+    let started = std::time::Instant::now();
+    let accounts = users
+        .iter()
+        .enumerate()
+        .map(|(i, user)| Account {
+            script: chaos_script(101 + i as u64, user, per),
+            config: client_config(),
+            brain: Brain::with_pool(players.make(), Some(judge.clone()), pool.clone())
+                .with_resign_below(0.001),
+            password: None,
+        })
+        .collect();
+    let out = run_accounts_against(accounts, Duration::from_secs(3 * 3600)).await;
+    let wall = started.elapsed();
+    let mut sum = Log::default();
+    let mut stats_sum = ClientStats::default();
+    let mut max_quiet_to_leave = Duration::ZERO;
+    for ((log, stats, result), user) in out.iter().zip(users) {
+        assert!(result.is_ok(), "{user}: {result:?}");
+        let script = chaos_script(0, user, per);
+        check_common(log, stats, &script);
+        assert_eq!(log.matches.len(), per as usize, "{user}: {stats:?}");
+        assert!(log.resumes >= log.drops, "{user}: {log:#?}");
+        for d in &log.quiet_to_leave {
+            max_quiet_to_leave = max_quiet_to_leave.max(*d);
+        }
+        sum.matches.extend(&log.matches);
+        sum.games.extend(&log.games);
+        sum.drops += log.drops;
+        sum.kicks += log.kicks;
+        sum.restarts += log.restarts;
+        sum.resumes += log.resumes;
+        sum.logins += log.logins;
+        sum.crawford_games += log.crawford_games;
+        sum.crawford_rolls += log.crawford_rolls;
+        sum.dropped_boards += log.dropped_boards;
+        sum.dropped_commands += log.dropped_commands;
+        sum.quiet_spells += log.quiet_spells;
+        sum.reminders += log.reminders;
+        sum.leaves += log.leaves;
+        sum.legal_moves += log.legal_moves;
+        sum.due_waits += log.due_waits;
+        sum.max_due_silence = sum.max_due_silence.max(log.max_due_silence);
+        stats_sum.watchdog_firings += stats.watchdog_firings;
+    }
+    let leave_limit = Duration::from_millis(client_config().watchdog.opponent_leave_ms + 700);
+    assert!(max_quiet_to_leave <= leave_limit, "{max_quiet_to_leave:?}");
     assert!(
-        log.drops > 0 && log.kicks > 0 && log.restarts > 0,
-        "{log:#?}"
+        sum.crawford_rolls > 0 && sum.dropped_boards > 0 && sum.dropped_commands > 0,
+        "{sum:#?}"
     );
-    // Every interruption ended in a resumed match: each drop, kick and restart in the
-    // middle of a match was followed by a resume.
-    assert!(log.resumes >= log.drops, "{log:#?}");
+    assert!(sum.drops > 0 && sum.kicks > 0 && sum.restarts > 0 && sum.leaves > 0);
     eprintln!(
-        "soak: {} matches, {} games, {} alice drops, {} kicks, {} restarts, {} resumes, {} logins",
-        log.matches.len(),
-        log.games.len(),
-        log.drops,
-        log.kicks,
-        log.restarts,
-        log.resumes,
-        log.logins
+        "soak: {} accounts, {} matches (length 3), {} games, {} bot moves; illegal moves 0, \
+         commands out of turn 0; Crawford games {} with {} rolls by the bot; lost boards {}, \
+         lost commands {}; alice drops {}, kicks {}, server restarts {}; quiet spells {}, \
+         reminders {}, leaves {} (longest quiet to leave {:.2} s); resumes {}, logins {}; \
+         watchdog firings {}; longest silence while due {:.3} s over {} waits; wall {:.0} s",
+        users.len(),
+        sum.matches.len(),
+        sum.games.len(),
+        sum.legal_moves,
+        sum.crawford_games,
+        sum.crawford_rolls,
+        sum.dropped_boards,
+        sum.dropped_commands,
+        sum.drops,
+        sum.kicks,
+        sum.restarts,
+        sum.quiet_spells,
+        sum.reminders,
+        sum.leaves,
+        max_quiet_to_leave.as_secs_f64(),
+        sum.resumes,
+        sum.logins,
+        stats_sum.watchdog_firings,
+        sum.max_due_silence.as_secs_f64(),
+        sum.due_waits,
+        wall.as_secs_f64()
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_crawford_game_goes_on_when_the_server_does_not_roll() {
+    let mut script = Script::new(3);
+    script.roll_in_crawford = false;
+    let (log, stats) = run(script.clone(), Duration::from_secs(120)).await;
+    check_common(&log, &stats, &script);
+    assert!(log.crawford_games >= 1, "no Crawford game: {log:#?}");
+    assert!(log.crawford_rolls >= 1, "{log:#?}");
+    assert!(stats.watchdog_firings >= log.crawford_rolls, "{stats:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lost_boards_and_commands_are_asked_for_and_sent_again() {
+    let mut script = Script::new(41);
+    script.max_matches = 2;
+    script.play_all_matches = true;
+    script.drop_board_prob = 0.08;
+    script.drop_command_prob = 0.08;
+    let (log, stats) = run(script.clone(), Duration::from_secs(180)).await;
+    check_common(&log, &stats, &script);
+    assert_eq!(log.matches.len(), 2);
+    assert!(log.dropped_boards > 0 && log.dropped_commands > 0, "{log:#?}");
+    assert!(stats.watchdog_firings > 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_quiet_opponent_is_reminded_then_left_and_the_match_resumed_later() {
+    let mut script = Script::new(11);
+    script.max_matches = 1;
+    script.quiet_at = Some((1, 3));
+    script.alice_waits_for_invite = true;
+    let config = client_config();
+    let brain = Brain::new(Box::new(common::RandomSeat::new(5, 0.15, 0.2)), None).unwrap();
+    let (log, stats) = run_config(script.clone(), Duration::from_secs(120), brain, config.clone()).await;
+    check_common(&log, &stats, &script);
+    assert_eq!((log.quiet_spells, log.reminders, log.leaves), (1, 1, 1), "{log:#?}");
+    assert_eq!(stats.matches_left, 1);
+    let waited = log.quiet_to_leave[0];
+    let leave = Duration::from_millis(config.watchdog.opponent_leave_ms);
+    assert!(waited >= leave && waited <= leave + Duration::from_millis(700), "{waited:?}");
+    let reminder: Vec<_> = log.tells.iter().filter(|(to, _)| to == "alice").collect();
+    assert_eq!(reminder.len(), 1, "{:?}", log.tells);
+    assert_eq!(reminder[0].1, config.watchdog.reminder);
+    // The bot invited her back to the saved match, which was then finished.
+    assert_eq!(log.resumes, 1);
+    assert_eq!(log.matches.len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restarted_bot_reads_its_saved_match_and_invites_to_resume_it() {
+    let mut script = Script::new(29);
+    script.max_matches = 1;
+    script.alice_waits_for_invite = true;
+    let world = Arc::new(Mutex::new(World::new(script.clone())));
+    let server = FibsTestServer::start("127.0.0.1:0", world.clone()).await;
+    let new_client = |seed: u64| {
+        let brain = Brain::new(Box::new(common::RandomSeat::new(seed, 0.15, 0.2)), None).unwrap();
+        Client::new(
+            client_config(),
+            server.addr.to_string(),
+            script.user.clone(),
+            Password::new(script.password.clone()),
+            brain,
+        )
+    };
+    // The first process plays a few moves and is stopped at once.
+    let mut first = new_client(1);
+    let stop = CancellationToken::new();
+    let s2 = stop.clone();
+    let bot = tokio::spawn(async move { first.run(s2).await });
+    while world.lock().unwrap().log.legal_moves < 6 {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    stop.cancel();
+    bot.await.unwrap().unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let before = world.lock().unwrap().log.received.len();
+    assert!(world.lock().unwrap().log.matches.is_empty());
+    // A new process knows nothing but what the server lists.
+    let mut second = new_client(2);
+    let stop = CancellationToken::new();
+    let s2 = stop.clone();
+    let bot = tokio::spawn(async move { second.run(s2).await });
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    while !world.lock().unwrap().finished && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    stop.cancel();
+    let stats = bot.await.unwrap().unwrap();
+    let log = world.lock().unwrap().log.clone();
+    let _ = server.stop().await;
+    assert!(log.illegal_moves.is_empty() && log.protocol_errors.is_empty(), "{log:#?}");
+    assert_eq!(log.matches.len(), 1, "{log:#?}");
+    assert_eq!(log.resumes, 1);
+    assert!(log.show_saved >= 2, "{log:#?}");
+    let after: Vec<&String> = log.received[before..].iter().collect();
+    assert!(after.iter().any(|l| *l == "show saved"), "{after:?}");
+    assert!(after.iter().any(|l| *l == "invite alice"), "{after:?}");
+    // A saved match is resumed by inviting, never by joining.
+    assert!(!after.iter().any(|l| l.starts_with("join alice")), "{after:?}");
+    assert_eq!(stats.matches_won + stats.matches_lost, 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn inviters_are_screened_by_rating_experience_and_saved_matches() {
+    let mut script = Script::new(17);
+    script.max_matches = 1;
+    let inviter = |name: &str, rating: f64, experience: u32, saved: u32| fibs_server::Inviter {
+        name: name.into(),
+        rating,
+        experience,
+        saved,
+        length: 5,
+    };
+    script.inviters = vec![
+        inviter("lowrated", 1200.0, 900, 0),
+        inviter("newbie", 1500.0, 10, 0),
+        inviter("hoarder", 1600.0, 800, 40),
+        inviter("longer", 1600.0, 800, 0),
+    ];
+    script.inviters[3].length = 17;
+    let mut config = client_config();
+    config.invitations.min_rating = 1400.0;
+    config.invitations.min_experience = 100;
+    config.invitations.max_inviter_saved = 10;
+    let brain = Brain::new(Box::new(common::RandomSeat::new(5, 0.15, 0.2)), None).unwrap();
+    let (log, stats) = run_config(script.clone(), Duration::from_secs(120), brain, config).await;
+    check_common(&log, &stats, &script);
+    let told = |who: &str| -> String {
+        log.tells
+            .iter()
+            .filter(|(to, _)| to == who)
+            .map(|(_, t)| t.clone())
+            .collect::<Vec<_>>()
+            .join(" | ")
+    };
+    assert!(told("lowrated").contains("rated at least 1400"), "{:?}", log.tells);
+    assert!(told("newbie").contains("experience of 100"), "{:?}", log.tells);
+    assert!(told("hoarder").contains("40 saved matches"), "{:?}", log.tells);
+    assert!(told("longer").contains("1 to 11 points"), "{:?}", log.tells);
+    assert!(told("alice").is_empty());
+    // Rating and experience came from `rawwho` (alice's from the login block), the saved
+    // count from `show savedcount`.
+    for q in ["rawwho lowrated", "rawwho newbie", "show savedcount hoarder", "show savedcount alice"] {
+        assert!(log.lookups.iter().any(|l| l == q), "{q}: {:?}", log.lookups);
+    }
+    assert!(!log.lookups.iter().any(|l| l == "rawwho alice"), "{:?}", log.lookups);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_accounts_ban_or_hung_server_leaves_the_others_playing() {
+    let spec = PlayerSpec::parse("net").unwrap();
+    let judge = build::engine(&spec.engine).unwrap();
+    let players = stargammon::players::build(&spec, stargammon::players::BuildOptions { cube: true }).unwrap();
+    let pool = Brain::pool(Some(&judge), 1, 8).unwrap();
+    let brain = || Brain::with_pool(players.make(), Some(judge.clone()), pool.clone());
+    let mut playing = Script::new(7);
+    playing.max_matches = 2;
+    playing.play_all_matches = true;
+    let mut banned = Script::new(8);
+    banned.user = "bannedbot".into();
+    banned.banned = true;
+    let mut hung = Script::new(9);
+    hung.user = "hungbot".into();
+    hung.hang_after_bot_moves = Some(3);
+    let mut quick_idle = client_config();
+    quick_idle.connection.idle_timeout_s = 3;
+    quick_idle.connection.keepalive_s = 1;
+    let accounts = vec![
+        Account {
+            script: banned.clone(),
+            config: client_config(),
+            brain: brain(),
+            password: None,
+        },
+        Account {
+            script: hung.clone(),
+            config: quick_idle,
+            brain: brain(),
+            password: None,
+        },
+        Account {
+            script: playing.clone(),
+            config: client_config(),
+            brain: brain(),
+            password: None,
+        },
+    ];
+    let out = run_accounts_against(accounts, Duration::from_secs(240)).await;
+    let (banned_log, _, banned_result) = &out[0];
+    assert!(matches!(banned_result, Err(FibsError::LoginRejected)), "{banned_result:?}");
+    assert_eq!(banned_log.failed_logins, 1);
+    let (hung_log, hung_stats, hung_result) = &out[1];
+    assert!(hung_result.is_ok());
+    assert!(hung_log.legal_moves >= 3 && hung_log.hung_lines > 0, "{hung_log:#?}");
+    // The hung account's watchdog asked for boards, then the idle limit reconnected it.
+    assert!(hung_stats.watchdog_firings > 0 && hung_stats.disconnects > 0, "{hung_stats:?}");
+    let (log, stats, result) = &out[2];
+    assert!(result.is_ok());
+    check_common(log, stats, &playing);
+    assert_eq!(log.matches.len(), 2);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

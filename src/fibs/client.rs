@@ -958,10 +958,6 @@ impl Client {
         let busy_with = |o: &str| !o.eq_ignore_ascii_case(from);
         let busy = self.memory.opponent.as_deref().is_some_and(busy_with)
             || s.joining.as_ref().is_some_and(|(n, _)| busy_with(n));
-        if busy {
-            let why = "Sorry, I am in a match right now; please invite me again later.".into();
-            return self.decline(w, s, from, kind, DeclineReason::Busy, why).await;
-        }
         if self
             .memory
             .opponent
@@ -980,7 +976,13 @@ impl Client {
             saved_count: s.saved_counts.get(&key).copied(),
             recent_matches: self.recent_matches(from, now),
         };
+        // The policy speaks first, so that an inviter it turns away hears the real reason
+        // even while the bot is busy.
         match self.config.invitations.judge(&who, kind) {
+            Verdict::Join if busy => {
+                let why = "Sorry, I am in a match right now; please invite me again later.".into();
+                self.decline(w, s, from, kind, DeclineReason::Busy, why).await
+            }
             Verdict::Join => {
                 self.stats.invitations_joined += 1;
                 self.metrics.joined();
@@ -1411,7 +1413,16 @@ impl Client {
                 if by_opponent {
                     s.forget_answers();
                     s.watch.progress(now);
-                    if !matches!(s.watch.phase(), Phase::OwnBoard | Phase::ServerRoll) {
+                    // Their play is over: the bot's turn comes, and a board with it.
+                    let rest = self
+                        .memory
+                        .opponent
+                        .as_deref()
+                        .and_then(|o| text.get(o.len()..))
+                        .unwrap_or("");
+                    if rest.starts_with(" moves") || rest.starts_with(" can't move") {
+                        s.watch.enter(Phase::OwnBoard, now);
+                    } else if !matches!(s.watch.phase(), Phase::OwnBoard | Phase::ServerRoll) {
                         s.watch.enter(Phase::Opponent, now);
                     }
                 }
@@ -1438,6 +1449,7 @@ impl Client {
                 && s.last_answered.as_deref() == Some(board.as_str())
                 && s.forget_last();
             if !lost {
+                s.reanswer = false;
                 self.stats.repeated_boards += 1;
                 return Ok(Flow::Go);
             }

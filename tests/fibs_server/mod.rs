@@ -13,13 +13,20 @@
 //! The opponent (`alice`) is scripted: random legal plays from a seeded generator, doubles
 //! at chosen moments, a resignation offer at a chosen moment. The server referees every
 //! command the bot sends with `crate::game` rules and records what it saw in [`Log`].
+//!
+//! For the bot's watchdogs it can also misbehave: not roll for the bot in the Crawford game
+//! (as CLIP servers other than FIBS do), lose boards it sends and commands it receives,
+//! have alice go quiet at her turn, hang altogether, or refuse the login (a banned
+//! account). It answers `show saved`, `show savedcount NAME`, `rawwho NAME` and `leave`,
+//! keeps the saved match across the bot's reconnects and restarts, and measures how long
+//! the bot stays silent while the game waits for it.
 
 #![allow(dead_code, clippy::unwrap_used)]
 
 use stargammon::game::Rng;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 use tokio::sync::mpsc;
@@ -64,6 +71,42 @@ pub struct Script {
     pub alice_drop_prob: f64,
     pub kick_prob: f64,
     pub restart_prob: f64,
+    /// Roll for the bot in the Crawford game (FIBS does; other CLIP servers wait for
+    /// `roll`).
+    pub roll_in_crawford: bool,
+    /// Lose each board line the server sends with this probability.
+    pub drop_board_prob: f64,
+    /// Lose each game command the bot sends (`move`, `roll`, `accept`, `reject`, `join`,
+    /// `board`, `invite`) with this probability: no effect, no answer.
+    pub drop_command_prob: f64,
+    /// At each of her turns alice goes quiet with this probability ...
+    pub alice_quiet_prob: f64,
+    /// ... or at her turn `.1` of game `.0`.
+    pub quiet_at: Option<(u32, u32)>,
+    /// A quiet alice plays on after a `tell` with this probability (else she stays quiet
+    /// until the bot leaves; she accepts its invitation to resume later).
+    pub quiet_wakes_on_tell: f64,
+    /// Alice never offers to resume a saved match: the bot must invite her.
+    pub alice_waits_for_invite: bool,
+    /// Players who invite the bot once at the start and whom its policy must decline.
+    pub inviters: Vec<Inviter>,
+    /// Saved matches with other (offline) players, listed by `show saved`.
+    pub other_saved: Vec<(String, u32, u32, u32)>,
+    /// After this many legal bot moves the server hangs: it reads and answers nothing,
+    /// not even new connections' logins.
+    pub hang_after_bot_moves: Option<u32>,
+    /// Refuse every login (a banned account).
+    pub banned: bool,
+}
+
+/// A player who invites the bot, with what `rawwho` and `show savedcount` say of them.
+#[derive(Debug, Clone)]
+pub struct Inviter {
+    pub name: String,
+    pub rating: f64,
+    pub experience: u32,
+    pub saved: u32,
+    pub length: u32,
 }
 
 impl Script {
@@ -83,6 +126,17 @@ impl Script {
             alice_drop_prob: 0.0,
             kick_prob: 0.0,
             restart_prob: 0.0,
+            roll_in_crawford: true,
+            drop_board_prob: 0.0,
+            drop_command_prob: 0.0,
+            alice_quiet_prob: 0.0,
+            quiet_at: None,
+            quiet_wakes_on_tell: 0.0,
+            alice_waits_for_invite: false,
+            inviters: Vec::new(),
+            other_saved: Vec::new(),
+            hang_after_bot_moves: None,
+            banned: false,
         }
     }
 }
@@ -123,6 +177,27 @@ pub struct Log {
     pub sent_tail: std::collections::VecDeque<String>,
     /// `tell` commands the bot sent: (to whom, text).
     pub tells: Vec<(String, String)>,
+    /// Players the bot joined although the policy forbids it (the spammer, `inviters`).
+    pub joined_forbidden: Vec<String>,
+    pub dropped_boards: u32,
+    pub dropped_commands: u32,
+    /// Rolls the bot sent in Crawford games the server did not roll for it.
+    pub crawford_rolls: u32,
+    /// Times alice went quiet, the bot reminded her, and left the match.
+    pub quiet_spells: u32,
+    pub reminders: u32,
+    pub leaves: u32,
+    /// From alice going quiet to the bot's `leave`.
+    pub quiet_to_leave: Vec<Duration>,
+    /// The longest the bot stayed silent while the game waited for it (its roll, move,
+    /// cube answer or `join`), and the number of such waits measured.
+    pub max_due_silence: Duration,
+    pub due_waits: u32,
+    /// Saved-match listings, `rawwho` and `show savedcount` queries the bot sent.
+    pub show_saved: u32,
+    pub lookups: Vec<String>,
+    /// Lines the bot sent after the server hung.
+    pub hung_lines: u32,
 }
 
 /// How a game ended, for the server's wording.
@@ -219,6 +294,15 @@ pub struct World {
     outbox: Option<mpsc::UnboundedSender<Vec<u8>>>,
     /// A game ended during the current command.
     game_ended_now: bool,
+    /// Alice is at her turn and saying nothing; since when.
+    alice_quiet: Option<Instant>,
+    /// The game has been waiting for the bot since then.
+    due_since: Option<Instant>,
+    /// When the bot last sent a line.
+    last_bot_line: Instant,
+    pub hung: bool,
+    /// When the server hung.
+    pub hung_at: Option<Instant>,
 }
 
 fn line(s: impl Into<String>) -> String {
@@ -254,6 +338,56 @@ impl World {
             kick_requested: false,
             outbox: None,
             game_ended_now: false,
+            alice_quiet: None,
+            due_since: None,
+            last_bot_line: Instant::now(),
+            hung: false,
+            hung_at: None,
+        }
+    }
+
+    /// The script the server runs.
+    pub fn script(&self) -> &Script {
+        &self.script
+    }
+
+    /// Whether the game waits for a command from the bot now.
+    fn bot_due(&self) -> bool {
+        if !self.logged_in || self.saved || self.hung {
+            return false;
+        }
+        let Some(m) = self.the_match.as_ref() else {
+            return false;
+        };
+        if m.between_games {
+            return true;
+        }
+        m.game.as_ref().is_some_and(|g| {
+            g.pending_resign.is_some()
+                || g.pending_double == Some(Side::Alice)
+                || (g.turn == Side::Bot && g.pending_double.is_none())
+        })
+    }
+
+    /// Measures the bot's silence while the game waits for it: called for every line it
+    /// sends (`at_line`) and after every change of state.
+    fn track_due(&mut self, at_line: bool) {
+        let now = Instant::now();
+        if at_line {
+            if let Some(since) = self.due_since {
+                let from = since.max(self.last_bot_line);
+                let gap = now.saturating_duration_since(from);
+                self.log.max_due_silence = self.log.max_due_silence.max(gap);
+                self.log.due_waits += 1;
+            }
+            self.last_bot_line = now;
+        }
+        if self.bot_due() {
+            if self.due_since.is_none() {
+                self.due_since = Some(now);
+            }
+        } else {
+            self.due_since = None;
         }
     }
 
@@ -287,6 +421,9 @@ impl World {
 
     /// The greeting sent on connect: banner, telnet bytes, prompt without newline.
     pub fn greeting(&self) -> Vec<u8> {
+        if self.hung {
+            return Vec::new();
+        }
         let mut out = b"\r\nFIBS-style test server\r\n\r\n".to_vec();
         out.extend_from_slice(&[0xFF, 0xFB, 0x01]); // IAC WILL ECHO
         out.extend_from_slice(&[0xFF, 0xFC, 0x01]); // IAC WONT ECHO
@@ -309,7 +446,46 @@ impl World {
     /// reply (`bye`, or a kick).
     pub fn handle(&mut self, raw: &str) -> (Vec<String>, bool) {
         self.game_ended_now = false;
-        let (out, close) = self.handle_command(raw);
+        if self.hung {
+            self.log.hung_lines += 1;
+            return (Vec::new(), false);
+        }
+        self.track_due(true);
+        let verb = raw.split_whitespace().next().unwrap_or("");
+        let game_command = matches!(
+            verb,
+            "move" | "roll" | "accept" | "reject" | "join" | "board" | "invite"
+        );
+        if self.logged_in
+            && game_command
+            && self.script.drop_command_prob > 0.0
+            && self.rng.chance(self.script.drop_command_prob)
+        {
+            self.log.received.push(format!("{} (lost)", raw.trim()));
+            self.log.dropped_commands += 1;
+            return (Vec::new(), false);
+        }
+        let (mut out, close) = self.handle_command(raw);
+        if self.script.drop_board_prob > 0.0 {
+            let before = out.len();
+            let p = self.script.drop_board_prob;
+            let mut keep = Vec::with_capacity(out.len());
+            for l in out {
+                if l.starts_with("board:") && self.rng.chance(p) {
+                    continue;
+                }
+                keep.push(l);
+            }
+            self.log.dropped_boards += (before - keep.len()) as u32;
+            out = keep;
+        }
+        if let Some(n) = self.script.hang_after_bot_moves {
+            if self.log.legal_moves >= n && !self.hung {
+                self.hung = true;
+                self.hung_at = Some(Instant::now());
+            }
+        }
+        self.track_due(false);
         for l in &out {
             self.log.sent_tail.push_back(l.clone());
             if self.log.sent_tail.len() > 40 {
@@ -347,7 +523,8 @@ impl World {
         let mut out = Vec::new();
         if !self.logged_in {
             let parts: Vec<&str> = cmd.split_whitespace().collect();
-            if parts.len() == 5
+            if !self.script.banned
+                && parts.len() == 5
                 && parts[0] == "login"
                 && parts[2] == "1008"
                 && parts[3] == self.script.user
@@ -441,14 +618,89 @@ impl World {
             "reject" => self.cmd_reject(&mut out),
             "move" => self.cmd_move(&words[1..], raw, &mut out),
             "resign" => self.cmd_resign(&words, &mut out),
-            "leave" => out.push(line("** You're not playing.")),
+            "leave" => self.cmd_leave(&mut out),
             "tell" if words.len() >= 3 => {
                 let text = raw.splitn(3, ' ').nth(2).unwrap_or("").trim().to_string();
                 self.log.tells.push((words[1].to_string(), text));
+                if words[1] == OPPONENT && self.alice_quiet.is_some() && !self.saved {
+                    self.log.reminders += 1;
+                    if self.rng.chance(self.script.quiet_wakes_on_tell) {
+                        self.alice_quiet = None;
+                        self.alice_act(&mut out);
+                    }
+                }
+            }
+            "show" if words.get(1) == Some(&"saved") => self.cmd_show_saved(&mut out),
+            "show" if words.get(1) == Some(&"savedcount") && words.len() == 3 => {
+                self.log.lookups.push(cmd.to_string());
+                let n = self
+                    .script
+                    .inviters
+                    .iter()
+                    .find(|i| i.name == words[2])
+                    .map_or(0, |i| i.saved);
+                out.push(format!("{} has {n} saved games.", words[2]));
+            }
+            "rawwho" if words.len() == 2 => {
+                self.log.lookups.push(cmd.to_string());
+                if let Some(i) = self.script.inviters.iter().find(|i| i.name == words[1]) {
+                    out.push(format!(
+                        "5 {} - - 1 0 {:.2} {} 0 1041253100 127.0.0.1 - -",
+                        i.name, i.rating, i.experience
+                    ));
+                } else if words[1] == OPPONENT && self.alice_online {
+                    out.push(format!(
+                        "5 {OPPONENT} - - 0 0 1612.20 2011 4 1041253100 127.0.0.1 - -"
+                    ));
+                }
+                out.push(line("6"));
             }
             _ => out.push(format!("** Unknown command: '{verb}'")),
         }
         (out, false)
+    }
+
+    /// `show saved`: the saved match with alice (a star when she is logged in) and the
+    /// script's others.
+    fn cmd_show_saved(&mut self, out: &mut Vec<String>) {
+        self.log.show_saved += 1;
+        let mut rows = Vec::new();
+        if let (Some(m), true) = (self.the_match.as_ref(), self.saved) {
+            let star = if self.alice_online { "*" } else { " " };
+            rows.push(format!(
+                "  {star}{OPPONENT:<16} {:>5}          {:>2} - {:>2}",
+                self.script.match_length, m.score[0], m.score[1]
+            ));
+        }
+        for (name, len, a, b) in &self.script.other_saved {
+            rows.push(format!("   {name:<16} {len:>5}          {a:>2} - {b:>2}"));
+        }
+        if rows.is_empty() {
+            out.push(line("no saved games."));
+        } else {
+            out.push(line("  opponent          matchlength   score (your points first)"));
+            out.extend(rows);
+        }
+    }
+
+    /// The bot leaves the match: it is saved; a quiet alice is herself again.
+    fn cmd_leave(&mut self, out: &mut Vec<String>) {
+        if self.the_match.is_none() || self.saved {
+            out.push(line("** You're not playing."));
+            return;
+        }
+        self.log.leaves += 1;
+        self.saved = true;
+        if let Some(since) = self.alice_quiet.take() {
+            self.log.quiet_to_leave.push(since.elapsed());
+            // She never took the turn: on resuming she takes it afresh.
+            if let Some(g) = self.game_mut() {
+                g.alice_turns -= 1;
+            }
+        }
+        out.push(format!(
+            "You left the match with {OPPONENT}. The match was saved."
+        ));
     }
 
     fn error(&mut self, out: &mut Vec<String>, what: &str, cmd: &str) {
@@ -465,7 +717,7 @@ impl World {
             return;
         }
         if self.the_match.is_some() && self.saved && self.alice_online {
-            if !self.invited.iter().any(|n| n == OPPONENT) {
+            if !self.script.alice_waits_for_invite && !self.invited.iter().any(|n| n == OPPONENT) {
                 self.invited.push(OPPONENT.into());
                 out.push(format!(
                     "{OPPONENT} wants to resume a saved match with you."
@@ -487,6 +739,13 @@ impl World {
                 "{SPAMMER} wants to play a 99 point match with you."
             ));
             out.push(format!("Type 'join {SPAMMER}' to accept."));
+            for i in self.script.inviters.clone() {
+                self.invited.push(i.name.clone());
+                out.push(format!(
+                    "{} wants to play a {} point match with you.",
+                    i.name, i.length
+                ));
+            }
         }
         self.invited.push(OPPONENT.into());
         out.push(format!(
@@ -522,8 +781,9 @@ impl World {
             return;
         }
         self.invited.clear();
-        if name == SPAMMER {
-            self.log.joined_spammer = true;
+        if name != OPPONENT {
+            self.log.joined_forbidden.push(name.to_string());
+            self.log.joined_spammer |= name == SPAMMER;
             out.push(format!(
                 "** You are now playing a 99 point match with {SPAMMER}"
             ));
@@ -577,8 +837,10 @@ impl World {
             }) && !self.may_double(Side::Bot);
             if alice_to_act {
                 self.alice_turn(out);
-            } else if bot_rolls_now {
+            } else if bot_rolls_now && self.rolls_for_bot() {
                 self.auto_roll(out);
+            } else if bot_rolls_now {
+                out.push(self.board_line());
             } else if self.the_match.as_ref().is_some_and(|m| m.between_games) {
                 out.push(line(
                     "Type 'join' if you want to play the next game, type 'leave' if you don't.",
@@ -669,9 +931,17 @@ impl World {
         if may {
             out.push(self.board_line());
             out.push(line("It's your turn. Please roll or double."));
-        } else {
+        } else if self.rolls_for_bot() {
             self.auto_roll(out);
+        } else {
+            // Only the board says it is the bot's turn: it must roll by itself.
+            out.push(self.board_line());
         }
+    }
+
+    /// Whether the server rolls for the bot when it has no cube decision.
+    fn rolls_for_bot(&self) -> bool {
+        self.script.roll_in_crawford || !self.game().is_some_and(|g| g.crawford)
     }
 
     /// Rolls for the bot, which has no cube decision to make.
@@ -704,6 +974,9 @@ impl World {
         if !ok {
             self.error(out, "It's not your turn to roll.", "roll");
             return;
+        }
+        if self.game().is_some_and(|g| g.crawford) && !self.script.roll_in_crawford {
+            self.log.crawford_rolls += 1;
         }
         let d = self.roll();
         self.game_mut().unwrap().dice = Some(d);
@@ -927,6 +1200,23 @@ impl World {
             }
             return;
         }
+        let quiet = (self.script.alice_quiet_prob > 0.0
+            && self.rng.chance(self.script.alice_quiet_prob))
+            || (self.script.quiet_at == Some((number, turns)) && self.log.quiet_spells == 0);
+        if quiet {
+            self.log.quiet_spells += 1;
+            self.alice_quiet = Some(Instant::now());
+            return;
+        }
+        self.alice_act(out);
+    }
+
+    /// Alice at her turn: maybe resign or double, else roll and play.
+    fn alice_act(&mut self, out: &mut Vec<String>) {
+        let (number, turns) = {
+            let g = self.game().unwrap();
+            (g.number, g.alice_turns)
+        };
         if self.script.resign_at == Some((number, turns)) {
             let c = self.game().unwrap().cube;
             self.log.resign_offers += 1;
@@ -1085,6 +1375,13 @@ impl World {
     pub fn shut_down(&mut self) {
         // The outbox holds the connection's writer open: drop it so the bot sees the close.
         self.outbox = None;
+        self.due_since = None;
+        if self.alice_quiet.take().is_some() {
+            // She never took the turn: on resuming she takes it afresh.
+            if let Some(g) = self.game_mut() {
+                g.alice_turns -= 1;
+            }
+        }
         self.logged_in = false;
         self.invited.clear();
         if self.the_match.is_some() {
@@ -1096,6 +1393,13 @@ impl World {
     /// The connection to the bot closed without a server restart.
     pub fn bot_disconnected(&mut self) {
         self.outbox = None;
+        self.due_since = None;
+        if self.alice_quiet.take().is_some() {
+            // She never took the turn: on resuming she takes it afresh.
+            if let Some(g) = self.game_mut() {
+                g.alice_turns -= 1;
+            }
+        }
         self.logged_in = false;
         self.invited.clear();
         if self.the_match.is_some() {
