@@ -29,6 +29,7 @@ fn client_config() -> FibsConfig {
     cfg.connection.min_send_interval_ms = 1;
     cfg.connection.send_burst = 20;
     cfg.connection.idle_timeout_s = 30;
+    cfg.connection.keepalive_s = 10;
     cfg.invitations.max_length = 11;
     cfg.invitations.deny = vec![fibs_server::SPAMMER.to_string()];
     cfg.watchdog = WatchdogConfig {
@@ -135,8 +136,26 @@ async fn run_accounts_against(
     let deadline = tokio::time::Instant::now() + limit;
     // A run where the bot sends nothing for this long is stuck: stop and show why.
     let stall = Duration::from_secs(20);
+    let mut report_at = tokio::time::Instant::now();
     'outer: loop {
         tokio::time::sleep(Duration::from_millis(20)).await;
+        if std::env::var_os("FIBS_PROGRESS").is_some() && report_at.elapsed() > Duration::from_secs(30) {
+            report_at = tokio::time::Instant::now();
+            for rig in &rigs {
+                let w = rig.world.lock().unwrap();
+                if w.finished {
+                    continue;
+                }
+                let tail: Vec<_> = w.log.received.iter().rev().take(40).rev().collect();
+                eprintln!(
+                    "progress {}: {} matches, {} bot lines; last {tail:?}; server's last {:?}",
+                    w.script().user,
+                    w.log.matches.len(),
+                    w.log.received.len(),
+                    w.log.sent_tail
+                );
+            }
+        }
         let mut all_done = true;
         for rig in &mut rigs {
             let (finished, restart, received, can_finish) = {
@@ -360,6 +379,7 @@ fn chaos_script(seed: u64, user: &str, matches: u32) -> Script {
     let mut script = Script::new(seed);
     script.user = user.to_string();
     script.match_length = 3;
+    script.alice_pass_prob = 0.6;
     script.max_matches = matches;
     script.play_all_matches = true;
     script.roll_in_crawford = false;
@@ -766,4 +786,117 @@ async fn a_rejected_login_stops_the_client_without_retrying() {
     assert_eq!(log.failed_logins, 1);
     assert_eq!(log.logins, 0);
     let _ = server.stop().await;
+}
+
+/// Reads the bot's lines until one satisfies `want` (or a few seconds pass); returns all
+/// read.
+async fn read_until(
+    sock: &mut tokio::net::TcpStream,
+    pending: &mut Vec<u8>,
+    want: impl Fn(&str) -> bool,
+) -> Vec<String> {
+    use tokio::io::AsyncReadExt;
+    let mut lines = Vec::new();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        while let Some(i) = pending.iter().position(|&b| b == b'\n') {
+            let raw: Vec<u8> = pending.drain(..=i).collect();
+            let l = String::from_utf8_lossy(&raw).trim_end().to_string();
+            let done = want(&l);
+            lines.push(l);
+            if done {
+                return lines;
+            }
+        }
+        let mut buf = [0u8; 4096];
+        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+        match tokio::time::timeout(left, sock.read(&mut buf)).await {
+            Ok(Ok(n)) if n > 0 => pending.extend_from_slice(&buf[..n]),
+            _ => panic!("the bot did not send what was wanted; it sent {lines:?}"),
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn odd_server_lines_are_logged_and_survived() {
+    use tokio::io::AsyncWriteExt;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let brain = Brain::new(Box::new(common::RandomSeat::new(1, 0.15, 0.2)), None).unwrap();
+    let mut client = Client::new(
+        client_config(),
+        addr.to_string(),
+        "starbot".into(),
+        Password::new("pw".into()),
+        brain,
+    );
+    let token = CancellationToken::new();
+    let t2 = token.clone();
+    let bot = tokio::spawn(async move {
+        let r = client.run(t2).await;
+        (r, client.stats().clone())
+    });
+    let (mut sock, _) = listener.accept().await.unwrap();
+    let mut pending = Vec::new();
+    sock.write_all(b"login: ").await.unwrap();
+    read_until(&mut sock, &mut pending, |l| l.starts_with("login ")).await;
+    let mut garbage: Vec<u8> = Vec::new();
+    garbage.extend_from_slice(b"1 starbot 1041253132 127.0.0.1\r\n");
+    garbage.extend_from_slice(b"2 starbot 1 1 0 0 0 0 1 1 5 0 1 0 1 1500.00 0 1 none 1 0 UTC\r\n");
+    // Bytes that are not text, telnet commands cut short, a line far over any limit.
+    garbage.extend_from_slice(b"\xc3\x28\xa0\xa1 \xf0\x28\x8c\x28\r\n\xff\xfa\x18");
+    garbage.extend_from_slice(b"\xff\xf0\r\n");
+    garbage.extend(std::iter::repeat_n(b'x', 200_000));
+    garbage.extend_from_slice(b"\r\n");
+    for l in [
+        "board:You:alice:5:0:0:1:2:3",
+        "board:You:alice:five:0:0",
+        "board:",
+        "al\x01ice wants to play a 5 point match with you.",
+        "b\x07b wants to resume a saved match with you.",
+        "7 e\x1bvil e\x1bvil logs in.",
+        "5 x y z",
+        "5 bob - - 1 0 nan 12 0 0 host - -",
+        "2 garbage",
+        "bob has lots of saved games.",
+        "  opponent          matchlength   score (your points first)",
+        "  *gh\x02ost   5   1 - ",
+        "  *bob   99999999999999   1 - 2",
+        "wants to play a 5 point match with you.",
+        "** Player  has joined you for a 5 point match.",
+        "You win the 99999999999999999999 point match 1-0 .",
+        "alice wants to resign. You will win 4294967296 points.",
+        "It's your turn. Please roll or double.",
+    ] {
+        garbage.extend_from_slice(l.as_bytes());
+        garbage.extend_from_slice(b"\r\n");
+    }
+    sock.write_all(&garbage).await.unwrap();
+    // Still serving: a proper invitation is joined ...
+    sock.write_all(b"alice wants to play a 5 point match with you.\r\n")
+        .await
+        .unwrap();
+    let sent = read_until(&mut sock, &mut pending, |l| l == "join alice").await;
+    assert!(
+        !sent.iter().any(|l| l.bytes().any(|b| b.is_ascii_control())),
+        "{sent:?}"
+    );
+    assert!(!sent.iter().any(|l| l.contains("ice") && !l.contains("alice")), "{sent:?}");
+    // ... a match begins, and a board that names another opponent (contradicting the
+    // match) is logged and still answered; so is one whose score went backwards.
+    sock.write_all(b"** Player alice has joined you for a 5 point match.\r\n")
+        .await
+        .unwrap();
+    read_until(&mut sock, &mut pending, |l| l == "board").await;
+    let board = "board:You:someplayer:5:2:1:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:6:2:0:0:1:1:1:0:1:-1:0:25:0:0:0:0:2:0:0:0";
+    sock.write_all(format!("{board}\r\n").as_bytes()).await.unwrap();
+    read_until(&mut sock, &mut pending, |l| l.starts_with("move ")).await;
+    let back = board.replace("someplayer:5:2:1", "alice:7:0:0").replace(":6:2:", ":5:3:");
+    sock.write_all(format!("{back}\r\n").as_bytes()).await.unwrap();
+    read_until(&mut sock, &mut pending, |l| l.starts_with("move ")).await;
+    token.cancel();
+    let (result, stats) = bot.await.unwrap();
+    assert!(result.is_ok(), "{result:?}");
+    assert_eq!(stats.disconnects, 0, "{stats:?}");
+    assert!(stats.odd_lines >= 4, "{stats:?}");
 }

@@ -1401,6 +1401,20 @@ impl Client {
                     self.invite(w, s, &name, format!("invite {name}"), now).await?;
                 }
             }
+            ClipLine::NotPlaying => {
+                // No game is on: a board request crossed the end of a game, or the match
+                // ended or was saved. Waiting for a board of the bot's own would wait
+                // forever; the opponent's wait (board, reminder, leaving) covers the rest.
+                if s.watch.phase().bot_due() {
+                    s.reanswer = false;
+                    let phase = if self.memory.opponent.is_some() {
+                        Phase::Opponent
+                    } else {
+                        Phase::Idle
+                    };
+                    s.watch.enter(phase, now);
+                }
+            }
             ClipLine::Refusing => {}
             ClipLine::Other(text) => {
                 // The opponent acted (`alice rolls 4 and 4.`, `alice can't move.`, ...): a

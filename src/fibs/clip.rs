@@ -15,6 +15,10 @@ const IAC: u8 = 0xFF;
 const SB: u8 = 250;
 const SE: u8 = 240;
 
+/// The longest line kept, in bytes; the rest of a longer line is dropped (no server line
+/// comes near it: boards are about 200 bytes).
+pub const MAX_LINE: usize = 16 * 1024;
+
 /// Splits a byte stream into lines with telnet bytes, CR and prompts removed.
 #[derive(Debug, Default)]
 pub struct LineBuffer {
@@ -23,6 +27,8 @@ pub struct LineBuffer {
     skip: u8,
     in_sub: bool,
     after_iac_in_sub: bool,
+    /// The line being read is over [`MAX_LINE`]: it is dropped whole.
+    overlong: bool,
 }
 
 impl LineBuffer {
@@ -66,9 +72,15 @@ impl LineBuffer {
                 IAC => self.skip = 2,
                 b'\n' => {
                     let raw = std::mem::take(&mut self.pending);
-                    lines.push(clean_line(&raw));
+                    if !std::mem::take(&mut self.overlong) {
+                        lines.push(clean_line(&raw));
+                    }
                 }
                 b'\r' | 0 => {}
+                _ if self.pending.len() >= MAX_LINE => {
+                    self.overlong = true;
+                    self.pending.clear();
+                }
                 _ => self.pending.push(b),
             }
         }
@@ -305,6 +317,9 @@ pub enum ClipLine {
     LoggedIn { name: String },
     /// An error about our last command (`It's not your turn`, `You must give N moves`, ...).
     CommandError(String),
+    /// `** You're not playing.`: a game command came while no game is on (between games,
+    /// or the match is over or saved).
+    NotPlaying,
     /// Another player's invitation was refused because we are not ready.
     Refusing,
     /// `5 ...`: a player's who-info.
@@ -556,12 +571,14 @@ pub fn classify(line: &str) -> ClipLine {
         };
         return ClipLine::MatchOver { winner };
     }
+    if unstarred.starts_with("You're not playing") {
+        return ClipLine::NotPlaying;
+    }
     let normal_cant_move = unstarred == "You can't move.";
     if unstarred.starts_with("It's not your turn")
         || unstarred.starts_with("You must give")
         || unstarred.starts_with("Error")
         || (unstarred.starts_with("You can't") && !normal_cant_move)
-        || unstarred.starts_with("You're not playing")
         || unstarred.starts_with("There's no double")
     {
         return ClipLine::CommandError(line.to_string());
@@ -602,6 +619,15 @@ mod tests {
             assert_eq!(lines, vec!["abc", "def", "ghi"], "cut at {cut}");
             assert!(b.at_login_prompt());
         }
+    }
+
+    #[test]
+    fn an_overlong_line_is_dropped_whole() {
+        let mut b = LineBuffer::new();
+        let mut input = vec![b'x'; MAX_LINE * 3];
+        input.extend_from_slice(b"\r\nnext\r\n");
+        assert_eq!(b.push(&input), vec!["next"]);
+        assert!(b.pending.capacity() <= 2 * MAX_LINE);
     }
 
     #[test]
@@ -746,6 +772,31 @@ mod tests {
             CommandError(_)
         ));
         assert_eq!(classify("You can't move."), Other("You can't move.".into()));
+        assert_eq!(classify("** You're not playing."), NotPlaying);
+        assert_eq!(classify("5 alice - - 0 1 1612.20 2011 4 1041253100 host - -"), Who(WhoInfo {
+            name: "alice".into(),
+            opponent: None,
+            ready: false,
+            away: true,
+            rating: 1612.2,
+            experience: 2011,
+        }));
+        assert_eq!(classify("  opponent          matchlength   score (your points first)"), SavedHeader);
+        assert_eq!(
+            classify("  *alice                5               3 -  1"),
+            SavedEntry { name: "alice".into(), online: true, length: Some(5), score: (3, 1) }
+        );
+        assert_eq!(
+            classify("   bob          unlimited              0 - 12"),
+            SavedEntry { name: "bob".into(), online: false, length: None, score: (0, 12) }
+        );
+        assert_eq!(classify("no saved games."), NoSaved);
+        assert_eq!(classify("alice has 3 saved games."), SavedCount { name: "alice".into(), count: 3 });
+        assert_eq!(classify("alice has no saved games."), SavedCount { name: "alice".into(), count: 0 });
+        // Names that are no player's are told apart, and odd score rows are other lines.
+        assert!(valid_name("alice_2") && !valid_name("al ice") && !valid_name("") && !valid_name("al\u{1}"));
+        assert!(matches!(classify("  *gh\u{2}ost 5 1 - 2"), Other(_)));
+        assert!(matches!(classify("score in 3 point match: You-2 alice-0"), Other(_)));
         assert_eq!(classify("** bot is refusing games."), Refusing);
         assert!(matches!(classify("board:You:alice:5:0"), Board(_)));
         assert_eq!(classify("Your running match was loaded."), MatchLoaded);

@@ -97,6 +97,9 @@ pub struct Script {
     pub hang_after_bot_moves: Option<u32>,
     /// Refuse every login (a banned account).
     pub banned: bool,
+    /// Alice refuses the bot's doubles with this probability (else she takes unless far
+    /// behind in the race): more, shorter games, and more Crawford games.
+    pub alice_pass_prob: f64,
 }
 
 /// A player who invites the bot, with what `rawwho` and `show savedcount` say of them.
@@ -137,6 +140,7 @@ impl Script {
             other_saved: Vec::new(),
             hang_after_bot_moves: None,
             banned: false,
+            alice_pass_prob: 0.0,
         }
     }
 }
@@ -1002,7 +1006,8 @@ impl World {
         let g = self.game().unwrap();
         let alice_pips = g.bot_view.opp_pips() as i64;
         let bot_pips = g.bot_view.pips() as i64;
-        let take = alice_pips - bot_pips < 40;
+        let take = alice_pips - bot_pips < 40
+            && !(self.script.alice_pass_prob > 0.0 && self.rng.chance(self.script.alice_pass_prob));
         if take {
             let g = self.game_mut().unwrap();
             g.cube *= 2;
