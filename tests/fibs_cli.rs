@@ -28,7 +28,10 @@ fn start_bot(args: &[&str], env: &[(&str, &str)]) -> std::process::Child {
     for (k, v) in env {
         cmd.env(k, v);
     }
-    cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap()
+    cmd.stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
 }
 
 fn sigterm(pid: u32) {
@@ -47,8 +50,16 @@ async fn wait_for(world: &Arc<Mutex<World>>, limit: Duration, done: impl Fn(&Wor
             return;
         }
         if tokio::time::Instant::now() >= deadline {
-            let tail: Vec<String> =
-                world.lock().unwrap().log.received.iter().rev().take(20).cloned().collect();
+            let tail: Vec<String> = world
+                .lock()
+                .unwrap()
+                .log
+                .received
+                .iter()
+                .rev()
+                .take(20)
+                .cloned()
+                .collect();
             panic!("gave up waiting; the bot's last lines: {tail:?}");
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
@@ -104,7 +115,10 @@ async fn sigterm_finishes_the_game_and_a_restarted_bot_resumes_the_match() {
     assert!(status.success(), "{stderr}");
     let log = world.lock().unwrap().log.clone();
     assert_eq!(log.games.len(), games_before + 1, "{stderr}");
-    assert!(log.matches.is_empty(), "the 61-point match went on: {log:#?}");
+    assert!(
+        log.matches.is_empty(),
+        "the 61-point match went on: {log:#?}"
+    );
     assert_eq!(log.received.last().map(String::as_str), Some("bye"));
     assert!(stderr.contains("stopping after this game"), "{stderr}");
 
@@ -117,7 +131,10 @@ async fn sigterm_finishes_the_game_and_a_restarted_bot_resumes_the_match() {
     let child = start_bot(&args, &env);
     wait_for(&world, Duration::from_secs(60), |w| w.log.resumes >= 1).await;
     let moves = world.lock().unwrap().log.legal_moves;
-    wait_for(&world, Duration::from_secs(60), |w| w.log.legal_moves >= moves + 2).await;
+    wait_for(&world, Duration::from_secs(60), |w| {
+        w.log.legal_moves >= moves + 2
+    })
+    .await;
     // Two signals: the second one logs out at once, whatever is unfinished.
     let pid = child.id();
     sigterm(pid);
@@ -134,7 +151,11 @@ async fn sigterm_finishes_the_game_and_a_restarted_bot_resumes_the_match() {
     assert_eq!(log.resumes, 1);
     assert!(log.received.iter().any(|l| l == "show saved"));
     // After the restart the saved match was resumed by an invitation, never a join.
-    let second = log.received.iter().rposition(|l| l.starts_with("login ")).unwrap();
+    let second = log
+        .received
+        .iter()
+        .rposition(|l| l.starts_with("login "))
+        .unwrap();
     let after = &log.received[second..];
     assert!(after.iter().any(|l| l == "invite alice"), "{after:?}");
     assert!(!after.iter().any(|l| l == "join alice"), "{after:?}");
@@ -188,10 +209,11 @@ async fn several_accounts_play_in_one_process_with_metrics() {
         wait_for(w, Duration::from_secs(60), |w| !w.log.tells.is_empty()).await;
     }
     let metrics_addr: std::net::SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
-    let (status, _, body) =
-        tokio::task::spawn_blocking(move || common::http_request(metrics_addr, "GET", "/metrics", None))
-            .await
-            .unwrap();
+    let (status, _, body) = tokio::task::spawn_blocking(move || {
+        common::http_request(metrics_addr, "GET", "/metrics", None)
+    })
+    .await
+    .unwrap();
     let text = String::from_utf8_lossy(&body).to_string();
     assert_eq!(status, 200);
     for needle in [
@@ -211,10 +233,17 @@ async fn several_accounts_play_in_one_process_with_metrics() {
     for w in &worlds {
         let log = w.lock().unwrap().log.clone();
         assert_eq!(log.matches.len(), 1);
-        assert!(log.illegal_moves.is_empty() && log.protocol_errors.is_empty(), "{log:#?}");
+        assert!(
+            log.illegal_moves.is_empty() && log.protocol_errors.is_empty(),
+            "{log:#?}"
+        );
     }
     // A status line per finished match.
-    assert_eq!(stderr.matches("match with alice (3 points").count(), 2, "{stderr}");
+    assert_eq!(
+        stderr.matches("match with alice (3 points").count(),
+        2,
+        "{stderr}"
+    );
     assert!(!stderr.contains("s3cret-pw"));
     for s in servers {
         let _ = s.stop().await;

@@ -139,7 +139,9 @@ async fn run_accounts_against(
     let mut report_at = tokio::time::Instant::now();
     'outer: loop {
         tokio::time::sleep(Duration::from_millis(20)).await;
-        if std::env::var_os("FIBS_PROGRESS").is_some() && report_at.elapsed() > Duration::from_secs(30) {
+        if std::env::var_os("FIBS_PROGRESS").is_some()
+            && report_at.elapsed() > Duration::from_secs(30)
+        {
             report_at = tokio::time::Instant::now();
             for rig in &rigs {
                 let w = rig.world.lock().unwrap();
@@ -163,7 +165,9 @@ async fn run_accounts_against(
                 let s = w.script();
                 let can_finish = !s.banned && s.hang_after_bot_moves.is_none();
                 // A hung server's run is over once its bot had time to notice.
-                let hang_seen = w.hung_at.is_some_and(|t| t.elapsed() > Duration::from_secs(6));
+                let hang_seen = w
+                    .hung_at
+                    .is_some_and(|t| t.elapsed() > Duration::from_secs(6));
                 let hang_pending = s.hang_after_bot_moves.is_some() && !hang_seen;
                 (
                     w.finished,
@@ -405,7 +409,9 @@ async fn soak_three_accounts_through_every_fault() {
     // One engine, one worker pool for every account: the net at depth 1.
     let spec = PlayerSpec::parse("net").unwrap();
     let judge = build::engine(&spec.engine).unwrap();
-    let players = stargammon::players::build(&spec, stargammon::players::BuildOptions { cube: true }).unwrap();
+    let players =
+        stargammon::players::build(&spec, stargammon::players::BuildOptions { cube: true })
+            .unwrap();
     let pool = Brain::pool(Some(&judge), 1, 8).unwrap();
     let started = std::time::Instant::now();
     let accounts = users
@@ -510,7 +516,10 @@ async fn lost_boards_and_commands_are_asked_for_and_sent_again() {
     let (log, stats) = run(script.clone(), Duration::from_secs(180)).await;
     check_common(&log, &stats, &script);
     assert_eq!(log.matches.len(), 2);
-    assert!(log.dropped_boards > 0 && log.dropped_commands > 0, "{log:#?}");
+    assert!(
+        log.dropped_boards > 0 && log.dropped_commands > 0,
+        "{log:#?}"
+    );
     assert!(stats.watchdog_firings > 0);
 }
 
@@ -522,13 +531,26 @@ async fn a_quiet_opponent_is_reminded_then_left_and_the_match_resumed_later() {
     script.alice_waits_for_invite = true;
     let config = client_config();
     let brain = Brain::new(Box::new(common::RandomSeat::new(5, 0.15, 0.2)), None).unwrap();
-    let (log, stats) = run_config(script.clone(), Duration::from_secs(120), brain, config.clone()).await;
+    let (log, stats) = run_config(
+        script.clone(),
+        Duration::from_secs(120),
+        brain,
+        config.clone(),
+    )
+    .await;
     check_common(&log, &stats, &script);
-    assert_eq!((log.quiet_spells, log.reminders, log.leaves), (1, 1, 1), "{log:#?}");
+    assert_eq!(
+        (log.quiet_spells, log.reminders, log.leaves),
+        (1, 1, 1),
+        "{log:#?}"
+    );
     assert_eq!(stats.matches_left, 1);
     let waited = log.quiet_to_leave[0];
     let leave = Duration::from_millis(config.watchdog.opponent_leave_ms);
-    assert!(waited >= leave && waited <= leave + Duration::from_millis(700), "{waited:?}");
+    assert!(
+        waited >= leave && waited <= leave + Duration::from_millis(700),
+        "{waited:?}"
+    );
     let reminder: Vec<_> = log.tells.iter().filter(|(to, _)| to == "alice").collect();
     assert_eq!(reminder.len(), 1, "{:?}", log.tells);
     assert_eq!(reminder[0].1, config.watchdog.reminder);
@@ -581,7 +603,10 @@ async fn a_restarted_bot_reads_its_saved_match_and_invites_to_resume_it() {
     let stats = bot.await.unwrap().unwrap();
     let log = world.lock().unwrap().log.clone();
     let _ = server.stop().await;
-    assert!(log.illegal_moves.is_empty() && log.protocol_errors.is_empty(), "{log:#?}");
+    assert!(
+        log.illegal_moves.is_empty() && log.protocol_errors.is_empty(),
+        "{log:#?}"
+    );
     assert_eq!(log.matches.len(), 1, "{log:#?}");
     assert_eq!(log.resumes, 1);
     assert!(log.show_saved >= 2, "{log:#?}");
@@ -589,7 +614,10 @@ async fn a_restarted_bot_reads_its_saved_match_and_invites_to_resume_it() {
     assert!(after.iter().any(|l| *l == "show saved"), "{after:?}");
     assert!(after.iter().any(|l| *l == "invite alice"), "{after:?}");
     // A saved match is resumed by inviting, never by joining.
-    assert!(!after.iter().any(|l| l.starts_with("join alice")), "{after:?}");
+    assert!(
+        !after.iter().any(|l| l.starts_with("join alice")),
+        "{after:?}"
+    );
     assert_eq!(stats.matches_won + stats.matches_lost, 1);
 }
 
@@ -626,24 +654,47 @@ async fn inviters_are_screened_by_rating_experience_and_saved_matches() {
             .collect::<Vec<_>>()
             .join(" | ")
     };
-    assert!(told("lowrated").contains("rated at least 1400"), "{:?}", log.tells);
-    assert!(told("newbie").contains("experience of 100"), "{:?}", log.tells);
-    assert!(told("hoarder").contains("40 saved matches"), "{:?}", log.tells);
+    assert!(
+        told("lowrated").contains("rated at least 1400"),
+        "{:?}",
+        log.tells
+    );
+    assert!(
+        told("newbie").contains("experience of 100"),
+        "{:?}",
+        log.tells
+    );
+    assert!(
+        told("hoarder").contains("40 saved matches"),
+        "{:?}",
+        log.tells
+    );
     assert!(told("longer").contains("1 to 11 points"), "{:?}", log.tells);
     assert!(told("alice").is_empty());
     // Rating and experience came from `rawwho` (alice's from the login block), the saved
     // count from `show savedcount`.
-    for q in ["rawwho lowrated", "rawwho newbie", "show savedcount hoarder", "show savedcount alice"] {
+    for q in [
+        "rawwho lowrated",
+        "rawwho newbie",
+        "show savedcount hoarder",
+        "show savedcount alice",
+    ] {
         assert!(log.lookups.iter().any(|l| l == q), "{q}: {:?}", log.lookups);
     }
-    assert!(!log.lookups.iter().any(|l| l == "rawwho alice"), "{:?}", log.lookups);
+    assert!(
+        !log.lookups.iter().any(|l| l == "rawwho alice"),
+        "{:?}",
+        log.lookups
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_accounts_ban_or_hung_server_leaves_the_others_playing() {
     let spec = PlayerSpec::parse("net").unwrap();
     let judge = build::engine(&spec.engine).unwrap();
-    let players = stargammon::players::build(&spec, stargammon::players::BuildOptions { cube: true }).unwrap();
+    let players =
+        stargammon::players::build(&spec, stargammon::players::BuildOptions { cube: true })
+            .unwrap();
     let pool = Brain::pool(Some(&judge), 1, 8).unwrap();
     let brain = || Brain::with_pool(players.make(), Some(judge.clone()), pool.clone());
     let mut playing = Script::new(7);
@@ -680,13 +731,22 @@ async fn one_accounts_ban_or_hung_server_leaves_the_others_playing() {
     ];
     let out = run_accounts_against(accounts, Duration::from_secs(240)).await;
     let (banned_log, _, banned_result) = &out[0];
-    assert!(matches!(banned_result, Err(FibsError::LoginRejected)), "{banned_result:?}");
+    assert!(
+        matches!(banned_result, Err(FibsError::LoginRejected)),
+        "{banned_result:?}"
+    );
     assert_eq!(banned_log.failed_logins, 1);
     let (hung_log, hung_stats, hung_result) = &out[1];
     assert!(hung_result.is_ok());
-    assert!(hung_log.legal_moves >= 3 && hung_log.hung_lines > 0, "{hung_log:#?}");
+    assert!(
+        hung_log.legal_moves >= 3 && hung_log.hung_lines > 0,
+        "{hung_log:#?}"
+    );
     // The hung account's watchdog asked for boards, then the idle limit reconnected it.
-    assert!(hung_stats.watchdog_firings > 0 && hung_stats.disconnects > 0, "{hung_stats:?}");
+    assert!(
+        hung_stats.watchdog_firings > 0 && hung_stats.disconnects > 0,
+        "{hung_stats:?}"
+    );
     let (log, stats, result) = &out[2];
     assert!(result.is_ok());
     check_common(log, stats, &playing);
@@ -881,7 +941,12 @@ async fn odd_server_lines_are_logged_and_survived() {
         !sent.iter().any(|l| l.bytes().any(|b| b.is_ascii_control())),
         "{sent:?}"
     );
-    assert!(!sent.iter().any(|l| l.contains("ice") && !l.contains("alice")), "{sent:?}");
+    assert!(
+        !sent
+            .iter()
+            .any(|l| l.contains("ice") && !l.contains("alice")),
+        "{sent:?}"
+    );
     // ... a match begins, and a board that names another opponent (contradicting the
     // match) is logged and still answered; so is one whose score went backwards.
     sock.write_all(b"** Player alice has joined you for a 5 point match.\r\n")
@@ -889,10 +954,16 @@ async fn odd_server_lines_are_logged_and_survived() {
         .unwrap();
     read_until(&mut sock, &mut pending, |l| l == "board").await;
     let board = "board:You:someplayer:5:2:1:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:6:2:0:0:1:1:1:0:1:-1:0:25:0:0:0:0:2:0:0:0";
-    sock.write_all(format!("{board}\r\n").as_bytes()).await.unwrap();
+    sock.write_all(format!("{board}\r\n").as_bytes())
+        .await
+        .unwrap();
     read_until(&mut sock, &mut pending, |l| l.starts_with("move ")).await;
-    let back = board.replace("someplayer:5:2:1", "alice:7:0:0").replace(":6:2:", ":5:3:");
-    sock.write_all(format!("{back}\r\n").as_bytes()).await.unwrap();
+    let back = board
+        .replace("someplayer:5:2:1", "alice:7:0:0")
+        .replace(":6:2:", ":5:3:");
+    sock.write_all(format!("{back}\r\n").as_bytes())
+        .await
+        .unwrap();
     read_until(&mut sock, &mut pending, |l| l.starts_with("move ")).await;
     token.cancel();
     let (result, stats) = bot.await.unwrap();

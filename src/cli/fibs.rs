@@ -49,10 +49,7 @@ pub fn read_password(args: &FibsArgs) -> Result<Password, CliError> {
 }
 
 /// Reads a password from an environment variable or a file's first line.
-fn password_from(
-    env: Option<&str>,
-    file: Option<&std::path::Path>,
-) -> Result<Password, CliError> {
+fn password_from(env: Option<&str>, file: Option<&std::path::Path>) -> Result<Password, CliError> {
     let text = match (env, file) {
         (Some(var), None) => std::env::var(var)
             .map_err(|_| format!("environment variable {var} is not set (or not UTF-8)"))?,
@@ -102,15 +99,24 @@ fn decision_makers(
 
 /// The accounts to run: `--user` with its password flags, or the configuration's
 /// `[[account]]` list.
-fn accounts(args: &FibsArgs, config: &FibsConfig) -> Result<Vec<(String, String, Password)>, CliError> {
+fn accounts(
+    args: &FibsArgs,
+    config: &FibsConfig,
+) -> Result<Vec<(String, String, Password)>, CliError> {
     match (&args.user, config.account.is_empty()) {
         (Some(_), false) => Err("give --user or [[account]] in the configuration, not both".into()),
-        (None, true) => Err("give --user NAME (or list accounts in the configuration's [[account]])".into()),
+        (None, true) => {
+            Err("give --user NAME (or list accounts in the configuration's [[account]])".into())
+        }
         (Some(user), true) => {
             if !crate::fibs::clip::valid_name(user) {
                 return Err("--user must be one word of letters, digits and _".into());
             }
-            Ok(vec![(args.server.clone(), user.clone(), read_password(args)?)])
+            Ok(vec![(
+                args.server.clone(),
+                user.clone(),
+                read_password(args)?,
+            )])
         }
         (None, false) => {
             if args.password_env.is_some() || args.password_file.is_some() {
@@ -159,7 +165,8 @@ pub fn run(args: FibsArgs) -> Result<(), CliError> {
             .with_resign_below(config.play.resign_below);
         let metrics = Arc::new(AccountMetrics::new(&user));
         account_metrics.push(metrics.clone());
-        clients.push(Client::new(config.clone(), server, user, password, brain).with_metrics(metrics));
+        clients
+            .push(Client::new(config.clone(), server, user, password, brain).with_metrics(metrics));
     }
     let metrics = Arc::new(FibsMetrics::new(account_metrics));
     let runtime = tokio::runtime::Builder::new_multi_thread()

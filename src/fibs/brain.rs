@@ -118,7 +118,11 @@ impl Brain {
     /// A worker pool for brains to share: `threads` workers, `queue` tasks waiting
     /// (each brain has at most one decision out at a time), on the judge's table when
     /// there is one.
-    pub fn pool(judge: Option<&Engine>, threads: usize, queue: usize) -> std::io::Result<Arc<Pool>> {
+    pub fn pool(
+        judge: Option<&Engine>,
+        threads: usize,
+        queue: usize,
+    ) -> std::io::Result<Arc<Pool>> {
         let searcher = match judge {
             Some(j) => j.searcher().clone(),
             None => Searcher::new(Arc::new(PipSigmoid), Arc::new(TranspositionTable::new(1))),
@@ -186,7 +190,10 @@ impl Brain {
                             ),
                             None => (answer_state(&mut *decider, &board, &state), false),
                         };
-                        (command.map(|command| BoardAnswer { command, status }), resigned)
+                        (
+                            command.map(|command| BoardAnswer { command, status }),
+                            resigned,
+                        )
                     }
                 };
                 // The receiver only goes away if the client stopped waiting.

@@ -18,7 +18,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio_util::sync::CancellationToken;
 
-use super::brain::{Brain, BoardAnswer, BoardStatus};
+use super::brain::{BoardAnswer, BoardStatus, Brain};
 use super::clip::{classify, valid_name, ClipLine, InviteKind, LineBuffer, Who, WhoInfo};
 use super::config::{DeclineReason, FibsConfig, Finish, Inviter, Lookup, Verdict};
 use super::metrics::{AccountMetrics, MatchEnd};
@@ -479,8 +479,7 @@ impl Client {
     pub async fn run_graceful(&mut self, stop: Stop) -> Result<ClientStats, FibsError> {
         let mut failures = 0u32;
         loop {
-            if stop.now.is_cancelled() || (stop.finish.is_cancelled() && self.draining.is_some())
-            {
+            if stop.now.is_cancelled() || (stop.finish.is_cancelled() && self.draining.is_some()) {
                 return Ok(self.stats.clone());
             }
             let started = Instant::now();
@@ -654,10 +653,18 @@ impl Client {
         }
     }
 
-    async fn send(&mut self, writer: &mut Writer, line: &str, secret: bool) -> Result<(), FibsError> {
+    async fn send(
+        &mut self,
+        writer: &mut Writer,
+        line: &str,
+        secret: bool,
+    ) -> Result<(), FibsError> {
         if line.chars().any(char::is_control) {
             // Never put a line break or a control byte from outside into a command.
-            tracing::warn!("fibs: {}: not sending a line with control characters", self.user);
+            tracing::warn!(
+                "fibs: {}: not sending a line with control characters",
+                self.user
+            );
             return Ok(());
         }
         let wait = self.pacer.reserve(Instant::now());
@@ -706,9 +713,18 @@ impl Client {
     }
 
     /// A player command that names `name`, sent only when the name is a player's.
-    async fn send_to(&mut self, w: &mut Writer, cmd: &str, name: &str, rest: &str) -> Result<bool, FibsError> {
+    async fn send_to(
+        &mut self,
+        w: &mut Writer,
+        cmd: &str,
+        name: &str,
+        rest: &str,
+    ) -> Result<bool, FibsError> {
         if !valid_name(name) {
-            tracing::warn!("fibs: {}: not sending {cmd} to the odd name {name:?}", self.user);
+            tracing::warn!(
+                "fibs: {}: not sending {cmd} to the odd name {name:?}",
+                self.user
+            );
             return Ok(false);
         }
         let line = if rest.is_empty() {
@@ -721,7 +737,12 @@ impl Client {
     }
 
     /// The watchdog, pending invitations and a finished `show saved` table.
-    async fn on_timer(&mut self, w: &mut Writer, s: &mut Session, now: Instant) -> Result<Flow, FibsError> {
+    async fn on_timer(
+        &mut self,
+        w: &mut Writer,
+        s: &mut Session,
+        now: Instant,
+    ) -> Result<Flow, FibsError> {
         if s.saved_rows.is_some() {
             self.apply_saved_rows(w, s).await?;
         }
@@ -819,7 +840,12 @@ impl Client {
 
     /// With no match: invite an online opponent of a saved match, or (`autoinvite`) an
     /// idle player who is ready.
-    async fn idle_chores(&mut self, w: &mut Writer, s: &mut Session, now: Instant) -> Result<(), FibsError> {
+    async fn idle_chores(
+        &mut self,
+        w: &mut Writer,
+        s: &mut Session,
+        now: Instant,
+    ) -> Result<(), FibsError> {
         if self.memory.opponent.is_some() || s.joining.is_some() || self.draining.is_some() {
             return Ok(());
         }
@@ -833,7 +859,8 @@ impl Client {
         saved.sort_by(|a, b| a.name.cmp(&b.name));
         if let Some(m) = saved.first() {
             let name = m.name.clone();
-            self.invite(w, s, &name, format!("invite {name}"), now).await?;
+            self.invite(w, s, &name, format!("invite {name}"), now)
+                .await?;
             return Ok(());
         }
         if !policy.autoinvite {
@@ -883,7 +910,10 @@ impl Client {
             self.memory
                 .autoinvited
                 .insert(name.to_ascii_lowercase(), now);
-            tracing::info!("fibs: {}: inviting {name} to a {len} point match", self.user);
+            tracing::info!(
+                "fibs: {}: inviting {name} to a {len} point match",
+                self.user
+            );
             self.invite(w, s, &name, format!("invite {name} {len}"), now)
                 .await?;
         }
@@ -891,7 +921,14 @@ impl Client {
     }
 
     /// Sends `cmd` (a `join NAME` or `invite NAME ...`) and waits for the match to begin.
-    async fn invite(&mut self, w: &mut Writer, s: &mut Session, name: &str, cmd: String, now: Instant) -> Result<(), FibsError> {
+    async fn invite(
+        &mut self,
+        w: &mut Writer,
+        s: &mut Session,
+        name: &str,
+        cmd: String,
+        now: Instant,
+    ) -> Result<(), FibsError> {
         if !valid_name(name) {
             return Ok(());
         }
@@ -981,7 +1018,8 @@ impl Client {
         match self.config.invitations.judge(&who, kind) {
             Verdict::Join if busy => {
                 let why = "Sorry, I am in a match right now; please invite me again later.".into();
-                self.decline(w, s, from, kind, DeclineReason::Busy, why).await
+                self.decline(w, s, from, kind, DeclineReason::Busy, why)
+                    .await
             }
             Verdict::Join => {
                 self.stats.invitations_joined += 1;
@@ -1023,7 +1061,12 @@ impl Client {
     }
 
     /// Judges again the invitations that waited for news of `name`.
-    async fn retry_pending(&mut self, w: &mut Writer, s: &mut Session, name: &str) -> Result<(), FibsError> {
+    async fn retry_pending(
+        &mut self,
+        w: &mut Writer,
+        s: &mut Session,
+        name: &str,
+    ) -> Result<(), FibsError> {
         let (mine, rest): (Vec<Pending>, Vec<Pending>) = std::mem::take(&mut s.pending)
             .into_iter()
             .partition(|p| p.from.eq_ignore_ascii_case(name));
@@ -1050,7 +1093,12 @@ impl Client {
     /// were finished elsewhere or expired.
     fn replace_saved(&mut self, rows: Vec<Saved>) {
         let listed: HashSet<String> = rows.iter().map(|r| r.name.to_ascii_lowercase()).collect();
-        for gone in self.memory.saved.values().filter(|m| !listed.contains(&m.name.to_ascii_lowercase())) {
+        for gone in self
+            .memory
+            .saved
+            .values()
+            .filter(|m| !listed.contains(&m.name.to_ascii_lowercase()))
+        {
             tracing::info!(
                 "fibs: {}: the match with {} is no longer saved (finished or expired)",
                 self.user,
@@ -1072,7 +1120,8 @@ impl Client {
                  left unfinished too long",
                 self.user,
                 r.name,
-                r.length.map_or("unlimited".to_string(), |l| format!("{l} points")),
+                r.length
+                    .map_or("unlimited".to_string(), |l| format!("{l} points")),
                 r.score.0,
                 r.score.1
             );
@@ -1143,7 +1192,12 @@ impl Client {
         }
     }
 
-    async fn handle_line(&mut self, w: &mut Writer, s: &mut Session, line: &str) -> Result<Flow, FibsError> {
+    async fn handle_line(
+        &mut self,
+        w: &mut Writer,
+        s: &mut Session,
+        line: &str,
+    ) -> Result<Flow, FibsError> {
         if line.is_empty() {
             return Ok(Flow::Go);
         }
@@ -1178,7 +1232,7 @@ impl Client {
                 }
             }
             ClipLine::LoginBlock => {}
-            ClipLine::Who(info) => {
+            ClipLine::PlayerInfo(info) => {
                 let key = info.name.to_ascii_lowercase();
                 if info.name.eq_ignore_ascii_case(&self.user) {
                     self.memory.rating = Some(info.rating);
@@ -1201,9 +1255,11 @@ impl Client {
                 if online {
                     s.online.insert(name.to_ascii_lowercase());
                 }
-                s.saved_rows
-                    .get_or_insert_with(Vec::new)
-                    .push(Saved { name, length, score });
+                s.saved_rows.get_or_insert_with(Vec::new).push(Saved {
+                    name,
+                    length,
+                    score,
+                });
             }
             ClipLine::NoSaved => {
                 self.replace_saved(Vec::new());
@@ -1232,9 +1288,8 @@ impl Client {
                 let key = opponent.to_ascii_lowercase();
                 let resumed = self.memory.saved.remove(&key).is_some();
                 if !resumed {
-                    let window = Duration::from_secs(
-                        self.config.invitations.per_opponent_window_h * 3600,
-                    );
+                    let window =
+                        Duration::from_secs(self.config.invitations.per_opponent_window_h * 3600);
                     let q = self.memory.recent.entry(key).or_default();
                     while q
                         .front()
@@ -1314,7 +1369,9 @@ impl Client {
             }
             ClipLine::JoinNextGame => {
                 if s.quit_after_game {
-                    return self.bye(w, "the game is over and the bot is stopping").await;
+                    return self
+                        .bye(w, "the game is over and the bot is stopping")
+                        .await;
                 }
                 self.send(w, "join", false).await?;
                 s.watch.enter(Phase::NextGame, now);
@@ -1332,7 +1389,11 @@ impl Client {
                 if let Some(m) = &mut self.memory.current {
                     // The last board shows the score before the final game.
                     if let Some((l, a, b)) = m.head {
-                        m.head = Some(if won { (l, a.max(l), b) } else { (l, a, b.max(l)) });
+                        m.head = Some(if won {
+                            (l, a.max(l), b)
+                        } else {
+                            (l, a, b.max(l))
+                        });
                     }
                 }
                 self.status_line(if won { "won" } else { "lost" });
@@ -1343,7 +1404,9 @@ impl Client {
                 s.forget_answers();
                 s.watch.enter(Phase::Idle, now);
                 if self.draining.is_some() {
-                    return self.bye(w, "the match is over and the bot is stopping").await;
+                    return self
+                        .bye(w, "the match is over and the bot is stopping")
+                        .await;
                 }
             }
             ClipLine::OpponentGone { name } => {
@@ -1363,7 +1426,9 @@ impl Client {
                     s.forget_answers();
                     s.watch.enter(Phase::Idle, now);
                     if self.draining.is_some() {
-                        return self.bye(w, "the opponent left and the bot is stopping").await;
+                        return self
+                            .bye(w, "the opponent left and the bot is stopping")
+                            .await;
                     }
                 }
             }
@@ -1398,7 +1463,8 @@ impl Client {
                     && self.draining.is_none()
                     && self.config.invitations.listed_ok(&name)
                 {
-                    self.invite(w, s, &name, format!("invite {name}"), now).await?;
+                    self.invite(w, s, &name, format!("invite {name}"), now)
+                        .await?;
                 }
             }
             ClipLine::NotPlaying => {
@@ -1451,7 +1517,13 @@ impl Client {
         tracing::warn!("fibs: {}: ignoring {what}", self.user);
     }
 
-    async fn on_board(&mut self, w: &mut Writer, s: &mut Session, board: String, now: Instant) -> Result<Flow, FibsError> {
+    async fn on_board(
+        &mut self,
+        w: &mut Writer,
+        s: &mut Session,
+        board: String,
+        now: Instant,
+    ) -> Result<Flow, FibsError> {
         self.check_board(&board);
         if s.last_board.as_deref() != Some(board.as_str()) {
             s.watch.progress(now);
@@ -1459,21 +1531,22 @@ impl Client {
         s.last_board = Some(board.clone());
         if s.answered.contains(&board) {
             // Asked for by the watchdog and unchanged: the answer never arrived.
-            let lost = s.reanswer
-                && s.last_answered.as_deref() == Some(board.as_str())
-                && s.forget_last();
+            let lost =
+                s.reanswer && s.last_answered.as_deref() == Some(board.as_str()) && s.forget_last();
             if !lost {
                 s.reanswer = false;
                 self.stats.repeated_boards += 1;
                 return Ok(Flow::Go);
             }
-            tracing::info!("fibs: {}: the answer to this board was lost; answering again", self.user);
+            tracing::info!(
+                "fibs: {}: the answer to this board was lost; answering again",
+                self.user
+            );
         }
         s.reanswer = false;
         match self.brain.answer(&board).await {
             Ok(BoardAnswer {
-                command: Some(cmd),
-                ..
+                command: Some(cmd), ..
             }) => {
                 s.remember(&board);
                 self.stats.boards_answered += 1;
@@ -1512,7 +1585,10 @@ impl Client {
 /// Runs several accounts side by side until stopped; each has its own connection and
 /// state, so one account's stall, drop or rejected login leaves the others alone.
 /// Returns each account's name and result, in the order given.
-pub async fn run_accounts(clients: Vec<Client>, stop: Stop) -> Vec<(String, Result<ClientStats, FibsError>)> {
+pub async fn run_accounts(
+    clients: Vec<Client>,
+    stop: Stop,
+) -> Vec<(String, Result<ClientStats, FibsError>)> {
     let mut tasks = Vec::new();
     for mut c in clients {
         let stop = stop.clone();

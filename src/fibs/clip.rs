@@ -323,7 +323,7 @@ pub enum ClipLine {
     /// Another player's invitation was refused because we are not ready.
     Refusing,
     /// `5 ...`: a player's who-info.
-    Who(WhoInfo),
+    PlayerInfo(WhoInfo),
     /// The header of `show saved`'s table (`opponent matchlength score ...`).
     SavedHeader,
     /// A row of `show saved`: `[*]NAME LENGTH SCORE - SCORE`; a star in front means the
@@ -410,7 +410,7 @@ pub fn classify(line: &str) -> ClipLine {
         }
         "5" => {
             return match WhoInfo::parse(line) {
-                Some(w) => ClipLine::Who(w),
+                Some(w) => ClipLine::PlayerInfo(w),
                 None => ClipLine::LoginBlock,
             }
         }
@@ -773,30 +773,66 @@ mod tests {
         ));
         assert_eq!(classify("You can't move."), Other("You can't move.".into()));
         assert_eq!(classify("** You're not playing."), NotPlaying);
-        assert_eq!(classify("5 alice - - 0 1 1612.20 2011 4 1041253100 host - -"), Who(WhoInfo {
-            name: "alice".into(),
-            opponent: None,
-            ready: false,
-            away: true,
-            rating: 1612.2,
-            experience: 2011,
-        }));
-        assert_eq!(classify("  opponent          matchlength   score (your points first)"), SavedHeader);
+        assert_eq!(
+            classify("5 alice - - 0 1 1612.20 2011 4 1041253100 host - -"),
+            PlayerInfo(WhoInfo {
+                name: "alice".into(),
+                opponent: None,
+                ready: false,
+                away: true,
+                rating: 1612.2,
+                experience: 2011,
+            })
+        );
+        assert_eq!(
+            classify("  opponent          matchlength   score (your points first)"),
+            SavedHeader
+        );
         assert_eq!(
             classify("  *alice                5               3 -  1"),
-            SavedEntry { name: "alice".into(), online: true, length: Some(5), score: (3, 1) }
+            SavedEntry {
+                name: "alice".into(),
+                online: true,
+                length: Some(5),
+                score: (3, 1)
+            }
         );
         assert_eq!(
             classify("   bob          unlimited              0 - 12"),
-            SavedEntry { name: "bob".into(), online: false, length: None, score: (0, 12) }
+            SavedEntry {
+                name: "bob".into(),
+                online: false,
+                length: None,
+                score: (0, 12)
+            }
         );
         assert_eq!(classify("no saved games."), NoSaved);
-        assert_eq!(classify("alice has 3 saved games."), SavedCount { name: "alice".into(), count: 3 });
-        assert_eq!(classify("alice has no saved games."), SavedCount { name: "alice".into(), count: 0 });
+        assert_eq!(
+            classify("alice has 3 saved games."),
+            SavedCount {
+                name: "alice".into(),
+                count: 3
+            }
+        );
+        assert_eq!(
+            classify("alice has no saved games."),
+            SavedCount {
+                name: "alice".into(),
+                count: 0
+            }
+        );
         // Names that are no player's are told apart, and odd score rows are other lines.
-        assert!(valid_name("alice_2") && !valid_name("al ice") && !valid_name("") && !valid_name("al\u{1}"));
+        assert!(
+            valid_name("alice_2")
+                && !valid_name("al ice")
+                && !valid_name("")
+                && !valid_name("al\u{1}")
+        );
         assert!(matches!(classify("  *gh\u{2}ost 5 1 - 2"), Other(_)));
-        assert!(matches!(classify("score in 3 point match: You-2 alice-0"), Other(_)));
+        assert!(matches!(
+            classify("score in 3 point match: You-2 alice-0"),
+            Other(_)
+        ));
         assert_eq!(classify("** bot is refusing games."), Refusing);
         assert!(matches!(classify("board:You:alice:5:0"), Board(_)));
         assert_eq!(classify("Your running match was loaded."), MatchLoaded);

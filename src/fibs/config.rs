@@ -246,7 +246,11 @@ impl InvitePolicy {
             if (self.min_rating > 0.0 && rating < self.min_rating)
                 || (self.max_rating > 0.0 && rating > self.max_rating)
             {
-                let lo = if self.min_rating > 0.0 { self.min_rating } else { 0.0 };
+                let lo = if self.min_rating > 0.0 {
+                    self.min_rating
+                } else {
+                    0.0
+                };
                 let bounds = if self.max_rating > 0.0 {
                     format!("{lo:.0} to {:.0}", self.max_rating)
                 } else {
@@ -699,7 +703,9 @@ impl FibsConfig {
         self.invitations.validate()?;
         self.watchdog.validate()?;
         if self.play.threads == 0 {
-            return Err(ConfigError::Invalid("play.threads must be at least 1".into()));
+            return Err(ConfigError::Invalid(
+                "play.threads must be at least 1".into(),
+            ));
         }
         let mut users: Vec<String> = Vec::new();
         for a in &self.account {
@@ -753,10 +759,123 @@ mod tests {
     use super::*;
 
     #[test]
-    fn shipped_config_parses() {
+    fn shipped_config_is_the_built_in_defaults() {
         let text = include_str!("../../config/fibs.toml");
         let cfg = FibsConfig::from_toml(text, "config/fibs.toml").unwrap();
-        assert!(cfg.invitations.max_length >= 1);
+        assert_eq!(cfg, FibsConfig::default());
+    }
+
+    fn who(
+        name: &str,
+        rating: Option<f64>,
+        experience: Option<u32>,
+        saved: Option<u32>,
+    ) -> Inviter {
+        Inviter {
+            name: name.into(),
+            rating,
+            experience,
+            saved_count: saved,
+            recent_matches: 0,
+        }
+    }
+
+    #[test]
+    fn the_policy_asks_what_it_needs_and_judges_by_it() {
+        let p = InvitePolicy {
+            min_rating: 1400.0,
+            max_rating: 1900.0,
+            min_experience: 100,
+            max_inviter_saved: 5,
+            max_matches_per_opponent: 2,
+            ..InvitePolicy::default()
+        };
+        let five = InviteKind::Points(5);
+        assert_eq!(
+            p.judge(&who("a", None, None, None), five),
+            Verdict::Ask(Lookup::Who)
+        );
+        assert_eq!(
+            p.judge(&who("a", Some(1500.0), Some(200), None), five),
+            Verdict::Ask(Lookup::SavedCount)
+        );
+        assert_eq!(
+            p.judge(&who("a", Some(1500.0), Some(200), Some(5)), five),
+            Verdict::Join
+        );
+        let reason = |w: Inviter| match p.judge(&w, five) {
+            Verdict::Decline(r, text) => {
+                assert!(!text.contains('\n') && !text.is_empty());
+                Some(r)
+            }
+            _ => None,
+        };
+        assert_eq!(
+            reason(who("a", Some(1399.0), Some(200), Some(0))),
+            Some(DeclineReason::Rating)
+        );
+        assert_eq!(
+            reason(who("a", Some(1901.0), Some(200), Some(0))),
+            Some(DeclineReason::Rating)
+        );
+        assert_eq!(
+            reason(who("a", Some(1500.0), Some(99), Some(0))),
+            Some(DeclineReason::Experience)
+        );
+        assert_eq!(
+            reason(who("a", Some(1500.0), Some(200), Some(6))),
+            Some(DeclineReason::SavedMatches)
+        );
+        let mut busy = who("a", Some(1500.0), Some(200), Some(0));
+        busy.recent_matches = 2;
+        assert_eq!(reason(busy.clone()), Some(DeclineReason::PerOpponent));
+        // Resuming finishes what was begun: only the lists apply.
+        assert_eq!(p.judge(&busy, InviteKind::Resume), Verdict::Join);
+        assert_eq!(
+            p.judge(&who("a", None, None, None), InviteKind::Resume),
+            Verdict::Join
+        );
+        let short = InvitePolicy {
+            min_length: 3,
+            ..InvitePolicy::default()
+        };
+        assert_eq!(
+            short.static_check("a", InviteKind::Points(1)).map(|r| r.0),
+            Some(DeclineReason::Length)
+        );
+        // With no bounds nothing is asked.
+        assert_eq!(
+            InvitePolicy::default().judge(&who("a", None, None, None), five),
+            Verdict::Join
+        );
+    }
+
+    #[test]
+    fn accounts_and_limits_are_checked() {
+        let ok = "[[account]]\nuser = \"bot1\"\npassword_env = \"P1\"\n\
+                  [[account]]\nuser = \"bot2\"\npassword_file = \"/p2\"\nserver = \"h:1\"\n";
+        let c = FibsConfig::from_toml(ok, "t").unwrap();
+        assert_eq!(c.account.len(), 2);
+        assert_eq!(c.account[1].server.as_deref(), Some("h:1"));
+        for bad in [
+            "[[account]]\nuser = \"bot1\"\n",
+            "[[account]]\nuser = \"bot1\"\npassword_env = \"P\"\npassword_file = \"f\"\n",
+            "[[account]]\nuser = \"b o t\"\npassword_env = \"P\"\n",
+            "[[account]]\nuser = \"bot\"\npassword_env = \"P\"\n[[account]]\nuser = \"BOT\"\npassword_env = \"Q\"\n",
+            "[[account]]\nuser = \"bot\"\npassword_env = \"P\"\nserver = \"nohost\"\n",
+            "[watchdog]\nboard_ms = 0",
+            "[watchdog]\nopponent_remind_ms = 400000",
+            "[watchdog]\nreminder = \"two\\nlines\"",
+            "[invitations]\nmin_length = 9\nmax_length = 7",
+            "[invitations]\nmin_rating = 1800.0\nmax_rating = 1500.0",
+            "[invitations]\ndeny = [\"a b\"]",
+            "[shutdown]\nfinish = \"later\"",
+            "[play]\nthreads = 0",
+        ] {
+            assert!(FibsConfig::from_toml(bad, "t").is_err(), "{bad}");
+        }
+        let c = FibsConfig::from_toml("[shutdown]\nfinish = \"match\"", "t").unwrap();
+        assert_eq!(c.shutdown.finish, Finish::Match);
     }
 
     #[test]
@@ -873,6 +992,8 @@ mod tests {
         for (k, v) in &table {
             if v.is_table() {
                 assert!(FibsConfig::SECTIONS.contains(&k.as_str()), "{k}");
+            } else if k == "account" {
+                // The list of accounts: not a section, and not set from the environment.
             } else {
                 assert!(FibsConfig::TOP_KEYS.contains(&k.as_str()), "{k}");
             }

@@ -233,7 +233,11 @@ mod tests {
         assert!(w.fire(&cfg(), t0 + ms(299)).is_none());
         assert_eq!(
             ladder(&mut w, 10_000, t0),
-            vec![(300, Step::Board), (1000, Step::Remind), (2000, Step::Leave)]
+            vec![
+                (300, Step::Board),
+                (1000, Step::Remind),
+                (2000, Step::Leave)
+            ]
         );
         assert!(w.next(&cfg()).is_none());
     }
@@ -266,7 +270,11 @@ mod tests {
         w.enter(Phase::NextGame, t0);
         assert_eq!(
             ladder(&mut w, 10_000, t0),
-            vec![(200, Step::Rejoin), (1000, Step::Remind), (2000, Step::Leave)]
+            vec![
+                (200, Step::Rejoin),
+                (1000, Step::Remind),
+                (2000, Step::Leave)
+            ]
         );
         w.enter(Phase::Idle, t0);
         assert_eq!(

@@ -682,7 +682,9 @@ impl World {
         if rows.is_empty() {
             out.push(line("no saved games."));
         } else {
-            out.push(line("  opponent          matchlength   score (your points first)"));
+            out.push(line(
+                "  opponent          matchlength   score (your points first)",
+            ));
             out.extend(rows);
         }
     }
