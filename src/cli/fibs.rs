@@ -82,10 +82,7 @@ type Deciders = (Vec<Box<dyn Decide>>, Option<Engine>);
 /// The deciders of the accounts (one each) and the engine that judges resignations for
 /// all: an engine over a socket (`tcp://HOST:PORT`, a connection per account, no judge)
 /// or any player spec, whose engine (when it has an evaluator) also judges resignations.
-fn decision_makers(
-    spec: &str,
-    accounts: usize,
-) -> Result<Deciders, CliError> {
+fn decision_makers(spec: &str, accounts: usize) -> Result<Deciders, CliError> {
     if spec.starts_with("tcp://") {
         let factory = super::match_cmd::engine_factory(spec, Duration::from_secs(60), true)?;
         let deciders = (0..accounts)
