@@ -336,9 +336,10 @@ pub struct WatchdogConfig {
     /// The bot's turn before the roll, without access to the cube, and the server has
     /// not rolled for it: send `roll` after this many milliseconds.
     pub roll_ms: u64,
-    /// An invitation joined (or an opponent invited) with no match begun, or the next
-    /// game of a match not begun: send the command once more after this many
-    /// milliseconds; after twice as long give the invitation up.
+    /// An invitation joined (or an opponent invited) with no match begun: send the
+    /// command once more after this many milliseconds, and give the invitation up after
+    /// twice as long. The next game of a match not begun: `join` again every this many
+    /// milliseconds until the reminder is due.
     pub join_ms: u64,
     /// The opponent is to act and the server has said nothing of it for this many
     /// milliseconds: ask for the board.

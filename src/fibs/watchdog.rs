@@ -30,7 +30,8 @@ pub enum Phase {
     /// The opponent is to act: a roll or move, an answer to the bot's double or
     /// resignation.
     Opponent,
-    /// The bot joined the next game of the match (`join`); the game should begin.
+    /// The bot joined the next game of the match (`join`); the game should begin. The
+    /// `join` is repeated every `join_ms` until the reminder is due.
     NextGame,
 }
 
@@ -161,12 +162,20 @@ impl Watch {
                 2 => (ms(cfg.opponent_leave_ms), Step::Leave),
                 _ => return None,
             },
-            Phase::NextGame => match k {
-                0 => (ms(cfg.join_ms), Step::Rejoin),
-                1 => (ms(cfg.opponent_remind_ms), Step::Remind),
-                2 => (ms(cfg.opponent_leave_ms), Step::Leave),
-                _ => return None,
-            },
+            // The bot's `join` is sent again every `join_ms` until the reminder is due
+            // (a lost `join` keeps the game from starting); then the opponent's ladder.
+            Phase::NextGame => {
+                let rejoins = ((cfg.opponent_remind_ms - 1) / cfg.join_ms) as u32;
+                if k < rejoins {
+                    (ms(cfg.join_ms) * (k + 1), Step::Rejoin)
+                } else if k == rejoins {
+                    (ms(cfg.opponent_remind_ms), Step::Remind)
+                } else if k == rejoins + 1 {
+                    (ms(cfg.opponent_leave_ms), Step::Leave)
+                } else {
+                    return None;
+                }
+            }
         };
         Some((self.since + after, step))
     }
@@ -272,6 +281,9 @@ mod tests {
             ladder(&mut w, 10_000, t0),
             vec![
                 (200, Step::Rejoin),
+                (400, Step::Rejoin),
+                (600, Step::Rejoin),
+                (800, Step::Rejoin),
                 (1000, Step::Remind),
                 (2000, Step::Leave)
             ]
