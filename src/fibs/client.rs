@@ -214,6 +214,9 @@ struct Memory {
     /// When each player was last invited by `autoinvite`.
     autoinvited: HashMap<String, Instant>,
     last_autoinvite: Option<Instant>,
+    /// When each opponent of a saved match was last invited to resume it (by the idle
+    /// chores), by lower-case name.
+    resume_invited: HashMap<String, Instant>,
     /// The rating the server last told.
     rating: Option<f64>,
 }
@@ -850,15 +853,28 @@ impl Client {
             return Ok(());
         }
         let policy = &self.config.invitations;
+        // An opponent who did not come back when invited is asked again only after the
+        // time the bot waits for an opponent (or when they log in anew).
+        let again = Duration::from_millis(self.config.watchdog.opponent_leave_ms);
         let mut saved: Vec<&Saved> = self
             .memory
             .saved
             .values()
             .filter(|m| s.is_online(&m.name) && policy.listed_ok(&m.name))
+            .filter(|m| {
+                !self
+                    .memory
+                    .resume_invited
+                    .get(&m.name.to_ascii_lowercase())
+                    .is_some_and(|&t| now.saturating_duration_since(t) < again)
+            })
             .collect();
         saved.sort_by(|a, b| a.name.cmp(&b.name));
         if let Some(m) = saved.first() {
             let name = m.name.clone();
+            self.memory
+                .resume_invited
+                .insert(name.to_ascii_lowercase(), now);
             self.invite(w, s, &name, format!("invite {name}"), now)
                 .await?;
             return Ok(());
