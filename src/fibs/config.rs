@@ -349,7 +349,8 @@ pub struct WatchdogConfig {
     /// ... for this long: leave the match (the server saves it; the bot invites the
     /// opponent to resume it later).
     pub opponent_leave_ms: u64,
-    /// With no match, invite opponents of saved matches who are online this often.
+    /// With no match, invite opponents of saved matches who are online this often (each
+    /// one at most once per `opponent_leave_ms`, and whenever they log in).
     pub reinvite_ms: u64,
     /// The reminder's text.
     pub reminder: String,
