@@ -398,7 +398,7 @@ fn chaos_script(seed: u64, user: &str, matches: u32) -> Script {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "soak run of 510 matches on 3 accounts, about half an hour: scripts/fibs_soak.sh"]
+#[ignore = "soak run of 510 matches on 3 accounts, about 12 minutes: scripts/fibs_soak.sh"]
 async fn soak_three_accounts_through_every_fault() {
     let total: u32 = std::env::var("SOAK_MATCHES")
         .ok()
