@@ -223,7 +223,12 @@ fn the_table_carries_a_game_from_one_decision_to_the_next() {
     let mut checked = 0;
     for (pos, dice) in self_play_positions(&PipSigmoid, 12, 4, 3) {
         let shared = searcher(16);
-        let first = shared.choose(&pos, dice, &SearchSettings::new(5, Algorithm::Star2), &cancel);
+        let first = shared.choose(
+            &pos,
+            dice,
+            &SearchSettings::new(5, Algorithm::Star2),
+            &cancel,
+        );
         let Some(best) = first.best() else { continue };
         let after = best.play.next_position();
         if after.is_game_over() {
