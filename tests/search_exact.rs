@@ -254,7 +254,6 @@ fn the_table_carries_a_game_from_one_decision_to_the_next() {
             warm.best().map(|p| (p.index, p.value)),
             cold.best().map(|p| (p.index, p.value))
         );
-        assert!(warm.stats.tt_probes > 0);
         checked += 1;
     }
     assert!(checked >= 2, "{checked}");
