@@ -71,21 +71,16 @@ fn analyse_one(
 pub fn run(a: &AnalyseArgs, depth: Depth, threads: usize) -> Result<(), CliError> {
     let list = a.files.as_deref().ok_or("--files needs a LIST")?;
     let (shard, shards) = super::shard_arg(&a.shard)?;
-    let input = std::fs::read(list).map_err(|e| format!("cannot read {}: {e}", list.display()))?;
-    let mine = batch::shard_of(batch::entries(&input), shard, shards);
-    let done = match &a.out {
-        Some(p) => batch::resume(p, WHAT)?,
-        None => Default::default(),
-    };
-    let todo: Vec<&Entry> = mine.iter().filter(|e| !done.contains(&e.line)).collect();
+    let share = batch::share(list, shard, shards, a.out.as_deref(), WHAT)?;
+    let todo = &share.todo;
     let mut out = batch::open_out(a.out.as_deref())?;
     let stop = Arc::new(AtomicBool::new(false));
     super::rollout::stop_on_ctrl_c(stop.clone(), "stopping after the match file under way")?;
     eprintln!(
         "analysing {} of {} match files (shard {shard}/{shards}, {} already done) at depth {}",
         todo.len(),
-        mine.len(),
-        mine.len() - todo.len(),
+        share.total,
+        share.total - todo.len(),
         depth.get()
     );
     let bar = if a.quiet {

@@ -49,6 +49,40 @@ pub fn shard_of(all: Vec<Entry>, shard: u64, shards: u64) -> Vec<Entry> {
         .collect()
 }
 
+/// One task's share of a batch input file: its entries (shard `shard` of `shards`) and,
+/// of those, the ones the output file `out` does not hold yet.
+#[derive(Debug)]
+pub struct Share {
+    /// Entries in this task's shard.
+    pub total: usize,
+    /// Entries in this task's shard still to do, in file order.
+    pub todo: Vec<Entry>,
+}
+
+/// Reads `input`, keeps shard `shard` of `shards`, and drops what the output file `out`
+/// already covers (see [`resume`]; `what` names the command).
+pub fn share(
+    input: &Path,
+    shard: u64,
+    shards: u64,
+    out: Option<&Path>,
+    what: &str,
+) -> Result<Share, CliError> {
+    let bytes =
+        std::fs::read(input).map_err(|e| format!("cannot read {}: {e}", input.display()))?;
+    let mine = shard_of(entries(&bytes), shard, shards);
+    let done = match out {
+        Some(p) => resume(p, what)?,
+        None => BTreeSet::new(),
+    };
+    let total = mine.len();
+    let todo = mine
+        .into_iter()
+        .filter(|e| !done.contains(&e.line))
+        .collect();
+    Ok(Share { total, todo })
+}
+
 /// The `line` of a JSON line already written, if it is a complete object with one.
 pub fn line_of(text: &str) -> Option<u64> {
     serde_json::from_str::<serde_json::Value>(text)

@@ -107,13 +107,8 @@ pub fn run(a: &RolloutArgs) -> Result<(), CliError> {
     let (shard, shards) = super::shard_arg(&a.shard)?;
     let threads = super::threads_arg(a.threads)?;
     let settings = settings(a, threads)?;
-    let input = std::fs::read(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
-    let mine = batch::shard_of(batch::entries(&input), shard, shards);
-    let done = match &a.out {
-        Some(p) => batch::resume(p, WHAT)?,
-        None => Default::default(),
-    };
-    let todo: Vec<&Entry> = mine.iter().filter(|e| !done.contains(&e.line)).collect();
+    let share = batch::share(file, shard, shards, a.out.as_deref(), WHAT)?;
+    let todo = &share.todo;
     let mut out = batch::open_out(a.out.as_deref())?;
     let stop = Arc::new(AtomicBool::new(false));
     stop_on_ctrl_c(stop.clone(), "stopping after the position under way")?;
@@ -121,8 +116,8 @@ pub fn run(a: &RolloutArgs) -> Result<(), CliError> {
     eprintln!(
         "rolling out {} of {} positions (shard {shard}/{shards}, {} already done), {} trials each",
         todo.len(),
-        mine.len(),
-        mine.len() - todo.len(),
+        share.total,
+        share.total - todo.len(),
         a.trials
     );
     let bar = indicatif::ProgressBar::new(todo.len() as u64);
