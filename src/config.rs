@@ -168,11 +168,15 @@ pub struct EngineConfig {
     pub width: usize,
 }
 
+/// The served engine's root stages (`algorithm = "filter"`): after depth 1 at most 9 plays
+/// within 0.16 of the best, after depth 3 at most 3 within 0.06 (docs/BENCHMARKS.md, "Search").
+pub const SERVED_FILTER: &str = "9:0.16/3:0.06";
+
 impl Default for EngineConfig {
     fn default() -> Self {
         EngineConfig {
             evaluator: EvaluatorKind::Net(None),
-            algorithm: Algorithm::Star2,
+            algorithm: Algorithm::Filter,
             depth: Depth::FIVE,
             cube_depth: Depth::THREE,
             time_budget_ms: Budget::from_millis(500),
@@ -183,7 +187,7 @@ impl Default for EngineConfig {
             tt_megabytes: 64,
             mcts: crate::search::mcts::MctsConfig::default(),
             precision: crate::eval::qnet::Precision::default(),
-            filter: crate::search::FilterConfig::default().stages_text(),
+            filter: SERVED_FILTER.to_string(),
             width: crate::search::FilterConfig::default().reply_width,
         }
     }
@@ -207,7 +211,8 @@ impl EngineConfig {
             ));
         }
         f.reply_width = self.width;
-        if f != default && self.algorithm != Algorithm::Filter {
+        let served = default.with_stages(SERVED_FILTER);
+        if f != default && Some(f) != served && self.algorithm != Algorithm::Filter {
             return Err(
                 "engine.filter and engine.width apply only with algorithm = \"filter\"".into(),
             );
@@ -400,7 +405,12 @@ impl Config {
             precision: e.precision,
             tt_megabytes: e.tt_megabytes,
             mcts: e.mcts,
-            filter: e.filter_config().unwrap_or_default(),
+            // The stages are the filter's alone: another algorithm gets the defaults.
+            filter: if e.algorithm == Algorithm::Filter {
+                e.filter_config().unwrap_or_default()
+            } else {
+                crate::search::FilterConfig::default()
+            },
         }
     }
 
@@ -408,6 +418,7 @@ impl Config {
     /// alone, no search, no budget (`config/throughput.toml`).
     pub fn throughput() -> Config {
         let mut c = Config::default();
+        c.engine.algorithm = Algorithm::Star2;
         c.engine.depth = Depth::ONE;
         c.engine.cube_depth = Depth::ONE;
         c.engine.min_depth = Depth::ONE;
@@ -668,7 +679,7 @@ mod tests {
                 "engine.width",
             ),
             (
-                "[engine]\nfilter = \"9:0.16/2:0.04\"\n",
+                "[engine]\nalgorithm = \"star2\"\nfilter = \"9:0.16/2:0.04\"\n",
                 "only with algorithm",
             ),
         ] {
@@ -691,7 +702,7 @@ mod tests {
         assert_eq!(c.engine.depth.get(), 3);
         assert_eq!(
             c.engine_spec().to_string(),
-            "net,depth=3,cube_depth=3,time=500,min_depth=3,cubeful=on,tt=64"
+            "net,depth=3,algo=filter,cube_depth=3,time=500,min_depth=3,cubeful=on,tt=64,filter=9:0.16/3:0.06"
         );
         let e = Config::from_toml("[engine]\nevaluator = \"alpha\"\n", "t").unwrap_err();
         assert!(e.to_string().contains("unknown player 'alpha'"), "{e}");
@@ -710,7 +721,7 @@ mod tests {
         .unwrap();
         assert_eq!(
             c.engine_spec().to_string(),
-            "net,depth=5,cube_depth=3,time=400,min_depth=3,cubeful=on,tt=64"
+            "net,depth=5,algo=filter,cube_depth=3,time=400,min_depth=3,cubeful=on,tt=64,filter=9:0.16/3:0.06"
         );
         // One line away from the depth-1 engine: the guaranteed depth follows the depth.
         let c = Config::from_toml("[engine]\ndepth = 1\n", "t").unwrap();

@@ -615,6 +615,22 @@ impl EngineSpec {
             seen.push(k);
             self.set_option(k, v)?;
         }
+        // Another algorithm chosen over a base (`engine,algo=star2` over a configured
+        // filter) drops the base's settings of the algorithm it replaces.
+        if seen.contains(&"algo") {
+            if self.algorithm != Algorithm::Filter
+                && !seen.iter().any(|k| matches!(*k, "filter" | "width"))
+            {
+                self.filter = FilterConfig::default();
+            }
+            if self.algorithm != Algorithm::Mcts
+                && !seen
+                    .iter()
+                    .any(|k| matches!(*k, "playouts" | "playout" | "truncate"))
+            {
+                self.mcts = MctsConfig::default();
+            }
+        }
         self.validate()
     }
 }
