@@ -525,7 +525,7 @@ fn tavli_plays_agree_with_the_command_line_and_follow_the_servers_variant() {
             "variant",
         ),
         (
-            r#"{"position":"plakoto:24-15:24-15","dice":[6,5],"depth":5}"#,
+            r#"{"position":"plakoto:24-15:24-15","dice":[6,5],"depth":4}"#,
             "depth",
         ),
         ("{\"position\":\"\u{e9}\",\"dice\":[6,5]}", "not a position"),
@@ -534,6 +534,18 @@ fn tavli_plays_agree_with_the_command_line_and_follow_the_servers_variant() {
         assert_eq!(status, 400, "{what}: {e}");
         assert!(e["error"].is_string(), "{what}");
     }
+    // A deeper search is the configured search's, capped by server.max_request_depth
+    // (the throughput configuration's depth-5 cap).
+    let (status, deep) = post(
+        &s,
+        "/v1/tavli/move",
+        r#"{"position":"fevga:24-14,19-1:24-15","dice":[4,2],"depth":9}"#,
+    );
+    assert_eq!(status, 200, "{deep}");
+    assert!(
+        deep["depth"].as_u64().is_some_and(|d| (1..=5).contains(&d)),
+        "{deep}"
+    );
 }
 
 #[test]

@@ -76,7 +76,7 @@ fn a_full_queue_is_reported_and_queued_jobs_can_be_cancelled() {
     };
     let s1 = SearchSettings::new(1, Algorithm::Star2);
     // The first job's reply holds the only worker until released.
-    p.submit(Job::new(q, s1.clone(), move |_| {
+    p.submit(Job::new(q.clone(), s1.clone(), move |_| {
         started_tx.send(()).unwrap();
         release_rx.recv().unwrap();
     }))
@@ -85,7 +85,8 @@ fn a_full_queue_is_reported_and_queued_jobs_can_be_cancelled() {
     let cancel = Cancel::new();
     let (out_tx, out_rx) = bounded(1);
     p.try_submit(
-        Job::new(q, s1.clone(), move |o| out_tx.send(o).unwrap()).with_cancel(cancel.clone()),
+        Job::new(q.clone(), s1.clone(), move |o| out_tx.send(o).unwrap())
+            .with_cancel(cancel.clone()),
     )
     .unwrap();
     match p.try_submit(Job::new(q, s1, |_| {})) {

@@ -107,7 +107,7 @@ fn ubgi_session() {
     run_ubgi(
         engine(),
         BoardConvention::Auto,
-        Session::new(Variant::Backgammon, 1),
+        Session::new(Variant::Backgammon, &"net,depth=1".parse().unwrap()),
         std::io::Cursor::new(input.into_bytes()),
         &mut out,
     )
@@ -174,7 +174,7 @@ fn ubgi_replies(input: &[u8]) -> Vec<String> {
     run_ubgi(
         engine(),
         BoardConvention::Auto,
-        Session::new(Variant::Backgammon, 1),
+        Session::new(Variant::Backgammon, &"net,depth=1".parse().unwrap()),
         std::io::Cursor::new(input.to_vec()),
         &mut out,
     )

@@ -288,7 +288,7 @@ fn hint_ranks_the_legal_plays_best_first() {
         "6",
         "5",
         "--depth",
-        "7",
+        "4",
     ]);
     one_line_error(&[
         "hint",
@@ -297,8 +297,8 @@ fn hint_ranks_the_legal_plays_best_first() {
         "--dice",
         "6",
         "5",
-        "--algo",
-        "mcts",
+        "--eval",
+        "pipsigmoid",
     ]);
     one_line_error(&[
         "hint",
@@ -309,6 +309,78 @@ fn hint_ranks_the_legal_plays_best_first() {
         "6",
         "5",
     ]);
+}
+
+/// Every algorithm and the time budget of backgammon's searcher, in every Tavli game.
+#[test]
+fn hint_searches_the_tavli_games_with_every_algorithm_and_a_budget() {
+    for (variant, pos, d1, d2) in [
+        ("plakoto", "plakoto:24-15:24-15", "6", "5"),
+        ("fevga", "fevga:24-14,20-1:24-15", "4", "2"),
+        (
+            "portes",
+            "portes:24-2,13-5,8-3,6-5:24-2,13-5,8-3,6-5",
+            "3",
+            "1",
+        ),
+    ] {
+        let legal = json_of(&stargammon(&[
+            "moves",
+            "--variant",
+            variant,
+            pos,
+            d1,
+            d2,
+            "--json",
+        ]));
+        let legal = legal["plays"].as_array().unwrap().len();
+        for extra in [
+            &["--algo", "mcts", "--playouts", "300"][..],
+            &["--algo", "filter", "--depth", "5"][..],
+            &["--algo", "expectimax", "--depth", "3"][..],
+            &["--algo", "star1", "--depth", "3"][..],
+            &["--depth", "9", "--time-ms", "300"][..],
+        ] {
+            let mut args = vec![
+                "hint",
+                "--variant",
+                variant,
+                pos,
+                "--dice",
+                d1,
+                d2,
+                "--json",
+            ];
+            args.extend_from_slice(extra);
+            let started = std::time::Instant::now();
+            let v = json_of(&stargammon(&args));
+            let plays = v["plays"].as_array().expect("plays");
+            assert_eq!(plays.len(), legal, "{variant} {extra:?}: {v}");
+            assert_eq!(plays[0]["diff"], 0.0, "{variant} {extra:?}");
+            if extra.contains(&"--time-ms") {
+                // Depth 9 does not fit 300 ms: the deepest completed iteration answers,
+                // in about the budget (the process's start and the nets' load besides).
+                let depth = v["depth"].as_u64().unwrap();
+                assert!((3..9).contains(&depth), "{variant}: depth {depth}");
+                assert!(started.elapsed().as_secs_f64() < 10.0);
+            }
+        }
+    }
+    // The same searches over every Tavli game's flags, and a finished game refused.
+    let mcts = json_of(&stargammon(&[
+        "hint",
+        "--variant",
+        "fevga",
+        "--algo",
+        "mcts",
+        "--playouts",
+        "200",
+        "--dice",
+        "6",
+        "6",
+        "--json",
+    ]));
+    assert!(!mcts["plays"].as_array().unwrap().is_empty());
 }
 
 #[test]

@@ -344,7 +344,7 @@ pub fn tavli_engine_movegen_set(
             &rules,
             &mut rng,
             5000,
-            |_, pos, plays| player.choose(pos, plays),
+            |_, pos, dice, plays| player.decide(pos, dice, plays).unwrap_or(0),
             |p, d| {
                 if set.len() < TAVLI_MOVEGEN_PAIRS {
                     set.push((*p, d));

@@ -71,16 +71,20 @@ pub struct HintArgs {
     #[arg(long)]
     pub json: bool,
     /// The game: backgammon (default), portes, plakoto or fevga. With a Tavli game POS is
-    /// a position string (docs/VARIANTS.md; the starting position when left out), `--eval`
-    /// is `net` (the game's net) or `net:PATH`, `--depth` 1, 3 or 5 and `--algo`
-    /// expectimax, star1 or star2.
+    /// a position string (docs/VARIANTS.md; the starting position when left out) and
+    /// `--eval` is `net` (the game's net) or `net:PATH`; every other search flag works as
+    /// in backgammon.
     #[arg(long)]
     pub variant: Option<crate::tavli::Variant>,
 }
 
 /// `hint --variant portes|plakoto|fevga`: the plays of a roll ranked by the game's net,
 /// or without dice the chances of the position.
-fn run_tavli(a: &HintArgs, variant: crate::tavli::Variant) -> Result<(), CliError> {
+fn run_tavli(
+    a: &HintArgs,
+    variant: crate::tavli::Variant,
+    spec: &EngineSpec,
+) -> Result<(), CliError> {
     use crate::players::tavli::hint;
     use crate::tavli::{position_string, TavliPosition};
     if a.slots.is_some() {
@@ -90,38 +94,32 @@ fn run_tavli(a: &HintArgs, variant: crate::tavli::Variant) -> Result<(), CliErro
         Some(text) => super::tavli_pos::parse_variant_pos(variant, text)?,
         None => TavliPosition::start(variant),
     };
-    // The same engine spec and builder as backgammon's hint, for the game's net.
-    let spec = EngineSpec {
-        evaluator: a.eval.clone(),
-        algorithm: a.algo,
-        depth: depth_of(a)?,
-        ..EngineSpec::default()
-    };
-    let searcher = engine_build::tavli(&spec, variant)?;
-    let depth = searcher.depth;
-    let nets = &searcher.evaluator;
+    // The same engine spec, builder and searcher as backgammon's hint, over the game's net.
+    let engine = engine_build::tavli(spec, variant)?;
+    let cancel = Cancel::new();
     let text = position_string(&pos);
     let Some(d) = a.dice.as_deref() else {
         if let Some(o) = pos.result() {
             return Err(format!("the game is over ({o:?}): nothing to hint").into());
         }
-        let p = nets.probs(&pos, &mut Default::default());
-        let [w, wd, ld] = p.0.map(|x| round6(f64::from(x)));
+        let e = engine.evaluate(&pos, &cancel);
+        let [w, wd, _, ld, _] = e.probs.0.map(|x| round6(f64::from(x)));
         if a.json {
             println!(
                 "{}",
                 serde_json::json!({
                     "variant": variant.name(),
                     "position": text,
+                    "depth": e.depth,
                     "win": w, "win_double": wd, "lose_double": ld,
-                    "value": round6(f64::from(p.value())),
+                    "value": round6(e.equity),
                 })
             );
         } else {
             println!("{text}");
             println!(
-                "cubeless value {:+.3} for the side to roll: W {w:.3}  WD {wd:.3}  LD {ld:.3}",
-                p.value()
+                "cubeless value {:+.3} for the side to roll at depth {}: W {w:.3}  WD {wd:.3}  LD {ld:.3}",
+                e.equity, e.depth
             );
         }
         return Ok(());
@@ -133,8 +131,10 @@ fn run_tavli(a: &HintArgs, variant: crate::tavli::Variant) -> Result<(), CliErro
     if pos.result().is_some() {
         return Err("the game is over: no plays to rank".into());
     }
-    let ranked = hint(&searcher, &pos, dice);
+    let ranked = hint(&engine, &pos, dice, a.rank, &cancel);
     let best = ranked.first().map(|p| p.value).unwrap_or(0.0);
+    // The deepest iteration completed (the best play is valued at it).
+    let depth = ranked.first().map_or(1, |p| p.depth);
     if a.json {
         let plays: Vec<_> = ranked
             .iter()
@@ -164,9 +164,10 @@ fn run_tavli(a: &HintArgs, variant: crate::tavli::Variant) -> Result<(), CliErro
     } else {
         println!("{text}");
         println!(
-            "{variant}, roll {}-{}, depth {depth} (cubeless values in points per game)",
+            "{variant}, roll {}-{}, depth {depth}, {} (cubeless values in points per game)",
             dice.high(),
-            dice.low()
+            dice.low(),
+            spec.algorithm
         );
         for (i, p) in ranked.iter().take(a.rank.max(1) * 4).enumerate() {
             let mv = if p.notation.is_empty() {
@@ -186,7 +187,11 @@ fn run_tavli(a: &HintArgs, variant: crate::tavli::Variant) -> Result<(), CliErro
                 p.probs.0[0],
                 p.probs.0[1],
                 p.probs.0[2],
-                if p.depth < depth { "  (depth 1)" } else { "" }
+                if p.depth < depth {
+                    format!("  (depth {})", p.depth)
+                } else {
+                    String::new()
+                }
             );
         }
     }
@@ -381,17 +386,8 @@ fn header(state: &MatchState) -> String {
 }
 
 pub fn run(a: HintArgs) -> Result<(), CliError> {
-    if let Some(v) = a.variant.filter(|v| v.is_tavli()) {
-        return run_tavli(&a, v);
-    }
-    let state = match (&a.slots, &a.pos) {
-        (Some(s), _) => MatchState::money(parse_slots(s)?, Decision::DoubleOrRoll),
-        (None, Some(text)) => parse_pos_arg(text)?,
-        (None, None) => return Err(PosArgError::Missing.into()),
-    };
     let depth = depth_of(&a)?;
     let plies = plies_of(depth.get());
-    let dice = super::pos_arg::roll_arg(a.dice.as_deref(), &state)?;
     if a.threads == 0 || a.threads > 64 {
         return Err("--threads must be 1..=64".into());
     }
@@ -420,6 +416,24 @@ pub fn run(a: HintArgs) -> Result<(), CliError> {
         tt_megabytes: a.tt_mb.max(1),
         ..config.engine_spec()
     };
+    // The configured filter's stages apply only when --algo asks for the filter.
+    let spec = EngineSpec {
+        filter: if spec.algorithm == Algorithm::Filter {
+            spec.filter
+        } else {
+            crate::search::FilterConfig::default()
+        },
+        ..spec
+    };
+    if let Some(v) = a.variant.filter(|v| v.is_tavli()) {
+        return run_tavli(&a, v, &spec);
+    }
+    let state = match (&a.slots, &a.pos) {
+        (Some(s), _) => MatchState::money(parse_slots(s)?, Decision::DoubleOrRoll),
+        (None, Some(text)) => parse_pos_arg(text)?,
+        (None, None) => return Err(PosArgError::Missing.into()),
+    };
+    let dice = super::pos_arg::roll_arg(a.dice.as_deref(), &state)?;
     let engine = engine_build::engine(&spec)?;
     let mut settings = search_settings(&spec, &state, a.rank, a.threads);
     settings.time_budget = a.time_ms.map(Duration::from_millis);

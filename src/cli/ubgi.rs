@@ -14,13 +14,13 @@ use tokio_util::codec::Decoder;
 use super::CliError;
 use crate::config::BoardConvention;
 use crate::engine::{Action, Engine, EngineSettings};
+use crate::engine::{EngineSpec, GameEngine};
 use crate::notation::fibs_board::FibsBoard;
 use crate::notation::strip_prefix_ignore_case;
-use crate::players::tavli::TavliNets;
 use crate::protocol::lines::{Frame, LineCodec};
 use crate::protocol::ubgi::{self, UbgiCommand};
 use crate::search::Cancel;
-use crate::tavli::Variant;
+use crate::tavli::{TavliPosition, Variant};
 
 #[derive(Debug, Args)]
 pub struct UbgiArgs {
@@ -32,7 +32,7 @@ pub struct UbgiArgs {
 pub fn run(args: UbgiArgs) -> Result<(), CliError> {
     let config = super::serve::load_config(args.config.as_ref())?;
     let engine = crate::engine::build::engine(&config.engine_spec())?;
-    let mut session = Session::new(config.server.variant, engine.settings().depth);
+    let mut session = Session::new(config.server.variant, &config.engine_spec());
     session.load(config.server.variant)?;
     run_ubgi(
         engine,
@@ -44,29 +44,32 @@ pub fn run(args: UbgiArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-/// The Tavli side of a session: its game and the nets of the games used so far.
+/// The Tavli side of a session: its game, the engine spec and the engines of the games
+/// used so far.
 #[derive(Debug)]
 pub struct Session {
     variant: Variant,
-    depth: u8,
-    nets: Vec<(Variant, TavliNets)>,
+    spec: EngineSpec,
+    engines: Vec<(Variant, GameEngine<TavliPosition>)>,
 }
 
 impl Session {
-    /// A session starting in `variant`; Tavli plays are searched to depth 3 when the
-    /// engine's depth is 3 or more, else depth 1.
-    pub fn new(variant: Variant, engine_depth: u32) -> Session {
+    /// A session starting in `variant`, whose Tavli plays are searched as `spec` (the
+    /// configured engine) says, over each game's own net.
+    pub fn new(variant: Variant, spec: &EngineSpec) -> Session {
         Session {
             variant,
-            depth: crate::search::tavli::depth_for(engine_depth),
-            nets: Vec::new(),
+            spec: crate::engine::build::tavli_spec(spec),
+            engines: Vec::new(),
         }
     }
 
-    /// Loads the nets of `variant` (nothing for backgammon); an error says why not.
+    /// Loads the engine of `variant` (nothing for backgammon); an error says why not.
     fn load(&mut self, variant: Variant) -> Result<(), String> {
-        if variant.is_tavli() && !self.nets.iter().any(|(v, _)| *v == variant) {
-            self.nets.push((variant, TavliNets::load(variant, None)?));
+        if variant.is_tavli() && !self.engines.iter().any(|(v, _)| *v == variant) {
+            let engine =
+                crate::engine::build::tavli(&self.spec, variant).map_err(|e| e.to_string())?;
+            self.engines.push((variant, engine));
         }
         Ok(())
     }
@@ -95,12 +98,19 @@ impl Session {
         if let Err(e) = self.load(variant) {
             return format!("{} {e}", ubgi::SORRY);
         }
-        let Some((_, nets)) = self.nets.iter().find(|(v, _)| *v == variant) else {
+        let Some((_, engine)) = self.engines.iter().find(|(v, _)| *v == variant) else {
             return format!("{} no {variant} net", ubgi::SORRY);
         };
-        let searcher = crate::search::tavli::TavliSearcher::star2(nets.clone(), self.depth);
-        let ranked = crate::players::tavli::hint(&searcher, &request.position, request.dice);
-        match ranked.first() {
+        if request.position.result().is_some() {
+            return format!("{} the game is over", ubgi::SORRY);
+        }
+        let decision = engine.choose(
+            &request.position,
+            request.dice,
+            crate::search::Utility::MONEY,
+            &Cancel::new(),
+        );
+        match decision.best() {
             Some(best) => crate::protocol::tavli::ubgi_play(&best.play),
             None => format!("{} the game is over", ubgi::SORRY),
         }

@@ -8,7 +8,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::spec::{CubePolicy, EngineSpec, EvaluatorKind, Precision, SpecError};
-use super::{Engine, EngineSettings, SearchPlan};
+use super::{Engine, EngineSettings, GameEngine, SearchPlan};
 use crate::eval::noisy::NoisyEvaluator;
 use crate::eval::simple::PipSigmoid;
 use crate::eval::{Evaluator, NeuralEvaluator};
@@ -121,9 +121,9 @@ pub fn engine(spec: &EngineSpec) -> Result<Engine, BuildError> {
     Ok(engine_with(spec, searcher(spec, eval)))
 }
 
-/// Checks that `spec` can play the Tavli games: a net (`net`, `net:PATH`) with a depth
-/// (1, 3 or 5) and an algorithm (expectimax, star1, star2) and nothing else (noise,
-/// budgets and the cube have no meaning there yet).
+/// Checks that `spec` can play the Tavli games: a net (`net`, `net:PATH`) searched by any
+/// algorithm to any depth, with any time budget and table; noise is backgammon's only, and
+/// the cube settings have no meaning there (the Tavli games have no cube).
 pub fn check_tavli(spec: &EngineSpec) -> Result<(), BuildError> {
     spec.validate()?;
     if !matches!(spec.evaluator, EvaluatorKind::Net(_)) {
@@ -133,60 +133,65 @@ pub fn check_tavli(spec: &EngineSpec) -> Result<(), BuildError> {
             expected: "net or net:PATH in the Tavli games (or heuristic, random)",
         }));
     }
-    if !matches!(
-        spec.algorithm,
-        crate::search::Algorithm::Expectimax
-            | crate::search::Algorithm::Star1
-            | crate::search::Algorithm::Star2
-    ) {
+    if !spec.noise.is_none() {
         return Err(BuildError::Spec(SpecError::BadValue {
-            option: "algo",
-            value: spec.algorithm.to_string(),
-            expected: "expectimax, star1 or star2 in the Tavli games",
-        }));
-    }
-    if spec.depth.get() > u32::from(crate::search::tavli::MAX_TAVLI_DEPTH) {
-        return Err(BuildError::Spec(SpecError::BadValue {
-            option: "depth",
-            value: spec.depth.to_string(),
-            expected: "1, 3 or 5 in the Tavli games",
-        }));
-    }
-    let plain = EngineSpec {
-        evaluator: spec.evaluator.clone(),
-        algorithm: spec.algorithm,
-        depth: spec.depth,
-        ..EngineSpec::default()
-    };
-    if *spec != plain {
-        return Err(BuildError::Spec(SpecError::BadValue {
-            option: "options",
-            value: spec.to_string(),
-            expected: "only depth and algo with a net in the Tavli games",
+            option: "noise",
+            value: spec.noise.sigma().to_string(),
+            expected: "no noise in the Tavli games",
         }));
     }
     Ok(())
 }
 
-/// The searcher of a Tavli game from `spec` (checked by [`check_tavli`]): the game's net
-/// (`net`: the shipped one; in Portes the backgammon nets) searched by the spec's
-/// algorithm to its depth.
+/// The Tavli games' spec from a backgammon engine's (the server's configured engine):
+/// the same search (algorithm, depth, time budget, table, MCTS and filter settings) over
+/// each game's own net, without noise.
+pub fn tavli_spec(spec: &EngineSpec) -> EngineSpec {
+    EngineSpec {
+        evaluator: EvaluatorKind::Net(None),
+        noise: EngineSpec::default().noise,
+        ..spec.clone()
+    }
+}
+
+/// The engine of a Tavli game from `spec` (checked by [`check_tavli`]): the game's net
+/// (`net`: the shipped one; in Portes the backgammon nets) searched as the spec says, with
+/// a table of its own.
 pub fn tavli(
     spec: &EngineSpec,
     variant: crate::tavli::Variant,
-) -> Result<crate::search::tavli::TavliSearcher, BuildError> {
+) -> Result<GameEngine<crate::tavli::TavliPosition>, BuildError> {
+    let table = Arc::new(TranspositionTable::new(spec.tt_megabytes.max(1)));
+    tavli_with(spec, variant, table)
+}
+
+/// [`tavli`] over a given table (the server shares its pool's).
+pub fn tavli_with(
+    spec: &EngineSpec,
+    variant: crate::tavli::Variant,
+    table: Arc<TranspositionTable>,
+) -> Result<GameEngine<crate::tavli::TavliPosition>, BuildError> {
     check_tavli(spec)?;
     let path = match &spec.evaluator {
         EvaluatorKind::Net(p) => p.as_ref().map(|p| p.display().to_string()),
         _ => None,
     };
-    let evaluator = crate::eval::tavli::TavliNets::load(variant, path.as_deref())
+    let nets = crate::eval::tavli::TavliNets::load(variant, path.as_deref())
         .map_err(BuildError::Weights)?;
-    Ok(crate::search::tavli::TavliSearcher {
-        evaluator,
-        algorithm: spec.algorithm,
-        depth: spec.depth.get() as u8,
-    })
+    Ok(game_engine(spec, Arc::new(nets), table))
+}
+
+/// The cubeless engine of any game from `spec`, over `evaluator` and `table`.
+pub fn game_engine<P: crate::game::GamePosition>(
+    spec: &EngineSpec,
+    evaluator: Arc<dyn Evaluator<P>>,
+    table: Arc<TranspositionTable>,
+) -> GameEngine<P> {
+    GameEngine {
+        searcher: Searcher::new(evaluator, table),
+        plan: plan(spec),
+        depth: spec.depth.get(),
+    }
 }
 
 /// A searcher over `evaluator` with a table of the spec's size.

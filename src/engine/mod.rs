@@ -27,8 +27,10 @@ use crate::game::{CubeOwner, Decision, Dice, MatchState, Play, Position};
 use crate::search::{Algorithm, Cancel, SearchSettings, Searcher, Utility};
 
 pub mod build;
+pub mod game;
 pub mod spec;
 
+pub use game::GameEngine;
 pub use spec::{Budget, CubePolicy, Depth, EngineSpec, EvaluatorKind, Noise, SpecError};
 
 /// What the acting side does.

@@ -31,6 +31,15 @@ impl Probabilities {
         Probabilities([1.0 - p[0], p[3], p[4], p[1], p[2]])
     }
 
+    /// The certain outcome of a game the mover's last play ended (`ending`), from the
+    /// mover's view when `mover`, else from the opponent's. A tie is half a win.
+    pub fn from_ending(ending: crate::game::Ending, mover: bool) -> Probabilities {
+        match ending {
+            crate::game::Ending::Won(r) => Probabilities::from_result(r, mover),
+            crate::game::Ending::Tie => Probabilities([0.5, 0.0, 0.0, 0.0, 0.0]),
+        }
+    }
+
     /// The certain outcome of a finished game, from the winner's view when `won`.
     pub fn from_result(result: GameResult, won: bool) -> Probabilities {
         let g = if result >= GameResult::Gammon {
@@ -54,13 +63,17 @@ impl Probabilities {
 
 /// Something that values positions. Implementations must be cheap to share across
 /// threads; per-thread scratch space lives inside the call.
-pub trait Evaluator: Send + Sync {
+///
+/// Generic over the game (`P`, backgammon's [`Position`] by default): the Tavli games'
+/// nets are evaluators of their positions, with the same five probabilities (no
+/// backgammons there; a Plakoto tie counts as half a single win).
+pub trait Evaluator<P = Position>: Send + Sync {
     /// Probabilities for the side to act in `pos`, before it rolls. A finished game
     /// returns its certain outcome.
-    fn evaluate(&self, pos: &Position) -> Probabilities;
+    fn evaluate(&self, pos: &P) -> Probabilities;
 
     /// Evaluates many positions; `out` has the same length as `positions`.
-    fn evaluate_batch(&self, positions: &[Position], out: &mut [Probabilities]) {
+    fn evaluate_batch(&self, positions: &[P], out: &mut [Probabilities]) {
         for (p, o) in positions.iter().zip(out.iter_mut()) {
             *o = self.evaluate(p);
         }

@@ -232,7 +232,66 @@ impl Mlp {
     /// returned.
     #[inline]
     pub fn forward_into(&self, x: &SparseInput, hidden: &mut [f32]) -> [f32; OUTPUTS] {
-        self.forward_on(best_path(), x, hidden)
+        self.forward_on(best_path(), &x.index[..x.len], &x.value[..x.len], hidden)
+    }
+
+    /// [`Mlp::forward_into`] for nonzero inputs given as two slices (input indices and
+    /// their values, the same length): the encodings of other games.
+    #[inline]
+    pub fn forward_sparse(
+        &self,
+        index: &[u16],
+        value: &[f32],
+        hidden: &mut [f32],
+    ) -> [f32; OUTPUTS] {
+        self.forward_on(best_path(), index, value, hidden)
+    }
+
+    /// One step of gradient descent on the cross-entropy between the outputs listed in
+    /// `trained` and `target` (the other outputs and their weights stay as they are), with
+    /// learning rate `alpha`, for the nonzero inputs `index`/`value`. `hidden` and `back`
+    /// are scratch space of at least the hidden units. Returns the outputs before the step.
+    #[allow(clippy::too_many_arguments)]
+    pub fn cross_entropy_step(
+        &mut self,
+        index: &[u16],
+        value: &[f32],
+        target: &[f32; OUTPUTS],
+        trained: &[usize],
+        alpha: f32,
+        hidden: &mut [f32],
+        back: &mut [f32],
+    ) -> [f32; OUTPUTS] {
+        let h = self.hidden;
+        let out = self.forward_on(best_path(), index, value, hidden);
+        let hidden = &hidden[..h];
+        let back = &mut back[..h];
+        back.fill(0.0);
+        for &k in trained.iter().filter(|&&k| k < OUTPUTS) {
+            // d(cross-entropy)/d(pre-activation) of a sigmoid output is (out - target).
+            let dk = alpha * (target[k] - out[k]);
+            if dk == 0.0 {
+                continue;
+            }
+            let row = &mut self.w2[k * h..(k + 1) * h];
+            for j in 0..h {
+                back[j] += dk * row[j];
+                row[j] += dk * hidden[j];
+            }
+            self.b2[k] += dk;
+        }
+        for j in 0..h {
+            let a = hidden[j];
+            back[j] *= a * (1.0 - a);
+            self.b1[j] += back[j];
+        }
+        for (&i, &v) in index.iter().zip(value) {
+            let row = &mut self.w1[i as usize * h..(i as usize + 1) * h];
+            for (w, b) in row.iter_mut().zip(back.iter()) {
+                *w += v * b;
+            }
+        }
+        out
     }
 
     /// The five raw outputs for an encoded position.
@@ -246,16 +305,27 @@ impl Mlp {
     /// tests that compare the two paths).
     pub fn forward_portable(&self, x: &SparseInput) -> [f32; OUTPUTS] {
         let mut hidden = [0.0f32; MAX_HIDDEN];
-        self.forward_on(Path::Portable, x, &mut hidden)
+        self.forward_on(
+            Path::Portable,
+            &x.index[..x.len],
+            &x.value[..x.len],
+            &mut hidden,
+        )
     }
 
     /// One match per evaluation, so each arm runs loops built for its kernels.
     #[inline(always)]
-    fn forward_on(&self, path: Path, x: &SparseInput, hidden: &mut [f32]) -> [f32; OUTPUTS] {
+    fn forward_on(
+        &self,
+        path: Path,
+        index: &[u16],
+        value: &[f32],
+        hidden: &mut [f32],
+    ) -> [f32; OUTPUTS] {
         match path {
-            Path::Portable => self.forward_with(Portable, x, hidden),
+            Path::Portable => self.forward_with(Portable, index, value, hidden),
             #[cfg(target_arch = "x86_64")]
-            Path::Avx2Fma(k) => self.forward_with(k, x, hidden),
+            Path::Avx2Fma(k) => self.forward_with(k, index, value, hidden),
         }
     }
 
@@ -263,12 +333,13 @@ impl Mlp {
     fn forward_with<K: Kernels>(
         &self,
         k: K,
-        x: &SparseInput,
+        index: &[u16],
+        value: &[f32],
         hidden: &mut [f32],
     ) -> [f32; OUTPUTS] {
         let h = self.hidden;
         let hidden = &mut hidden[..h];
-        k.hidden_layer(hidden, &self.b1, &self.w1, x);
+        k.hidden_layer(hidden, &self.b1, &self.w1, index, value);
         let mut out = [0.0; OUTPUTS];
         for (j, o) in out.iter_mut().enumerate() {
             *o = sigmoid(k.dot(hidden, &self.w2[j * h..(j + 1) * h]) + self.b2[j]);
@@ -416,16 +487,24 @@ pub fn consistent(raw: [f32; OUTPUTS], mover_off: u8, opp_off: u8) -> Probabilit
 /// the right to run its loops on this processor, so the methods are safe for any
 /// arguments; each touches only the first `min(len)` elements of its slices.
 trait Kernels: Copy {
-    /// The hidden layer: `hidden[j] = sigmoid(b1[j] + sum of x's values times row j of
-    /// their inputs in w1)`, for the first `hidden.len()` units; w1 is input-major with
-    /// rows of `hidden.len()` weights. Panics (never reads outside a slice) when `b1` is
-    /// shorter than `hidden` or an input's row does not lie inside `w1`.
-    fn hidden_layer(self, hidden: &mut [f32], b1: &[f32], w1: &[f32], x: &SparseInput) {
+    /// The hidden layer: `hidden[j] = sigmoid(b1[j] + sum of the nonzero inputs' values
+    /// times row j of their inputs in w1)`, for the first `hidden.len()` units; w1 is
+    /// input-major with rows of `hidden.len()` weights; `index` and `value` list the
+    /// nonzero inputs (pairs up to the shorter). Panics (never reads outside a slice) when
+    /// `b1` is shorter than `hidden` or an input's row does not lie inside `w1`.
+    fn hidden_layer(
+        self,
+        hidden: &mut [f32],
+        b1: &[f32],
+        w1: &[f32],
+        index: &[u16],
+        value: &[f32],
+    ) {
         let h = hidden.len();
         hidden.copy_from_slice(&b1[..h]);
-        for n in 0..x.len {
-            let i = x.index[n] as usize;
-            self.axpy(hidden, x.value[n], &w1[i * h..(i + 1) * h]);
+        for (&i, &v) in index.iter().zip(value) {
+            let i = i as usize;
+            self.axpy(hidden, v, &w1[i * h..(i + 1) * h]);
         }
         sigmoid_slice(hidden);
     }
@@ -507,7 +586,7 @@ pub(crate) mod simd {
 mod x86 {
     use std::arch::x86_64::*;
 
-    use super::{Kernels, SparseInput};
+    use super::Kernels;
 
     /// Proof that the processor has AVX2 and FMA: the private field leaves
     /// [`Avx2Fma::detect`] the only way to make one.
@@ -524,10 +603,17 @@ mod x86 {
 
     impl Kernels for Avx2Fma {
         #[inline]
-        fn hidden_layer(self, hidden: &mut [f32], b1: &[f32], w1: &[f32], x: &SparseInput) {
+        fn hidden_layer(
+            self,
+            hidden: &mut [f32],
+            b1: &[f32],
+            w1: &[f32],
+            index: &[u16],
+            value: &[f32],
+        ) {
             // SAFETY: `self` exists, so `detect` found AVX2 and FMA; `hidden_layer`
             // checks every slice it reads.
-            unsafe { hidden_layer(hidden, b1, w1, x) }
+            unsafe { hidden_layer(hidden, b1, w1, index, value) }
         }
 
         #[inline]
@@ -563,11 +649,18 @@ mod x86 {
     /// The processor must support AVX2 and FMA. The slices may have any lengths: the
     /// rows are taken by checked slicing.
     #[target_feature(enable = "avx2,fma")]
-    unsafe fn hidden_layer(hidden: &mut [f32], b1: &[f32], w1: &[f32], x: &SparseInput) {
+    unsafe fn hidden_layer(
+        hidden: &mut [f32],
+        b1: &[f32],
+        w1: &[f32],
+        index: &[u16],
+        value: &[f32],
+    ) {
         let h = hidden.len();
         let b1 = &b1[..h];
-        let nonzero = &x.index[..x.len];
-        let values = &x.value[..x.len];
+        let n = index.len().min(value.len());
+        let nonzero = &index[..n];
+        let values = &value[..n];
         let mut base = 0;
         while base + BLOCK <= h {
             let bias = &b1[base..base + BLOCK];

@@ -21,6 +21,7 @@ use std::path::Path;
 
 use std::sync::Arc;
 
+use super::net::{Mlp, OUTPUTS};
 use super::weights::{fnv1a64, WeightsError, FORMAT_VERSION, MAGIC};
 use super::{Evaluator, NeuralEvaluator};
 use crate::game::{Dice, ALL_ROLLS};
@@ -473,27 +474,31 @@ pub fn encode(pos: &TavliPosition, out: &mut TavliInputs) {
     }
 }
 
-/// One hidden layer of sigmoid units, three sigmoid outputs.
+/// A game's net: backgammon's [`Mlp`] (its SIMD kernels, one hidden layer of sigmoid
+/// units) with the Tavli inputs, of whose five outputs the three of the Tavli games are
+/// used and trained (W, WD, LD in outputs 0, 1 and 3, where backgammon keeps win, win
+/// gammon and lose gammon); the two backgammon outputs keep zero weights.
 #[derive(Clone, PartialEq)]
 pub struct TavliNet {
     variant: Variant,
-    hidden: usize,
-    /// `TAVLI_INPUTS` rows of `hidden` weights (input-major).
-    w1: Vec<f32>,
-    b1: Vec<f32>,
-    /// `TAVLI_OUTPUTS` rows of `hidden` weights.
-    w2: Vec<f32>,
-    b2: [f32; TAVLI_OUTPUTS],
+    mlp: Mlp,
     /// Self-play games behind these weights.
     pub games: u64,
 }
+
+/// The outputs of the [`Mlp`] that hold W, WD and LD.
+const USED: [usize; TAVLI_OUTPUTS] = [0, 1, 3];
 
 impl fmt::Debug for TavliNet {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
             "TavliNet({}, {}x{}x{}, {} games)",
-            self.variant, TAVLI_INPUTS, self.hidden, TAVLI_OUTPUTS, self.games
+            self.variant,
+            TAVLI_INPUTS,
+            self.mlp.hidden(),
+            TAVLI_OUTPUTS,
+            self.games
         )
     }
 }
@@ -522,16 +527,34 @@ impl TavliNet {
         let mut u = || rng.uniform_f32(-scale, scale);
         let w1 = (0..TAVLI_INPUTS * hidden).map(|_| u()).collect();
         let b1 = (0..hidden).map(|_| u()).collect();
-        let w2 = (0..TAVLI_OUTPUTS * hidden).map(|_| u()).collect();
+        let w2: Vec<f32> = (0..TAVLI_OUTPUTS * hidden).map(|_| u()).collect();
         let b2 = [u(), u(), u()];
+        TavliNet::of_parts(variant, hidden, w1, b1, &w2, b2, 0)
+    }
+
+    /// The net of a game's three-output weights (`w2` and `b2` in the order W, WD, LD),
+    /// placed in the [`Mlp`]'s outputs of the same meaning.
+    fn of_parts(
+        variant: Variant,
+        hidden: usize,
+        w1: Vec<f32>,
+        b1: Vec<f32>,
+        w2: &[f32],
+        b2: [f32; TAVLI_OUTPUTS],
+        games: u64,
+    ) -> Option<TavliNet> {
+        let mut wide = vec![0.0f32; OUTPUTS * hidden];
+        let mut bias = [0.0f32; OUTPUTS];
+        for (k, &o) in USED.iter().enumerate() {
+            wide[o * hidden..(o + 1) * hidden]
+                .copy_from_slice(w2.get(k * hidden..(k + 1) * hidden)?);
+            bias[o] = b2[k];
+        }
+        let mlp = Mlp::from_parts(TAVLI_INPUTS, hidden, w1, b1, wide, bias)?;
         Some(TavliNet {
             variant,
-            hidden,
-            w1,
-            b1,
-            w2,
-            b2,
-            games: 0,
+            mlp,
+            games,
         })
     }
 
@@ -540,30 +563,15 @@ impl TavliNet {
     }
 
     pub fn hidden(&self) -> usize {
-        self.hidden
+        self.mlp.hidden()
     }
 
-    /// Raw outputs for encoded inputs; the hidden activations are left in `hidden`.
+    /// Raw outputs (W, WD, LD) for encoded inputs; the hidden activations are left in
+    /// `hidden`.
     fn forward(&self, x: &TavliInputs, hidden: &mut Vec<f32>) -> [f32; TAVLI_OUTPUTS] {
-        let h = self.hidden;
-        hidden.clear();
-        hidden.extend_from_slice(&self.b1);
-        for (&i, &v) in x.index.iter().zip(&x.value) {
-            let row = &self.w1[i as usize * h..(i as usize + 1) * h];
-            for (a, w) in hidden.iter_mut().zip(row) {
-                *a += v * w;
-            }
-        }
-        for a in hidden.iter_mut() {
-            *a = super::net::sigmoid(*a);
-        }
-        let mut out = [0.0; TAVLI_OUTPUTS];
-        for (k, o) in out.iter_mut().enumerate() {
-            let row = &self.w2[k * h..(k + 1) * h];
-            let s: f32 = hidden.iter().zip(row).map(|(a, w)| a * w).sum();
-            *o = super::net::sigmoid(s + self.b2[k]);
-        }
-        out
+        hidden.resize(self.mlp.hidden(), 0.0);
+        let out = self.mlp.forward_sparse(&x.index, &x.value, hidden);
+        USED.map(|o| out[o])
     }
 
     /// W, WD, LD of `pos` for the side to act: exact when the game is over, else the
@@ -597,35 +605,23 @@ impl TavliNet {
         s: &mut TavliScratch,
     ) -> [f32; TAVLI_OUTPUTS] {
         encode(pos, &mut s.inputs);
-        let out = self.forward(&s.inputs, &mut s.hidden);
-        let h = self.hidden;
-        s.back.clear();
+        let h = self.mlp.hidden();
+        s.hidden.resize(h, 0.0);
         s.back.resize(h, 0.0);
-        for k in 0..TAVLI_OUTPUTS {
-            // d(cross-entropy)/d(pre-activation) of a sigmoid output is (out - target).
-            let dk = alpha * (target.0[k] - out[k]);
-            if dk == 0.0 {
-                continue;
-            }
-            let row = &mut self.w2[k * h..(k + 1) * h];
-            for j in 0..h {
-                s.back[j] += dk * row[j];
-                row[j] += dk * s.hidden[j];
-            }
-            self.b2[k] += dk;
+        let mut wide = [0.0f32; OUTPUTS];
+        for (k, &o) in USED.iter().enumerate() {
+            wide[o] = target.0[k];
         }
-        for j in 0..h {
-            let a = s.hidden[j];
-            s.back[j] *= a * (1.0 - a);
-            self.b1[j] += s.back[j];
-        }
-        for (&i, &v) in s.inputs.index.iter().zip(&s.inputs.value) {
-            let row = &mut self.w1[i as usize * h..(i as usize + 1) * h];
-            for (w, b) in row.iter_mut().zip(&s.back) {
-                *w += v * b;
-            }
-        }
-        out
+        let out = self.mlp.cross_entropy_step(
+            &s.inputs.index,
+            &s.inputs.value,
+            &wide,
+            &USED,
+            alpha,
+            &mut s.hidden,
+            &mut s.back,
+        );
+        USED.map(|o| out[o])
     }
 
     /// Serialises to the weights file format.
@@ -640,15 +636,16 @@ impl TavliNet {
         for v in [
             TAVLI_PHASE,
             TAVLI_INPUTS as u32,
-            self.hidden as u32,
+            self.mlp.hidden() as u32,
             TAVLI_OUTPUTS as u32,
         ] {
             b.extend_from_slice(&v.to_le_bytes());
         }
-        for part in [&self.w1[..], &self.b1[..], &self.w2[..], &self.b2[..]] {
-            for v in part {
-                b.extend_from_slice(&v.to_le_bytes());
-            }
+        let h = self.mlp.hidden();
+        let w2 = USED.iter().flat_map(|&o| &self.mlp.w2[o * h..(o + 1) * h]);
+        let b2 = USED.iter().map(|&o| &self.mlp.b2[o]);
+        for v in self.mlp.w1.iter().chain(&self.mlp.b1).chain(w2).chain(b2) {
+            b.extend_from_slice(&v.to_le_bytes());
         }
         let c = fnv1a64(&b);
         b.extend_from_slice(&c.to_le_bytes());
@@ -739,15 +736,16 @@ impl TavliNet {
         let (w1, rest) = values.split_at(inputs * hidden);
         let (b1, rest) = rest.split_at(hidden);
         let (w2, b2) = rest.split_at(outputs * hidden);
-        Ok(TavliNet {
+        TavliNet::of_parts(
             variant,
             hidden,
-            w1: w1.to_vec(),
-            b1: b1.to_vec(),
-            w2: w2.to_vec(),
-            b2: [b2[0], b2[1], b2[2]],
+            w1.to_vec(),
+            b1.to_vec(),
+            w2,
+            [b2[0], b2[1], b2[2]],
             games,
-        })
+        )
+        .ok_or_else(|| WeightsError::BadShape(format!("{hidden} hidden units")))
     }
 
     /// The net compiled into the binary for `variant` (Plakoto and Fevga; Portes plays
@@ -844,6 +842,45 @@ impl TavliNets {
                     None => TavliProbs([0.5, 0.0, 0.0]),
                 }
             }
+        }
+    }
+}
+
+impl TavliProbs {
+    /// The same chances as the five probabilities every evaluator gives: no backgammons
+    /// in the Tavli games.
+    #[inline]
+    pub fn to_probabilities(self) -> super::Probabilities {
+        let [w, wd, ld] = self.0;
+        super::Probabilities([w, wd, 0.0, ld, 0.0])
+    }
+}
+
+thread_local! {
+    /// One evaluation's scratch space per thread, for evaluations through [`Evaluator`].
+    static SCRATCH: std::cell::RefCell<TavliScratch> = std::cell::RefCell::new(TavliScratch::default());
+}
+
+impl Evaluator<TavliPosition> for TavliNets {
+    fn evaluate(&self, pos: &TavliPosition) -> super::Probabilities {
+        SCRATCH
+            .with(|s| match s.try_borrow_mut() {
+                Ok(mut scratch) => self.probs(pos, &mut scratch),
+                // Never nested; should it be, a fresh buffer gives the same answer.
+                Err(_) => self.probs(pos, &mut TavliScratch::default()),
+            })
+            .to_probabilities()
+    }
+
+    fn name(&self) -> String {
+        match self {
+            TavliNets::Backgammon(ev) => format!("portes:{}", ev.name()),
+            TavliNets::Tavli(net) => format!(
+                "tavli:{}:{}:{:016x}",
+                net.variant(),
+                net.hidden(),
+                fnv1a64(&net.to_bytes())
+            ),
         }
     }
 }

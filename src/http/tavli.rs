@@ -1,8 +1,9 @@
 //! `GET`/`POST /v1/tavli/move`: the plays of a roll in a Tavli game, ranked by the game's
 //! net (docs/VARIANTS.md, "Over the wire"). Parameters: `variant` (portes, plakoto, fevga;
 //! optional when the position string names its game or the server's `server.variant` is a
-//! Tavli game), `position` (a position string), `dice`, `depth` (1 or 3; default the
-//! server's, 3 when its engine searches 3 or deeper).
+//! Tavli game), `position` (a position string), `dice`, `depth` (odd, 1 to 9; default the
+//! engine's; capped by `server.max_request_depth`). The roll is searched as backgammon's
+//! decisions are: the configured algorithm and time budget, on the pool's lanes.
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
@@ -24,7 +25,7 @@ const FIELDS: [&str; 4] = ["variant", "position", "dice", "depth"];
 struct TavliParams {
     position: TavliPosition,
     dice: Dice,
-    depth: Option<u8>,
+    depth: Option<u32>,
 }
 
 fn text_param<'a>(name: &str, raw: Raw<'a>) -> Result<&'a str, ApiError> {
@@ -75,11 +76,10 @@ fn read<'a>(
             "dice" => dice = Some(dice_param(raw)?),
             "depth" => {
                 depth = Some(match uint_param(name, raw)? {
-                    1 => 1,
-                    3 => 3,
+                    d @ (1 | 3 | 5 | 7 | 9) => d as u32,
                     d => {
                         return Err(ApiError::bad_request(format!(
-                            "depth: {d} (a Tavli search is depth 1 or 3)"
+                            "depth: {d} (an odd depth from 1 to 9)"
                         )))
                     }
                 })
@@ -127,14 +127,23 @@ fn read<'a>(
     })
 }
 
+/// Plays of a `/v1/tavli/move` answer valued at the deepest iteration (the rest keep the
+/// value of the deepest iteration that valued them).
+const TAVLI_RANKED: usize = 5;
+
 async fn answer(app: &App, p: TavliParams) -> Response {
     let depth = p.depth.unwrap_or_else(|| app.shared.tavli_depth());
+    let depth = depth.min(app.shared.server_config().max_request_depth.get());
     let started = std::time::Instant::now();
     let request = crate::protocol::tavli::TavliRequest {
         position: p.position,
         dice: p.dice,
     };
-    let plays = match app.shared.tavli_plays(request, depth).await {
+    let plays = match app
+        .shared
+        .tavli_plays(request, Some(depth), TAVLI_RANKED)
+        .await
+    {
         Ok(plays) => plays,
         Err(e) => {
             return ApiError {
@@ -166,7 +175,7 @@ async fn answer(app: &App, p: TavliParams) -> Response {
         "variant": p.position.variant().name(),
         "position": position_string(&p.position),
         "dice": [p.dice.high(), p.dice.low()],
-        "depth": depth,
+        "depth": plays.first().map_or(1, |p| p.depth),
         "plays": list,
         "ms": r6(started.elapsed().as_secs_f64() * 1000.0),
     });
@@ -251,7 +260,7 @@ mod tests {
             vec![
                 ("position", "plakoto:24-15:24-15"),
                 ("dice", "65"),
-                ("depth", "5"),
+                ("depth", "4"),
             ],
             vec![("position", "plakoto:24-15:24-15")],
             vec![

@@ -10,9 +10,10 @@
 //! - `net` / `net:PATH`: the game's net (three outputs, [`crate::eval::tavli`]); in Portes
 //!   `net` is the backgammon nets on the same checkers, valued with Tavli scoring (a
 //!   gammon counts 2 and there are no triples, so the backgammon outputs count as
-//!   gammons), and `net:PATH` either kind of weights file. `,depth=3` adds a look-ahead:
-//!   the best candidates of the one-ply ranking are valued by the opponent's best reply
-//!   to each of the 21 rolls (expectimax; the paper's "2-ply").
+//!   gammons), and `net:PATH` either kind of weights file. The options of an engine spec
+//!   search it as they search backgammon (`depth=3`, `algo=filter`, `time=...`, MCTS's
+//!   `playouts=...`): the one searcher of [`crate::search`], built by
+//!   [`crate::engine::build::tavli`].
 //!
 //! Every net player maximises the expected value of the game's four scores (single and
 //! double win, single and double loss) under weights it is given: the points (money
@@ -22,13 +23,14 @@
 use std::fmt;
 use std::sync::Arc;
 
+use crate::engine::game::{utility_of_scores, GameEngine};
 use crate::engine::EngineSpec;
 use crate::eval::pubeval;
 pub use crate::eval::tavli::TavliNets;
 use crate::eval::tavli::{TavliNet, TavliProbs};
+use crate::game::GamePlay;
 use crate::game::Rng;
-pub use crate::search::tavli::TavliSearcher;
-use crate::search::tavli::{best_index, TavliSearch};
+use crate::search::{Cancel, Utility};
 use crate::tavli::position::TavliPosition;
 use crate::tavli::{Rules, TavliPlay, Variant};
 
@@ -38,8 +40,8 @@ pub enum TavliSpec {
     Random,
     Heuristic,
     Pubeval,
-    /// The game's net searched as an engine spec says (`net`, `net:PATH`, `depth=1|3|5`,
-    /// `algo=expectimax|star1|star2`), built by the engine builder.
+    /// The game's net searched as an engine spec says (`net`, `net:PATH`, any depth,
+    /// algorithm, time budget), built by the engine builder.
     Net(Box<EngineSpec>),
     /// An engine over TCP (`tcp://HOST:PORT`) answering Tavli request lines
     /// (docs/VARIANTS.md, "Over the wire"): `stargammon serve` or any engine speaking them.
@@ -128,27 +130,37 @@ impl fmt::Display for TavliSpec {
 /// loss): points in money play.
 pub const MONEY: [f64; 4] = [1.0, 2.0, -1.0, -2.0];
 
-/// A net player: the engine builder's Tavli searcher and the value of each score.
+/// A net player: the game's engine and what the player maximises.
 #[derive(Clone, Debug)]
-pub struct NetPlayer {
-    pub searcher: TavliSearcher,
-    /// The value to this player of each score ([`MONEY`] unless a match sets them).
-    pub values: [f64; 4],
+pub struct EnginePlayer {
+    pub engine: GameEngine<TavliPosition>,
+    /// Money points unless a match sets the chances of each score.
+    pub utility: Utility,
 }
 
-impl NetPlayer {
-    pub fn new(searcher: TavliSearcher) -> NetPlayer {
-        NetPlayer {
-            searcher,
-            values: MONEY,
+impl EnginePlayer {
+    pub fn new(engine: GameEngine<TavliPosition>) -> EnginePlayer {
+        EnginePlayer {
+            engine,
+            utility: Utility::MONEY,
         }
     }
 
-    /// The index of the best play (the others are searched only far enough to know they
-    /// are not better).
-    pub fn best(&self, plays: &[TavliPlay]) -> usize {
-        let mut search = TavliSearch::new(&self.searcher, self.values);
-        best_index(&search.rank(plays, 1))
+    /// The index among `plays` (the legal plays of `dice` in `before`) of the engine's
+    /// choice.
+    pub fn best(
+        &self,
+        before: &TavliPosition,
+        dice: crate::game::Dice,
+        plays: &[TavliPlay],
+    ) -> usize {
+        let decision = self
+            .engine
+            .choose(before, dice, self.utility, &Cancel::new());
+        decision
+            .best()
+            .and_then(|b| plays.iter().position(|p| p.after == b.play.after))
+            .unwrap_or(0)
     }
 }
 
@@ -160,38 +172,55 @@ pub struct TavliHintPlay {
     pub notation: String,
     /// The value for the mover (points per game at money play) at `depth`.
     pub value: f64,
-    /// The depth of `value`: the searcher's depth for the plays it searched (the best of
-    /// the depth-1 ranking), 1 for the others (listed after them).
+    /// The depth of `value`: the deepest iteration that valued the play exactly (the
+    /// plays valued deeper are listed first).
     pub depth: u8,
-    /// The mover's chances after the play (one ply: the net's view of the opponent to
-    /// roll, inverted; exact when the play ends the game).
+    /// The mover's chances after the play, searched as deep as its value (exact when the
+    /// play ends the game).
     pub probs: TavliProbs,
 }
 
-/// Every legal play of `dice` in `pos`, ranked by `searcher` (exact values at its depth
-/// for the plays it searches), best first. A finished position has no plays; a roll that
-/// cannot be played gives the one empty play.
+/// Every legal play of `dice` in `pos`, ranked by `engine` (exact values at its deepest
+/// iteration for up to `rank` plays), best first. A finished position has no plays; a roll
+/// that cannot be played gives the one empty play. `cancel` stops the search: the last
+/// completed iteration answers.
 pub fn hint(
-    searcher: &TavliSearcher,
+    engine: &GameEngine<TavliPosition>,
     pos: &TavliPosition,
     dice: crate::game::Dice,
+    rank: usize,
+    cancel: &Cancel,
 ) -> Vec<TavliHintPlay> {
-    let plays = crate::tavli::legal_plays(pos, dice, &Rules::default());
-    let mut search = TavliSearch::new(searcher, MONEY);
-    let (ranked, chances) = search.rank_with_chances(&plays, usize::MAX);
-    let mut out: Vec<TavliHintPlay> = plays
+    if pos.result().is_some() {
+        return Vec::new();
+    }
+    hint_plays(&engine.hint(pos, dice, rank, cancel))
+}
+
+/// A search's ranked plays as hint lines (notation, value, depth, chances), in its order.
+pub fn hint_plays(decision: &crate::search::MoveDecision<TavliPlay>) -> Vec<TavliHintPlay> {
+    decision
+        .plays
         .iter()
-        .zip(ranked.into_iter().zip(chances))
-        .map(|(play, ((value, depth), probs))| TavliHintPlay {
-            play: *play,
-            notation: crate::tavli::format_play(play),
-            value,
-            depth,
-            probs,
+        .map(|r| {
+            let p = r.probs.0;
+            TavliHintPlay {
+                play: r.play,
+                notation: crate::tavli::format_play(&r.play),
+                value: r.equity,
+                depth: r.depth,
+                probs: match r.play.ending() {
+                    Some(_) => TavliProbs::of_outcome(
+                        r.play
+                            .after
+                            .result()
+                            .unwrap_or(crate::tavli::position::Outcome::Tie),
+                    ),
+                    None => TavliProbs([p[0], p[1], p[3]]),
+                },
+            }
         })
-        .collect();
-    out.sort_by(|a, b| b.depth.cmp(&a.depth).then(b.value.total_cmp(&a.value)));
-    out
+        .collect()
 }
 
 /// Seconds a remote engine may take for one answer.
@@ -298,7 +327,7 @@ pub enum TavliPlayer {
     Random(Rng),
     Heuristic,
     Pubeval,
-    Net(Box<NetPlayer>),
+    Net(Box<EnginePlayer>),
     Remote(Box<RemoteTavli>),
 }
 
@@ -322,7 +351,7 @@ impl TavliPlayer {
             TavliSpec::Random => TavliPlayer::Random(Rng::seeded(seed)),
             TavliSpec::Heuristic => TavliPlayer::Heuristic,
             TavliSpec::Pubeval => TavliPlayer::Pubeval,
-            TavliSpec::Net(spec) => TavliPlayer::Net(Box::new(NetPlayer::new(
+            TavliSpec::Net(spec) => TavliPlayer::Net(Box::new(EnginePlayer::new(
                 crate::engine::build::tavli(spec, variant).map_err(|e| e.to_string())?,
             ))),
             TavliSpec::Tcp(addr) => TavliPlayer::Remote(Box::new(RemoteTavli::new(addr))),
@@ -331,10 +360,15 @@ impl TavliPlayer {
 
     /// A player of an in-memory Tavli net (training benchmarks).
     pub fn of_net(net: Arc<TavliNet>, depth: u8) -> TavliPlayer {
-        TavliPlayer::Net(Box::new(NetPlayer::new(TavliSearcher::star2(
-            TavliNets::Tavli(net),
-            depth,
-        ))))
+        let spec = EngineSpec {
+            depth: crate::engine::Depth::new(u32::from(depth)).unwrap_or(crate::engine::Depth::ONE),
+            tt_megabytes: 1,
+            ..EngineSpec::default()
+        };
+        let table = Arc::new(crate::search::TranspositionTable::new(1));
+        TavliPlayer::Net(Box::new(EnginePlayer::new(
+            crate::engine::build::game_engine(&spec, Arc::new(TavliNets::Tavli(net)), table),
+        )))
     }
 
     /// Restarts a random player's stream at `seed` (the others have none).
@@ -348,7 +382,7 @@ impl TavliPlayer {
     /// for a net player; the others ignore it.
     pub fn set_values(&mut self, values: [f64; 4]) {
         if let TavliPlayer::Net(p) = self {
-            p.values = values;
+            p.utility = utility_of_scores(values);
         }
     }
 
@@ -361,18 +395,8 @@ impl TavliPlayer {
         dice: crate::game::Dice,
         plays: &[TavliPlay],
     ) -> Result<usize, String> {
-        match self {
-            TavliPlayer::Remote(r) => r.decide(before, dice, plays),
-            local => Ok(local.choose(before, plays)),
-        }
-    }
-
-    /// The index of the chosen play among `plays` (not empty), for the side to act of
-    /// `before` (a remote engine is asked through [`TavliPlayer::decide`]; here it takes
-    /// the first play).
-    pub fn choose(&mut self, before: &TavliPosition, plays: &[TavliPlay]) -> usize {
-        match self {
-            TavliPlayer::Remote(_) => 0,
+        Ok(match self {
+            TavliPlayer::Remote(r) => return r.decide(before, dice, plays),
             TavliPlayer::Random(rng) => rng.index(plays.len()),
             TavliPlayer::Heuristic => argmax(plays.iter().map(|p| heuristic_score(&p.after))),
             TavliPlayer::Pubeval => {
@@ -386,10 +410,10 @@ impl TavliPlayer {
                 if plays.len() == 1 {
                     0
                 } else {
-                    p.best(plays)
+                    p.best(before, dice, plays)
                 }
             }
-        }
+        })
     }
 }
 
@@ -493,10 +517,17 @@ mod tests {
             TavliSpec::parse(&deep.to_string(), Variant::Plakoto),
             Ok(deep)
         );
+        // Every algorithm, depth and budget of backgammon's searcher plays the Tavli games.
+        for text in [
+            "net,depth=7",
+            "net,algo=mcts,playouts=100",
+            "net,depth=5,algo=filter,filter=9:0.16/3:0.06",
+            "net,depth=5,time=200",
+        ] {
+            assert!(TavliSpec::parse(text, Variant::Plakoto).is_ok(), "{text}");
+        }
         for (text, variant) in [
             ("net,depth=2", Variant::Plakoto),
-            ("net,depth=7", Variant::Plakoto),
-            ("net,algo=mcts", Variant::Plakoto),
             ("net,noise=0.1", Variant::Fevga),
             ("pubeval,depth=3", Variant::Portes),
             ("net,speed=3", Variant::Plakoto),
@@ -531,7 +562,10 @@ mod tests {
             }
             for spec in specs {
                 let mut p = TavliPlayer::build(&spec, variant, 1).unwrap();
-                assert!(p.choose(&start, &plays) < plays.len(), "{variant:?} {spec}");
+                assert!(
+                    p.decide(&start, dice, &plays).unwrap() < plays.len(),
+                    "{variant:?} {spec}"
+                );
             }
         }
     }
@@ -543,7 +577,8 @@ mod tests {
         let rules = Rules::default();
         let start = TavliPosition::start(Variant::Plakoto);
         let plays = legal_plays(&start, Dice::new(5, 2).unwrap(), &rules);
-        let best = &plays[TavliPlayer::Heuristic.choose(&start, &plays)];
+        let dice = Dice::new(5, 2).unwrap();
+        let best = &plays[TavliPlayer::Heuristic.decide(&start, dice, &plays).unwrap()];
         assert!(heuristic_score(&best.after).is_finite());
         assert!(heuristic_score(&best.after) < 100.0);
     }

@@ -32,7 +32,7 @@ use std::str::FromStr;
 use std::time::Instant;
 
 use crate::eval::{Evaluator, Probabilities};
-use crate::game::{generate_plays, splitmix, Dice, Play, PlayList, Position, Rng, ALL_ROLLS};
+use crate::game::{splitmix, Dice, Ending, GamePlay, GamePosition, Position, Rng, ALL_ROLLS};
 
 use super::value::{to_equity, to_value};
 use super::{Cancel, MoveDecision, PositionEvaluation, RankedPlay, SearchSettings, SearchStats};
@@ -113,8 +113,8 @@ impl Default for MctsConfig {
 }
 
 /// A position whose dice are known.
-struct DecisionNode {
-    position: Position,
+struct DecisionNode<P> {
+    position: P,
     dice: Dice,
     /// Indices of the chance nodes of its plays (empty until expanded).
     children: Vec<u32>,
@@ -122,8 +122,8 @@ struct DecisionNode {
 }
 
 /// The position after a play, the opponent to roll; values are for the side that played.
-struct ChanceNode {
-    play: Play,
+struct ChanceNode<M> {
+    play: M,
     /// Points of a finished game (the play bore off the last checker).
     terminal: Option<f64>,
     visits: u64,
@@ -133,11 +133,14 @@ struct ChanceNode {
     children: HashMap<u8, u32>,
 }
 
-impl ChanceNode {
-    fn new(play: Play) -> ChanceNode {
+impl<M> ChanceNode<M> {
+    fn new<P>(play: M) -> ChanceNode<M>
+    where
+        M: GamePlay<P>,
+    {
         ChanceNode {
+            terminal: play.ending().map(Ending::points),
             play,
-            terminal: play.position.mover_result().map(|r| r.points() as f64),
             visits: 0,
             sum: 0.0,
             probs: [0.0; 5],
@@ -160,13 +163,13 @@ impl ChanceNode {
 }
 
 /// One search's tree and tools.
-struct Tree<'a> {
-    evaluator: &'a dyn Evaluator,
+struct Tree<'a, P: GamePosition> {
+    evaluator: &'a dyn Evaluator<P>,
     config: MctsConfig,
-    decisions: Vec<DecisionNode>,
-    chances: Vec<ChanceNode>,
+    decisions: Vec<DecisionNode<P>>,
+    chances: Vec<ChanceNode<P::Play>>,
     rng: Rng,
-    list: PlayList,
+    list: P::List,
     stats: SearchStats,
     /// Plies played in playouts.
     plies: u64,
@@ -175,21 +178,21 @@ struct Tree<'a> {
 /// One step of a path: a chance node entered.
 type Path = Vec<u32>;
 
-impl<'a> Tree<'a> {
-    fn new(evaluator: &'a dyn Evaluator, config: MctsConfig, seed: u64) -> Tree<'a> {
+impl<'a, P: GamePosition> Tree<'a, P> {
+    fn new(evaluator: &'a dyn Evaluator<P>, config: MctsConfig, seed: u64) -> Tree<'a, P> {
         Tree {
             evaluator,
             config,
             decisions: Vec::new(),
             chances: Vec::new(),
             rng: Rng::seeded(seed),
-            list: PlayList::new(),
+            list: P::List::default(),
             stats: SearchStats::default(),
             plies: 0,
         }
     }
 
-    fn add_decision(&mut self, position: Position, dice: Dice) -> u32 {
+    fn add_decision(&mut self, position: P, dice: Dice) -> u32 {
         self.decisions.push(DecisionNode {
             position,
             dice,
@@ -210,7 +213,7 @@ impl<'a> Tree<'a> {
             let n = &self.decisions[d as usize];
             (n.position, n.dice)
         };
-        generate_plays(&position, dice, &mut self.list);
+        position.generate(dice, &mut self.list);
         let priors = self.config.playout == Playout::Net;
         let mut children = Vec::with_capacity(self.list.len());
         let mut best: Option<(f64, u32)> = None;
@@ -218,11 +221,11 @@ impl<'a> Tree<'a> {
             let play = self.list[k];
             let mut node = ChanceNode::new(play);
             if priors {
-                let (value, probs) = match play.position.mover_result() {
-                    Some(r) => (r.points() as f64, Probabilities::from_result(r, true)),
+                let (value, probs) = match play.ending() {
+                    Some(e) => (e.points(), Probabilities::from_ending(e, true)),
                     None => {
                         self.stats.evals += 1;
-                        let p = self.evaluator.evaluate(&play.next_position()).invert();
+                        let p = self.evaluator.evaluate(&play.next()).invert();
                         (p.equity() as f64, p)
                     }
                 };
@@ -248,7 +251,7 @@ impl<'a> Tree<'a> {
         if ch.terminal.is_some() || self.config.truncate == Some(0) {
             return Some((value, ch.mean_probs()));
         }
-        let start = ch.play.next_position();
+        let start = ch.play.next();
         let probs = self.playout(start).invert();
         Some((probs.equity() as f64, probs))
     }
@@ -280,7 +283,7 @@ impl<'a> Tree<'a> {
         if let Some(&d) = self.chances[c as usize].children.get(&k) {
             return d;
         }
-        let position = self.chances[c as usize].play.next_position();
+        let position = self.chances[c as usize].play.next();
         let d = self.add_decision(position, ALL_ROLLS[k as usize]);
         self.chances[c as usize].children.insert(k, d);
         d
@@ -306,15 +309,14 @@ impl<'a> Tree<'a> {
             if let Some(points) = ch.terminal {
                 let probs = ch
                     .play
-                    .position
-                    .mover_result()
-                    .map(|r| Probabilities::from_result(r, true))
+                    .ending()
+                    .map(|e| Probabilities::from_ending(e, true))
                     .unwrap_or(Probabilities([1.0, 0.0, 0.0, 0.0, 0.0]));
                 self.backup(path, points, probs);
                 return;
             }
             if ch.visits == 0 {
-                let start = ch.play.next_position();
+                let start = ch.play.next();
                 // The playout is from the opponent's view: turn it to the player's.
                 let probs = self.playout(start).invert();
                 self.backup(path, probs.equity() as f64, probs);
@@ -342,7 +344,7 @@ impl<'a> Tree<'a> {
     }
 
     /// Plays `start` (side to act about to roll) out; the five probabilities for that side.
-    fn playout(&mut self, start: Position) -> Probabilities {
+    fn playout(&mut self, start: P) -> Probabilities {
         self.stats.leaves += 1;
         let mut pos = start;
         let mut mine = true;
@@ -354,16 +356,16 @@ impl<'a> Tree<'a> {
                 return if mine { p } else { p.invert() };
             }
             let dice = self.rng.dice();
-            generate_plays(&pos, dice, &mut self.list);
+            pos.generate(dice, &mut self.list);
             let i = match self.config.playout {
                 Playout::Random => self.rng.index(self.list.len()),
                 Playout::Net => self.greedy(),
             };
             let play = self.list[i];
-            if let Some(r) = play.position.mover_result() {
-                return Probabilities::from_result(r, mine);
+            if let Some(e) = play.ending() {
+                return Probabilities::from_ending(e, mine);
             }
-            pos = play.next_position();
+            pos = play.next();
             mine = !mine;
             ply += 1;
             self.plies += 1;
@@ -378,11 +380,11 @@ impl<'a> Tree<'a> {
         let mut best = 0;
         let mut best_eq = f32::NEG_INFINITY;
         for (i, p) in self.list.iter().enumerate() {
-            let eq = match p.position.mover_result() {
-                Some(r) => r.points() as f32 + 10.0,
+            let eq = match p.ending() {
+                Some(e) => e.points() as f32 + 10.0,
                 None => {
                     self.stats.evals += 1;
-                    -self.evaluator.evaluate(&p.next_position()).equity()
+                    -self.evaluator.evaluate(&p.next()).equity()
                 }
             };
             if eq > best_eq {
@@ -429,23 +431,20 @@ impl Budget {
 }
 
 /// The generator seed of one search: the position, the roll and the configured seed.
-fn search_seed(pos: &Position, dice: Option<Dice>, config: &MctsConfig) -> u64 {
-    let mut h = splitmix(config.seed ^ 0x6D63_7473);
-    for &s in pos.slots().iter() {
-        h = splitmix(h ^ (s as u8 as u64));
-    }
+fn search_seed<P: GamePosition>(pos: &P, dice: Option<Dice>, config: &MctsConfig) -> u64 {
+    let h = pos.seed_hash(splitmix(config.seed ^ 0x6D63_7473));
     let d = dice.map_or(0, |d| (d.high() as u64) << 8 | d.low() as u64);
     splitmix(h ^ d)
 }
 
 /// Ranks the plays of `dice` in `pos` by MCTS (see the module docs).
-pub fn choose(
-    evaluator: &dyn Evaluator,
-    pos: &Position,
+pub fn choose<P: GamePosition>(
+    evaluator: &dyn Evaluator<P>,
+    pos: &P,
     dice: Dice,
     settings: &SearchSettings,
     cancel: &Cancel,
-) -> MoveDecision {
+) -> MoveDecision<P::Play> {
     let start = Instant::now();
     let budget = Budget::of(settings, start);
     let mut tree = Tree::new(
@@ -467,7 +466,7 @@ pub fn choose(
     }
     let stopped = n > 1 && i < budget.playouts && budget.playouts != u64::MAX;
     let children = tree.decisions[root as usize].children.clone();
-    let mut ranked: Vec<(u64, f64, usize, RankedPlay)> = children
+    let mut ranked: Vec<(u64, f64, usize, RankedPlay<P::Play>)> = children
         .iter()
         .enumerate()
         .map(|(index, &c)| {
@@ -476,9 +475,8 @@ pub fn choose(
                 Some(points) => (
                     points,
                     ch.play
-                        .position
-                        .mover_result()
-                        .map(|r| Probabilities::from_result(r, true))
+                        .ending()
+                        .map(|e| Probabilities::from_ending(e, true))
                         .unwrap_or(Probabilities([1.0, 0.0, 0.0, 0.0, 0.0])),
                 ),
                 None => (ch.mean(), ch.mean_probs()),
@@ -515,14 +513,14 @@ pub fn choose(
 
 /// Values `pos` before its side rolls by MCTS from a chance node: the mean result of the
 /// iterations, for the side to act.
-pub fn evaluate_position(
-    evaluator: &dyn Evaluator,
-    pos: &Position,
+pub fn evaluate_position<P: GamePosition>(
+    evaluator: &dyn Evaluator<P>,
+    pos: &P,
     settings: &SearchSettings,
     cancel: &Cancel,
 ) -> PositionEvaluation {
     let start = Instant::now();
-    if pos.is_game_over() {
+    if pos.is_over() {
         let p = evaluator.evaluate(pos);
         return PositionEvaluation {
             probs: p,
@@ -542,7 +540,7 @@ pub fn evaluate_position(
     );
     // The root is the chance node "after the opponent's play": its values are the
     // opponent's, inverted at the end.
-    tree.chances.push(ChanceNode::new(Play::none(pos.swap())));
+    tree.chances.push(ChanceNode::new(pos.swap().pass()));
     let root = 0u32;
     let mut path = Path::new();
     let mut i = 0;

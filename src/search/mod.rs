@@ -27,18 +27,15 @@ use std::time::Duration;
 use crate::eval::Probabilities;
 use crate::game::Play;
 
-mod engine;
 pub mod mcts;
-pub mod order;
 pub mod pool;
 pub mod positions;
-pub mod tavli;
+pub mod searcher;
 pub mod tt;
 pub mod value;
-pub mod zobrist;
 
-pub use engine::Searcher;
 pub use pool::{Job, Pool, PoolConfig, Query, SubmitError, Task, TaskError};
+pub use searcher::Searcher;
 pub use tt::TranspositionTable;
 pub use value::{Utility, Value};
 
@@ -426,8 +423,8 @@ fn ratio(a: u64, b: u64) -> f64 {
 
 /// A root play with its valuation.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct RankedPlay {
-    pub play: Play,
+pub struct RankedPlay<M = Play> {
+    pub play: M,
     /// Index of the play in the deterministic list of `generate_plays`.
     pub index: usize,
     /// Cubeless money equity for the side that plays, on the value grid.
@@ -443,9 +440,9 @@ pub struct RankedPlay {
 
 /// The answer to a play decision.
 #[derive(Debug, Clone, PartialEq)]
-pub struct MoveDecision {
+pub struct MoveDecision<M = Play> {
     /// Every legal play, best first.
-    pub plays: Vec<RankedPlay>,
+    pub plays: Vec<RankedPlay<M>>,
     /// Deepest completed iteration.
     pub depth: u8,
     pub stats: SearchStats,
@@ -455,9 +452,9 @@ pub struct MoveDecision {
     pub stopped: bool,
 }
 
-impl MoveDecision {
+impl<M> MoveDecision<M> {
     /// The chosen play.
-    pub fn best(&self) -> Option<&RankedPlay> {
+    pub fn best(&self) -> Option<&RankedPlay<M>> {
         self.plays.first()
     }
 }
@@ -481,6 +478,8 @@ pub struct PositionEvaluation {
 pub enum SearchOutcome {
     Move(MoveDecision),
     Position(PositionEvaluation),
+    /// The plays of a Tavli game's roll, ranked.
+    Tavli(MoveDecision<crate::tavli::TavliPlay>),
     /// Cancelled before even depth 1 completed.
     Cancelled,
 }

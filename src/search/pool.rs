@@ -28,16 +28,24 @@ use crossbeam::channel::{
 
 use crate::eval::Evaluator;
 use crate::game::{Dice, Position};
+use crate::tavli::TavliPosition;
 
 use super::{Cancel, SearchOutcome, SearchSettings, Searcher, TranspositionTable};
 
 /// What a job asks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub enum Query {
     /// Rank the plays of `dice` in `position` (side to act's view).
     Move { position: Position, dice: Dice },
     /// Value `position` before its side rolls (cube decisions, evaluations).
     Position { position: Position },
+    /// Rank the plays of `dice` in a Tavli game's `position` with that game's searcher
+    /// (its net, sharing the pool's table).
+    Tavli {
+        searcher: Searcher<TavliPosition>,
+        position: TavliPosition,
+        dice: Dice,
+    },
 }
 
 /// The reply callback of a job.
@@ -487,12 +495,17 @@ pub fn run_query(
     settings: &SearchSettings,
     cancel: &Cancel,
 ) -> SearchOutcome {
-    match *query {
+    match query {
         Query::Move { position, dice } => {
-            SearchOutcome::Move(searcher.choose(&position, dice, settings, cancel))
+            SearchOutcome::Move(searcher.choose(position, *dice, settings, cancel))
         }
         Query::Position { position } => {
-            SearchOutcome::Position(searcher.evaluate_position(&position, settings, cancel))
+            SearchOutcome::Position(searcher.evaluate_position(position, settings, cancel))
         }
+        Query::Tavli {
+            searcher,
+            position,
+            dice,
+        } => SearchOutcome::Tavli(searcher.choose(position, *dice, settings, cancel)),
     }
 }

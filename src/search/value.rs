@@ -8,7 +8,7 @@
 //! comparison is reproducible, so the exact algorithms agree with Expectimax bit for bit.
 
 use crate::eval::Probabilities;
-use crate::game::{GameResult, Position};
+use crate::game::{Ending, GamePosition, GameResult};
 
 /// A value on the grid, from the view of the side to act at the node.
 pub type Value = i32;
@@ -116,7 +116,7 @@ impl Utility {
             loss,
             range,
             money: false,
-            salt: super::zobrist::salt(&text) | 1,
+            salt: crate::game::zobrist::salt(&text) | 1,
         }
     }
 
@@ -139,15 +139,14 @@ impl Utility {
     /// The bounds (L, U) every value in the subtree below `pos` lies in, for `side` to
     /// act there. Once both sides have borne off a checker neither can be gammoned.
     #[inline]
-    pub fn bounds(&self, side: usize, pos: &Position) -> (Value, Value) {
-        let both_off = pos.off() > 0 && pos.opp_off() > 0;
-        self.range[side & 1][both_off as usize]
+    pub fn bounds<P: GamePosition>(&self, side: usize, pos: &P) -> (Value, Value) {
+        self.range[side & 1][pos.gammons_settled() as usize]
     }
 
     /// The value of a position for `side`, to act there, with its probabilities `p`,
     /// clamped to [`Self::bounds`].
     #[inline]
-    pub fn leaf(&self, side: usize, p: &Probabilities, pos: &Position) -> Value {
+    pub fn leaf<P: GamePosition>(&self, side: usize, p: &Probabilities, pos: &P) -> Value {
         let (l, u) = self.bounds(side, pos);
         if self.money {
             return to_value(p.equity() as f64).clamp(l, u);
@@ -171,6 +170,17 @@ impl Utility {
         }
         to_value(self.win[side & 1][result.points() as usize - 1])
     }
+
+    /// The value of a finished game for `side`, whose last play ended it with `ending`.
+    /// A tie is worth half a single win and half a single loss.
+    #[inline]
+    pub fn ended(&self, side: usize, ending: Ending) -> Value {
+        match ending {
+            Ending::Won(result) => self.won(side, result),
+            Ending::Tie if self.money => 0,
+            Ending::Tie => to_value(0.5 * (self.win[side & 1][0] + self.loss[side & 1][0])),
+        }
+    }
 }
 
 /// Floor of `a / b` for `b > 0`.
@@ -189,6 +199,7 @@ pub(crate) fn ceil_div(a: i64, b: i64) -> i64 {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+    use crate::game::Position;
 
     #[test]
     fn grid_round_trip_and_division() {

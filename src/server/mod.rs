@@ -107,8 +107,12 @@ pub struct Shared {
     started: Instant,
     /// Counters for `/metrics`, for every protocol.
     metrics: Metrics,
-    /// The Tavli games' nets (Portes, Plakoto, Fevga), loaded at their first request.
-    tavli: [std::sync::OnceLock<Result<crate::players::tavli::TavliNets, String>>; 3],
+    /// The Tavli games' searchers (Portes, Plakoto, Fevga), built at their first request.
+    tavli: [std::sync::OnceLock<
+        Result<crate::search::Searcher<crate::tavli::TavliPosition>, String>,
+    >; 3],
+    /// The configured engine's search as the Tavli games play it (each game's own net).
+    tavli_spec: crate::engine::EngineSpec,
 }
 
 impl std::fmt::Debug for Shared {
@@ -171,6 +175,7 @@ impl Shared {
             started: Instant::now(),
             metrics: Metrics::default(),
             tavli: Default::default(),
+            tavli_spec: engine_build::tavli_spec(&spec),
         }))
     }
 

@@ -1,7 +1,7 @@
 //! The Tavli games on the server: request lines of the external interface (a position
 //! string and a roll, `server.variant` the game of a line without its prefix) answered
 //! with the chosen play, and the ranking of a roll's plays by the game's net that the HTTP
-//! API's `/v1/tavli/move` shares, run on the pool as a task.
+//! API's `/v1/tavli/move` shares, searched on the pool as backgammon's decisions are.
 
 use std::time::Instant;
 
@@ -19,8 +19,7 @@ impl Connection {
             Err(e) => return Ok(gnubg::error_reply(&e)),
         };
         let started = Instant::now();
-        let depth = self.shared.tavli_depth();
-        match self.shared.tavli_plays(request, depth).await {
+        match self.shared.tavli_plays(request, None, 1).await {
             Ok(plays) => {
                 self.shared.note_decision(started.elapsed());
                 Ok(plays
@@ -37,11 +36,12 @@ impl Connection {
 }
 
 impl Shared {
-    /// The nets of a Tavli game (loaded once, at the first request).
-    pub fn tavli_nets(
+    /// The searcher of a Tavli game: the game's own net under the configured search,
+    /// sharing the pool's table (built at the game's first request).
+    pub fn tavli_searcher(
         &self,
         variant: crate::tavli::Variant,
-    ) -> Result<crate::players::tavli::TavliNets, String> {
+    ) -> Result<crate::search::Searcher<crate::tavli::TavliPosition>, String> {
         let i = match variant {
             crate::tavli::Variant::Portes => 0,
             crate::tavli::Variant::Plakoto => 1,
@@ -51,30 +51,40 @@ impl Shared {
             }
         };
         self.tavli[i]
-            .get_or_init(|| crate::players::tavli::TavliNets::load(variant, None))
+            .get_or_init(|| {
+                crate::engine::build::tavli_with(
+                    &self.tavli_spec,
+                    variant,
+                    self.pool.searcher().table().clone(),
+                )
+                .map(|e| e.searcher)
+                .map_err(|e| e.to_string())
+            })
             .clone()
     }
 
-    /// The depth Tavli requests are searched to: 3 when the engine searches 3 or more,
-    /// else 1 (the Tavli players' two depths).
-    pub fn tavli_depth(&self) -> u8 {
-        crate::search::tavli::depth_for(self.engine.settings().depth)
+    /// The depth Tavli requests are searched to: the engine's.
+    pub fn tavli_depth(&self) -> u32 {
+        self.engine.settings().depth
     }
 
-    /// The plays of a Tavli request ranked on the pool (best first).
+    /// The plays of a Tavli request ranked on the pool (best first): through
+    /// [`Shared::search_tavli`], at `depth` (the engine's when `None`), the best `rank`
+    /// valued at the deepest iteration.
     pub async fn tavli_plays(
         &self,
         request: crate::protocol::tavli::TavliRequest,
-        depth: u8,
+        depth: Option<u32>,
+        rank: usize,
     ) -> Result<Vec<crate::players::tavli::TavliHintPlay>, String> {
-        let searcher = crate::search::tavli::TavliSearcher::star2(
-            self.tavli_nets(request.position.variant())?,
-            depth,
-        );
-        self.run_task(move || {
-            crate::players::tavli::hint(&searcher, &request.position, request.dice)
-        })
-        .await
-        .map_err(|e| e.to_string())
+        let detail = if rank > 1 {
+            super::work::Detail::Ranked(rank)
+        } else {
+            super::work::Detail::Decision
+        };
+        let decision = self
+            .search_tavli(request.position, request.dice, depth, detail)
+            .await?;
+        Ok(crate::players::tavli::hint_plays(&decision))
     }
 }

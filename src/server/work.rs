@@ -6,8 +6,9 @@
 //! the lane's queue slots give backpressure, the search runs as a pool job with a cancel
 //! flag that dropping the future raises, and the front end's `finish` turns the result
 //! into its answer on the worker thread ([`Engine::complete`] for the line protocols).
-//! CPU work that is not a search (a rollout, a Tavli ranking) goes to the pool as a task
-//! ([`Shared::run_task`]). The async caller only awaits; nothing here runs CPU work on
+//! A Tavli game's roll takes the same path ([`Shared::search_tavli`]: the same caps, lanes
+//! and cancellation, the game's own searcher sharing the pool's table). CPU work that is
+//! not a search (a rollout) goes to the pool as a task ([`Shared::run_task`]). The async caller only awaits; nothing here runs CPU work on
 //! the runtime.
 
 use std::time::Duration;
@@ -19,7 +20,8 @@ use super::metrics::Metrics;
 use super::Shared;
 use crate::config::ServerConfig;
 use crate::engine::{Engine, EngineError, Found, Need, Outcome, RankedPlay, SearchPlan, Work};
-use crate::search::{Cancel, Job, Query, SearchOutcome, SearchSettings};
+use crate::search::{Cancel, Job, MoveDecision, Query, SearchOutcome, SearchSettings};
+use crate::tavli::{TavliPlay, TavliPosition};
 
 /// Why work given to the pool produced no answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -75,6 +77,8 @@ impl Searched {
             }
             Some(SearchOutcome::Position(p)) => Ok(Found::Probabilities(p.probs)),
             Some(SearchOutcome::Cancelled) => Err(EngineError::Cancelled),
+            // A backgammon request never gets a Tavli answer.
+            Some(SearchOutcome::Tavli(_)) => Err(EngineError::WrongResult),
         }
     }
 }
@@ -185,6 +189,66 @@ impl Shared {
                 "request deeper than server.max_request_depth: answered at the cap"
             );
         }
+        self.submit(query, settings, move |outcome| {
+            finish(
+                &engine,
+                &work,
+                Searched {
+                    outcome: Some(outcome),
+                    capped_from,
+                },
+            )
+        })
+        .await
+    }
+
+    /// Ranks the plays of a Tavli game's roll on the pool, as backgammon's decisions are
+    /// searched: at the engine's depth (or `depth`) under the server's per-request caps,
+    /// in the lane of its depth, cancelled when the caller stops waiting. `detail` as for
+    /// [`Shared::answer_with`].
+    pub async fn search_tavli(
+        &self,
+        position: TavliPosition,
+        dice: crate::game::Dice,
+        depth: Option<u32>,
+        detail: Detail,
+    ) -> Result<MoveDecision<TavliPlay>, String> {
+        let searcher = self.tavli_searcher(position.variant())?;
+        let asked = depth.unwrap_or(self.engine.settings().depth);
+        let (mut settings, capped_from) = request_settings(&self.plan, asked, &self.server);
+        if let Detail::Ranked(n) = detail {
+            settings.rank = n;
+            settings.probabilities = true;
+        }
+        if let Some(asked) = capped_from {
+            info!(
+                asked,
+                cap = self.server.max_request_depth.get(),
+                "request deeper than server.max_request_depth: answered at the cap"
+            );
+        }
+        let query = Query::Tavli {
+            searcher,
+            position,
+            dice,
+        };
+        match self.submit(query, settings, |outcome| outcome).await {
+            Ok(SearchOutcome::Tavli(d)) => Ok(d),
+            Ok(_) => Err(PoolError::Failed.to_string()),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+
+    /// Submits one query to the pool with a queue slot of its lane (waiting for one:
+    /// backpressure) and a cancel flag that dropping the future raises; `done` turns the
+    /// outcome into the answer on the worker thread. A search cancelled before its first
+    /// iteration is [`PoolError::Cancelled`].
+    async fn submit<T: Send + 'static>(
+        &self,
+        query: Query,
+        settings: SearchSettings,
+        done: impl FnOnce(SearchOutcome) -> T + Send + 'static,
+    ) -> Result<T, PoolError> {
         let slot = self
             .slots_for(&settings)
             .clone()
@@ -198,14 +262,7 @@ impl Shared {
             drop(slot);
             let answer = match outcome {
                 SearchOutcome::Cancelled => Err(PoolError::Cancelled),
-                outcome => Ok(finish(
-                    &engine,
-                    &work,
-                    Searched {
-                        outcome: Some(outcome),
-                        capped_from,
-                    },
-                )),
+                outcome => Ok(done(outcome)),
             };
             // The receiver is gone only if the caller stopped waiting.
             let _ = tx.send(answer);
@@ -215,7 +272,7 @@ impl Shared {
             warn!(error = %e, "search pool refused a job");
             return Err(PoolError::ShuttingDown);
         }
-        // The reply dropped unanswered: the search (or `finish`) panicked.
+        // The reply dropped unanswered: the search (or `done`) panicked.
         rx.await.unwrap_or(Err(PoolError::Failed))
     }
 

@@ -41,7 +41,7 @@ pub fn play_random_game(
         rules,
         rng,
         max_turns,
-        |rng, _, list| {
+        |rng, _, _, list| {
             // Picked from the plays in a fixed order (by the position after them), so
             // that the game does not depend on the order a generator lists them in.
             let mut plays: Vec<(TavliPosition, usize)> =
@@ -54,7 +54,8 @@ pub fn play_random_game(
 }
 
 /// Plays one game of `variant` from its start, the opening of C8 included, with the
-/// plays `choose` picks (an index into the legal plays; it may use the game's `rng`);
+/// plays `choose` picks (an index into the legal plays of the roll it is given; it may
+/// use the game's `rng`);
 /// dice from `rng`. `visit` sees every (position, roll) before the play is chosen, with
 /// the side to act's position.
 pub fn play_game_with(
@@ -62,7 +63,7 @@ pub fn play_game_with(
     rules: &Rules,
     rng: &mut Rng,
     max_turns: u32,
-    mut choose: impl FnMut(&mut Rng, &TavliPosition, &[TavliPlay]) -> usize,
+    mut choose: impl FnMut(&mut Rng, &TavliPosition, Dice, &[TavliPlay]) -> usize,
     mut visit: impl FnMut(&TavliPosition, Dice),
 ) -> RandomGame {
     let mut pos = TavliPosition::start(variant);
@@ -76,7 +77,7 @@ pub fn play_game_with(
         if list.is_empty() {
             break;
         }
-        let i = choose(rng, &pos, &list).min(list.len() - 1);
+        let i = choose(rng, &pos, dice, &list).min(list.len() - 1);
         let play = list[i];
         if let Some(done) = play.after.result() {
             let from_starter = match (done, side) {

@@ -10,6 +10,7 @@
 
 pub mod driver;
 pub mod fevga;
+mod game;
 pub mod notation;
 pub mod plakoto;
 pub mod portes;

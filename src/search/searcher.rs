@@ -6,18 +6,17 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::eval::{Evaluator, Probabilities};
-use crate::game::{generate_plays, legal_plays, Dice, Play, PlayList, Position, ALL_ROLLS};
+use crate::game::{Dice, GamePlay, GamePosition, Position, ALL_ROLLS};
 
-use super::order::heuristic_score;
 use super::tt::{Bound, TranspositionTable, TtEntry};
 use super::value::{
     ceil_div, floor_div, to_equity, to_value, Utility, Value, MAX_VALUE, MIN_VALUE,
 };
-use super::zobrist;
 use super::{
     Algorithm, Cancel, MoveDecision, PlayOrder, PositionEvaluation, ProbeChoice, RankedPlay,
     RollOrder, SearchSettings, SearchStats,
 };
+use crate::game::zobrist;
 
 /// The widest window: every value lies strictly inside it.
 const NEG_INF: Value = MIN_VALUE - 1;
@@ -56,8 +55,8 @@ fn roll_order(order: RollOrder) -> [usize; 21] {
 }
 
 /// The value of a play that ends the game, for its mover (`side`).
-fn terminal_value(util: &Utility, side: usize, play: &Play) -> Option<Value> {
-    play.position.mover_result().map(|r| util.won(side, r))
+fn terminal_value<M: GamePlay<P>, P>(util: &Utility, side: usize, play: &M) -> Option<Value> {
+    play.ending().map(|e| util.ended(side, e))
 }
 
 fn classify(v: Value, alpha: Value, beta: Value) -> Bound {
@@ -80,14 +79,23 @@ fn decides(e: &TtEntry, alpha: Value, beta: Value) -> bool {
 
 /// Synchronous search over an evaluator and a (possibly shared) transposition table.
 /// Cloning is cheap; clones share the evaluator and the table.
-#[derive(Clone)]
-pub struct Searcher {
-    evaluator: Arc<dyn Evaluator>,
+pub struct Searcher<P: GamePosition = Position> {
+    evaluator: Arc<dyn Evaluator<P>>,
     tt: Arc<TranspositionTable>,
     eval_salt: u64,
 }
 
-impl std::fmt::Debug for Searcher {
+impl<P: GamePosition> Clone for Searcher<P> {
+    fn clone(&self) -> Self {
+        Searcher {
+            evaluator: Arc::clone(&self.evaluator),
+            tt: Arc::clone(&self.tt),
+            eval_salt: self.eval_salt,
+        }
+    }
+}
+
+impl<P: GamePosition> std::fmt::Debug for Searcher<P> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Searcher")
             .field("evaluator", &self.evaluator.name())
@@ -102,11 +110,11 @@ struct RootResult {
     values: Vec<Option<Value>>,
 }
 
-impl Searcher {
+impl<P: GamePosition> Searcher<P> {
     /// A searcher over `evaluator` using table `tt`. The evaluator's name is mixed into
     /// every table key, so evaluators (and noise settings named in them) can share one
     /// table.
-    pub fn new(evaluator: Arc<dyn Evaluator>, tt: Arc<TranspositionTable>) -> Searcher {
+    pub fn new(evaluator: Arc<dyn Evaluator<P>>, tt: Arc<TranspositionTable>) -> Searcher<P> {
         let eval_salt = zobrist::salt(&evaluator.name());
         Searcher {
             evaluator,
@@ -115,7 +123,7 @@ impl Searcher {
         }
     }
 
-    pub fn evaluator(&self) -> &Arc<dyn Evaluator> {
+    pub fn evaluator(&self) -> &Arc<dyn Evaluator<P>> {
         &self.evaluator
     }
 
@@ -128,7 +136,7 @@ impl Searcher {
         settings: &'a SearchSettings,
         cancel: &'a Cancel,
         deadline: Option<Instant>,
-    ) -> Ctx<'a> {
+    ) -> Ctx<'a, P> {
         Ctx::new(
             self.evaluator.as_ref(),
             &self.tt,
@@ -145,11 +153,11 @@ impl Searcher {
     /// budget or the cancel flag, and the last completed one answers.
     pub fn choose(
         &self,
-        pos: &Position,
+        pos: &P,
         dice: Dice,
         settings: &SearchSettings,
         cancel: &Cancel,
-    ) -> MoveDecision {
+    ) -> MoveDecision<P::Play> {
         if settings.algorithm == Algorithm::Mcts {
             return super::mcts::choose(self.evaluator.as_ref(), pos, dice, settings, cancel);
         }
@@ -157,7 +165,11 @@ impl Searcher {
         let deadline = settings.time_budget.map(|b| start + b);
         // Entries of earlier decisions become the first to be replaced.
         self.tt.new_generation();
-        let plays = legal_plays(pos, dice);
+        let plays: Vec<P::Play> = {
+            let mut list = P::List::default();
+            pos.generate(dice, &mut list);
+            list.to_vec()
+        };
         let n = plays.len();
         let mut ctx = self.ctx(settings, cancel, deadline);
         let mut stats = SearchStats {
@@ -172,7 +184,7 @@ impl Searcher {
             .zip(&static_probs)
             .map(|(p, pr)| match terminal_value(&settings.utility, 0, p) {
                 Some(v) => (v, 1),
-                None => (-settings.utility.leaf(1, pr, &p.next_position()), 1),
+                None => (-settings.utility.leaf(1, pr, &p.next()), 1),
             })
             .collect();
         let statics: Vec<Value> = values.iter().map(|v| v.0).collect();
@@ -274,16 +286,16 @@ impl Searcher {
         }
         ctx.stop_enabled = false;
 
-        let mut ranked: Vec<RankedPlay> = order
+        let mut ranked: Vec<RankedPlay<P::Play>> = order
             .iter()
             .map(|&i| {
                 let (value, d) = values[i];
-                let probs = match plays[i].position.mover_result() {
-                    Some(r) => Probabilities::from_result(r, true),
+                let probs = match plays[i].ending() {
+                    Some(e) => Probabilities::from_ending(e, true),
                     None if settings.probabilities && d > 1 => {
                         // The opponent acts after the play.
                         ctx.side = 1;
-                        let p = ctx.pv_probs(&plays[i].next_position(), d - 1);
+                        let p = ctx.pv_probs(&plays[i].next(), d - 1);
                         ctx.side = 0;
                         p.invert()
                     }
@@ -315,7 +327,7 @@ impl Searcher {
     /// over the 21 rolls of the best play; ...).
     pub fn evaluate_position(
         &self,
-        pos: &Position,
+        pos: &P,
         settings: &SearchSettings,
         cancel: &Cancel,
     ) -> PositionEvaluation {
@@ -332,7 +344,7 @@ impl Searcher {
         let mut completed = 1u8;
         let mut stopped = false;
         let target = settings.depth.max(1);
-        let game_over = pos.is_game_over();
+        let game_over = pos.is_over();
         let mut depth = if settings.iterative { 3 } else { target };
         let mut last = start.elapsed().as_secs_f64();
         while depth <= target && depth >= 3 && !game_over {
@@ -385,7 +397,7 @@ impl Searcher {
     #[allow(clippy::too_many_arguments)]
     fn root_parallel(
         &self,
-        plays: &[Play],
+        plays: &[P::Play],
         candidates: &[usize],
         margin: Value,
         depth: u8,
@@ -396,7 +408,7 @@ impl Searcher {
         let threads = settings.threads.max(1);
         let n = plays.len();
         let first = candidates[0];
-        let first_next = plays[first].next_position();
+        let first_next = plays[first].next();
         let first_terminal = terminal_value(&settings.utility, 0, &plays[first]);
         // The opponent acts after the first play.
         let (fl, fu) = settings.utility.bounds(1, &first_next);
@@ -549,17 +561,17 @@ fn narrow(
 }
 
 /// One thread's search state.
-struct Ctx<'a> {
-    eval: &'a dyn Evaluator,
+struct Ctx<'a, P: GamePosition> {
+    eval: &'a dyn Evaluator<P>,
     tt: &'a TranspositionTable,
     salt: u64,
     leaf_salt: u64,
     cfg: &'a SearchSettings,
     stats: SearchStats,
-    lists: Vec<Option<PlayList>>,
+    lists: Vec<Option<P::List>>,
     orders: Vec<Vec<(Value, u16)>>,
     vals: Vec<Value>,
-    batch_pos: Vec<Position>,
+    batch_pos: Vec<P>,
     batch_idx: Vec<usize>,
     batch_out: Vec<Probabilities>,
     roll_order: [usize; 21],
@@ -578,16 +590,16 @@ struct Ctx<'a> {
     side: usize,
 }
 
-impl<'a> Ctx<'a> {
+impl<'a, P: GamePosition> Ctx<'a, P> {
     fn new(
-        eval: &'a dyn Evaluator,
+        eval: &'a dyn Evaluator<P>,
         tt: &'a TranspositionTable,
         salt: u64,
         leaf_salt: u64,
         cfg: &'a SearchSettings,
         cancel: &'a Cancel,
         deadline: Option<Instant>,
-    ) -> Ctx<'a> {
+    ) -> Ctx<'a, P> {
         let levels = super::MAX_DEPTH as usize + 2;
         Ctx {
             eval,
@@ -596,7 +608,7 @@ impl<'a> Ctx<'a> {
             leaf_salt,
             cfg,
             stats: SearchStats::default(),
-            lists: (0..levels).map(|_| Some(PlayList::new())).collect(),
+            lists: (0..levels).map(|_| Some(P::List::default())).collect(),
             orders: vec![Vec::new(); levels],
             vals: Vec::new(),
             batch_pos: Vec::new(),
@@ -641,14 +653,14 @@ impl<'a> Ctx<'a> {
         e
     }
 
-    fn take_list(&mut self, level: u8) -> PlayList {
+    fn take_list(&mut self, level: u8) -> P::List {
         self.lists
             .get_mut(level as usize)
             .and_then(Option::take)
             .unwrap_or_default()
     }
 
-    fn put_list(&mut self, level: u8, list: PlayList) {
+    fn put_list(&mut self, level: u8, list: P::List) {
         if let Some(slot) = self.lists.get_mut(level as usize) {
             *slot = Some(list);
         }
@@ -656,24 +668,24 @@ impl<'a> Ctx<'a> {
 
     /// The static (depth 1) probabilities of every root play's resulting position, for
     /// the opponent to act (terminal plays get their result from the opponent's view).
-    fn root_static(&mut self, plays: &[Play]) -> Vec<Probabilities> {
-        let positions: Vec<Position> = plays.iter().map(Play::next_position).collect();
+    fn root_static(&mut self, plays: &[P::Play]) -> Vec<Probabilities> {
+        let positions: Vec<P> = plays.iter().map(GamePlay::next).collect();
         let mut out = vec![Probabilities::default(); positions.len()];
         self.eval.evaluate_batch(&positions, &mut out);
         self.stats.evals += positions.len() as u64;
         self.stats.leaves += positions.len() as u64;
         for (p, o) in plays.iter().zip(out.iter_mut()) {
-            if let Some(r) = p.position.mover_result() {
-                *o = Probabilities::from_result(r, false);
+            if let Some(e) = p.ending() {
+                *o = Probabilities::from_ending(e, false);
             }
         }
         out
     }
 
     /// Value of a position before its side rolls, from the evaluator (cached).
-    fn leaf(&mut self, pos: &Position) -> Value {
+    fn leaf(&mut self, pos: &P) -> Value {
         self.stats.leaves += 1;
-        let key = zobrist::position_key(pos) ^ self.leaf_salt ^ self.util.key_salt(self.side);
+        let key = pos.key() ^ self.leaf_salt ^ self.util.key_salt(self.side);
         if let Some(e) = self.probe_tt(key) {
             if e.depth == 0 && e.bound == Bound::Exact {
                 self.stats.tt_cutoffs += 1;
@@ -688,7 +700,7 @@ impl<'a> Ctx<'a> {
 
     /// Depth-1 values of `plays` (from the mover's view) into `self.vals`, evaluating
     /// the uncached positions in one batch.
-    fn static_values(&mut self, plays: &[Play]) {
+    fn static_values(&mut self, plays: &[P::Play]) {
         self.vals.clear();
         self.batch_pos.clear();
         self.batch_idx.clear();
@@ -700,8 +712,8 @@ impl<'a> Ctx<'a> {
                 continue;
             }
             self.stats.leaves += 1;
-            let next = p.next_position();
-            let key = zobrist::position_key(&next) ^ next_salt;
+            let next = p.next();
+            let key = next.key() ^ next_salt;
             match self.probe_tt(key) {
                 Some(e) if e.depth == 0 && e.bound == Bound::Exact => {
                     self.stats.tt_cutoffs += 1;
@@ -726,7 +738,7 @@ impl<'a> Ctx<'a> {
         for k in 0..n {
             let pos = &self.batch_pos[k];
             let v = self.util.leaf(self.side ^ 1, &self.batch_out[k], pos);
-            let key = zobrist::position_key(pos) ^ next_salt;
+            let key = pos.key() ^ next_salt;
             self.tt.store(key, 0, Bound::Exact, v, None);
             self.vals[self.batch_idx[k]] = -v;
         }
@@ -734,11 +746,11 @@ impl<'a> Ctx<'a> {
 
     /// A play's value at a move node of depth `depth` with window (alpha, beta).
     #[inline]
-    fn play_value(&mut self, play: &Play, depth: u8, alpha: Value, beta: Value) -> Value {
+    fn play_value(&mut self, play: &P::Play, depth: u8, alpha: Value, beta: Value) -> Value {
         if let Some(v) = terminal_value(&self.util, self.side, play) {
             return v;
         }
-        let next = play.next_position();
+        let next = play.next();
         self.side ^= 1;
         let v = if depth <= 1 {
             self.leaf(&next)
@@ -749,20 +761,13 @@ impl<'a> Ctx<'a> {
         -v
     }
 
-    fn move_key(&self, pos: &Position, roll: usize) -> u64 {
+    fn move_key(&self, pos: &P, roll: usize) -> u64 {
         let salt = self.salt ^ self.util.key_salt(self.side);
-        zobrist::move_key(zobrist::position_key(pos) ^ salt, roll)
+        zobrist::move_key(pos.key() ^ salt, roll)
     }
 
     /// A move node: `pos` with roll `roll` (index into `ALL_ROLLS`) to play.
-    fn move_node(
-        &mut self,
-        pos: &Position,
-        roll: usize,
-        depth: u8,
-        alpha: Value,
-        beta: Value,
-    ) -> Value {
+    fn move_node(&mut self, pos: &P, roll: usize, depth: u8, alpha: Value, beta: Value) -> Value {
         self.stats.move_nodes += 1;
         if self.should_stop() {
             return 0;
@@ -777,7 +782,7 @@ impl<'a> Ctx<'a> {
             hint = e.best;
         }
         let mut list = self.take_list(depth);
-        generate_plays(pos, ALL_ROLLS[roll], &mut list);
+        pos.generate(ALL_ROLLS[roll], &mut list);
         let (value, best) = if depth <= 1 {
             self.static_values(&list);
             let mut best = 0;
@@ -807,7 +812,7 @@ impl<'a> Ctx<'a> {
     /// value and the index of the best play.
     fn move_search(
         &mut self,
-        list: &[Play],
+        list: &[P::Play],
         depth: u8,
         alpha: Value,
         beta: Value,
@@ -840,7 +845,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// The plays of a move node in search order (the filter: only its kept replies).
-    fn order_plays(&mut self, list: &[Play], depth: u8, hint: Option<u16>) -> Vec<(Value, u16)> {
+    fn order_plays(&mut self, list: &[P::Play], depth: u8, hint: Option<u16>) -> Vec<(Value, u16)> {
         let mut order = self
             .orders
             .get_mut(depth as usize)
@@ -861,7 +866,7 @@ impl<'a> Ctx<'a> {
                 order.extend(
                     list.iter()
                         .enumerate()
-                        .map(|(i, p)| (heuristic_score(p), i as u16)),
+                        .map(|(i, p)| (p.order_score(), i as u16)),
                 );
             }
             _ => order.extend((0..list.len()).map(|i| (0, i as u16))),
@@ -881,7 +886,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// A chance node: `pos` before its side rolls, searched to `depth` (even).
-    fn chance_node(&mut self, pos: &Position, depth: u8, alpha: Value, beta: Value) -> Value {
+    fn chance_node(&mut self, pos: &P, depth: u8, alpha: Value, beta: Value) -> Value {
         if depth == 0 {
             return self.leaf(pos);
         }
@@ -889,7 +894,7 @@ impl<'a> Ctx<'a> {
         if self.should_stop() {
             return 0;
         }
-        let key = zobrist::position_key(pos) ^ self.salt ^ self.util.key_salt(self.side);
+        let key = pos.key() ^ self.salt ^ self.util.key_salt(self.side);
         if let Some(e) = self.probe_tt(key) {
             if e.depth == depth && decides(&e, alpha, beta) {
                 self.stats.tt_cutoffs += 1;
@@ -915,7 +920,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// Full averaging over the 21 rolls.
-    fn chance_full(&mut self, pos: &Position, depth: u8, l: Value, u: Value) -> (Value, Bound) {
+    fn chance_full(&mut self, pos: &P, depth: u8, l: Value, u: Value) -> (Value, Bound) {
         let mut s = 0i64;
         for k in 0..21 {
             let r = self.roll_order[k];
@@ -935,7 +940,7 @@ impl<'a> Ctx<'a> {
     #[allow(clippy::too_many_arguments)]
     fn chance_star(
         &mut self,
-        pos: &Position,
+        pos: &P,
         depth: u8,
         alpha: Value,
         beta: Value,
@@ -1024,7 +1029,7 @@ impl<'a> Ctx<'a> {
     /// probe failed low (it then bounds nothing).
     fn probe(
         &mut self,
-        pos: &Position,
+        pos: &P,
         roll: usize,
         depth: u8,
         alpha: Value,
@@ -1049,7 +1054,7 @@ impl<'a> Ctx<'a> {
             hint = e.best;
         }
         let mut list = self.take_list(depth);
-        generate_plays(pos, ALL_ROLLS[roll], &mut list);
+        pos.generate(ALL_ROLLS[roll], &mut list);
         let n = list.len();
         let idx = match hint {
             Some(h) if self.cfg.ordering.tt_best && (h as usize) < n => h as usize,
@@ -1070,12 +1075,12 @@ impl<'a> Ctx<'a> {
         Some(v)
     }
 
-    fn choose_probe(&mut self, list: &[Play], depth: u8) -> usize {
-        let by_heuristic = |list: &[Play]| {
+    fn choose_probe(&mut self, list: &[P::Play], depth: u8) -> usize {
+        let by_heuristic = |list: &[P::Play]| {
             let mut best = 0;
             let mut best_score = i32::MIN;
             for (i, p) in list.iter().enumerate() {
-                let s = heuristic_score(p);
+                let s = p.order_score();
                 if s > best_score {
                     best_score = s;
                     best = i;
@@ -1114,7 +1119,7 @@ impl<'a> Ctx<'a> {
     /// within it of the best get exact values (0: plain alpha-beta).
     fn search_root(
         &mut self,
-        plays: &[Play],
+        plays: &[P::Play],
         candidates: &[usize],
         margin: Value,
         depth: u8,
@@ -1152,7 +1157,13 @@ impl<'a> Ctx<'a> {
     }
 
     /// Exact values for the first `rank` candidates that only have bounds.
-    fn rank_extra(&mut self, plays: &[Play], candidates: &[usize], depth: u8, r: &mut RootResult) {
+    fn rank_extra(
+        &mut self,
+        plays: &[P::Play],
+        candidates: &[usize],
+        depth: u8,
+        r: &mut RootResult,
+    ) {
         for &i in candidates.iter().take(self.cfg.rank.max(1)) {
             if r.values[i].is_none() {
                 let v = self.play_value(&plays[i], depth, NEG_INF, POS_INF);
@@ -1166,7 +1177,7 @@ impl<'a> Ctx<'a> {
 
     /// The best reply at move node (`pos`, `roll`, `depth`) by a full-window search
     /// (usually answered by the table).
-    fn best_reply(&mut self, pos: &Position, roll: usize, depth: u8) -> Play {
+    fn best_reply(&mut self, pos: &P, roll: usize, depth: u8) -> P::Play {
         let key = self.move_key(pos, roll);
         let mut best = match self.tt.probe(key) {
             Some(e) if e.depth == depth && e.bound == Bound::Exact => e.best,
@@ -1177,7 +1188,7 @@ impl<'a> Ctx<'a> {
             best = self.tt.probe(key).and_then(|e| e.best);
         }
         let mut list = self.take_list(depth);
-        generate_plays(pos, ALL_ROLLS[roll], &mut list);
+        pos.generate(ALL_ROLLS[roll], &mut list);
         let i = best.map_or(0, |b| b as usize);
         let play = list.get(i).copied().unwrap_or(list[0]);
         self.put_list(depth, list);
@@ -1186,7 +1197,7 @@ impl<'a> Ctx<'a> {
 
     /// Probabilities of `pos` (before its side rolls) at chance depth `depth`, averaged
     /// over the rolls along the best replies the search finds.
-    fn pv_probs(&mut self, pos: &Position, depth: u8) -> Probabilities {
+    fn pv_probs(&mut self, pos: &P, depth: u8) -> Probabilities {
         if depth == 0 {
             self.stats.evals += 1;
             return self.eval.evaluate(pos);
@@ -1194,11 +1205,11 @@ impl<'a> Ctx<'a> {
         let mut acc = [0f64; 5];
         for r in 0..21 {
             let play = self.best_reply(pos, r, depth - 1);
-            let p = match play.position.mover_result() {
-                Some(res) => Probabilities::from_result(res, true),
+            let p = match play.ending() {
+                Some(e) => Probabilities::from_ending(e, true),
                 None => {
                     self.side ^= 1;
-                    let p = self.pv_probs(&play.next_position(), depth.saturating_sub(2));
+                    let p = self.pv_probs(&play.next(), depth.saturating_sub(2));
                     self.side ^= 1;
                     p.invert()
                 }
