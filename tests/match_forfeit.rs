@@ -11,7 +11,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use stargammon::arena::referee::{run_series, Ending, SeriesConfig, SeriesKind};
-use stargammon::arena::socket::TcpFactory;
+use stargammon::players::socket::TcpFactory;
 use stargammon::players::{self, BuildOptions, DecideErrorKind};
 
 /// How the fake engine misbehaves on move requests.

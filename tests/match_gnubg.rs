@@ -19,7 +19,7 @@ use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 use stargammon::arena::referee::{run_series, SeriesConfig, SeriesKind, UnitResult};
-use stargammon::arena::socket::TcpFactory;
+use stargammon::players::socket::TcpFactory;
 use stargammon::players::{self, BuildOptions};
 
 /// A gnubg `external` server on a free loopback port, stopped on drop.

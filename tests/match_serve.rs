@@ -14,8 +14,8 @@ use common::ServerThread;
 use std::time::Duration;
 
 use stargammon::arena::referee::{run_series, run_series_judged, SeriesConfig, SeriesKind};
-use stargammon::arena::socket::TcpFactory;
 use stargammon::config::{BoardConvention, Config};
+use stargammon::players::socket::TcpFactory;
 use stargammon::players::{self, BuildOptions};
 
 /// Runs the server with `config` (one search thread) on a loopback port.

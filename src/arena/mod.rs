@@ -9,7 +9,6 @@
 pub mod export;
 pub mod luck;
 pub mod referee;
-pub mod socket;
 pub mod stats;
 pub mod tavli;
 

@@ -22,9 +22,9 @@ use crate::arena::referee::Tally;
 use crate::arena::referee::{
     run_series_judged, write_mat, MatchRecord, SeriesConfig, SeriesKind, UnitResult,
 };
-use crate::arena::socket::{parse_tcp_engine, TcpFactory};
 use crate::arena::stats::json_number;
 use crate::eval::luck::Judge;
+use crate::players::socket::{parse_tcp_engine, TcpFactory};
 use crate::players::timed::TimedFactory;
 use crate::players::{build, BuildOptions, MakeDecider, PlayerSpec};
 

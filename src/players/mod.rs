@@ -1,7 +1,7 @@
 //! Everything that answers "what do I do here?", behind one trait: [`Decide`].
 //!
 //! The neural-net player, the search players, pubeval, the heuristic and random players,
-//! the engine facade, engines over sockets ([`crate::arena::socket`]) and the FIBS bot's
+//! the engine facade, engines over sockets ([`socket`]) and the FIBS bot's
 //! decision-maker are all a `Box<dyn Decide>`. The referee, the duel runner, the FIBS
 //! client and the benchmarks ask it the same question: a [`MatchState`] and, at a checker
 //! play, the legal plays.
@@ -20,6 +20,7 @@ use crate::search::Cancel;
 pub mod build;
 pub mod search;
 pub mod simple;
+pub mod socket;
 pub mod spec;
 pub mod tavli;
 pub mod timed;

@@ -227,11 +227,12 @@ pub fn hint_plays(decision: &crate::search::MoveDecision<TavliPlay>) -> Vec<Tavl
 const REMOTE_TIMEOUT_S: u64 = 30;
 
 /// An engine over TCP: one connection (opened at the first question, again after a
-/// failure), one request line per decision, the reply checked against the legal plays.
+/// failure: [`super::socket::EngineConnection`], backgammon's engines' connection), one
+/// request line per decision, the reply checked against the legal plays.
 #[derive(Debug)]
 pub struct RemoteTavli {
     addr: String,
-    conn: Option<(std::io::BufReader<std::net::TcpStream>, std::net::TcpStream)>,
+    conn: Option<super::socket::EngineConnection>,
 }
 
 impl Clone for RemoteTavli {
@@ -253,45 +254,18 @@ impl RemoteTavli {
     }
 
     fn ask(&mut self, line: &str) -> Result<String, String> {
-        use std::io::{BufRead, Read, Write};
-        if self.conn.is_none() {
-            let stream = std::net::TcpStream::connect(&self.addr)
-                .map_err(|e| format!("cannot connect to {}: {e}", self.addr))?;
-            let timeout = Some(std::time::Duration::from_secs(REMOTE_TIMEOUT_S));
-            stream
-                .set_read_timeout(timeout)
-                .map_err(|e| e.to_string())?;
-            stream
-                .set_write_timeout(timeout)
-                .map_err(|e| e.to_string())?;
-            let _ = stream.set_nodelay(true);
-            let reader = std::io::BufReader::new(stream.try_clone().map_err(|e| e.to_string())?);
-            self.conn = Some((reader, stream));
-        }
-        let Some((reader, writer)) = self.conn.as_mut() else {
-            return Err("no connection".into());
+        let timeout = std::time::Duration::from_secs(REMOTE_TIMEOUT_S);
+        let conn = match self.conn.as_mut() {
+            Some(c) => c,
+            None => self.conn.insert(
+                super::socket::EngineConnection::connect(&self.addr, timeout)
+                    .map_err(|e| format!("cannot connect to {}: {e}", self.addr))?,
+            ),
         };
-        let result = writeln!(writer, "{line}")
-            .and_then(|()| writer.flush())
-            .and_then(|()| {
-                let mut reply = String::new();
-                // At most one line of a sane length is read.
-                let n = reader.by_ref().take(4096).read_line(&mut reply)?;
-                if n == 0 {
-                    return Err(std::io::Error::new(
-                        std::io::ErrorKind::UnexpectedEof,
-                        "the engine closed the connection",
-                    ));
-                }
-                Ok(reply)
-            });
-        match result {
-            Ok(reply) => Ok(reply.trim_end_matches(['\r', '\n']).to_string()),
-            Err(e) => {
-                self.conn = None;
-                Err(format!("{}: {e}", self.addr))
-            }
-        }
+        conn.request(line).map_err(|e| {
+            self.conn = None;
+            format!("{}: {e}", self.addr)
+        })
     }
 
     /// The engine's play of `dice` in `before`: the index among `plays` (the legal plays),

@@ -14,7 +14,7 @@
 //!
 //! The parts, all re-exported here:
 //! Each side is a [`crate::players::Decide`] (in-process players, or engines over TCP from
-//! [`crate::arena::socket`]), made per worker by a [`crate::players::MakeDecider`].
+//! [`crate::players::socket`]), made per worker by a [`crate::players::MakeDecider`].
 //!
 //! - `game`: one game ([`play_game`]) or match ([`play_match`]): the table, the dice
 //!   streams and the records;
