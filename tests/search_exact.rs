@@ -258,3 +258,69 @@ fn the_table_carries_a_game_from_one_decision_to_the_next() {
     }
     assert!(checked >= 2, "{checked}");
 }
+
+/// The same searcher serves the Tavli games: Star1 and Star2 give Expectimax's play and
+/// value on positions of seeded random games of each game, at depth 3 with every root play
+/// valued exactly, and at depth 5 with fewer evaluations.
+#[test]
+fn the_searcher_is_exact_in_every_tavli_game() {
+    use stargammon::eval::tavli::TavliNets;
+    use stargammon::tavli::{play_random_game, Rules, TavliPosition, Variant};
+    let cancel = Cancel::new();
+    for variant in [Variant::Portes, Variant::Plakoto, Variant::Fevga] {
+        let nets: Arc<dyn Evaluator<TavliPosition>> =
+            Arc::new(TavliNets::load(variant, None).unwrap());
+        let fresh = || Searcher::new(nets.clone(), Arc::new(TranspositionTable::new(4)));
+        let mut set = Vec::new();
+        let mut rng = stargammon::game::Rng::seeded(11);
+        while set.len() < 12 {
+            play_random_game(variant, &Rules::default(), &mut rng, 400, |pos, dice| {
+                if set.len() < 12 && pos.result().is_none() && rng_pick(set.len(), pos) {
+                    set.push((*pos, dice));
+                }
+            });
+        }
+        for (n, (pos, dice)) in set.iter().enumerate() {
+            for (depth, rank) in [(3u8, usize::MAX), (5, 1)] {
+                if depth == 5 && (n > 0 || variant == Variant::Portes) {
+                    continue;
+                }
+                let settings = |algo| SearchSettings {
+                    rank,
+                    ..SearchSettings::new(depth, algo)
+                };
+                let base = fresh().choose(pos, *dice, &settings(Algorithm::Expectimax), &cancel);
+                let values = |d: &stargammon::search::MoveDecision<_>| {
+                    let mut v: Vec<(usize, i32)> = d
+                        .plays
+                        .iter()
+                        .filter(|p| rank > 1 || p.index == d.plays[0].index)
+                        .map(|p| (p.index, p.value))
+                        .collect();
+                    v.sort_unstable();
+                    v
+                };
+                for algo in [Algorithm::Star1, Algorithm::Star2] {
+                    let got = fresh().choose(pos, *dice, &settings(algo), &cancel);
+                    assert_eq!(got.depth, depth);
+                    assert_eq!(
+                        values(&got),
+                        values(&base),
+                        "{variant} position {n} depth {depth}: {algo}"
+                    );
+                    if depth == 5 {
+                        assert!(got.stats.evals <= base.stats.evals, "{algo} evaluates more");
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Takes about one position in seven of a game, so the set spreads over whole games.
+fn rng_pick(taken: usize, pos: &stargammon::tavli::TavliPosition) -> bool {
+    let h = format!("{pos:?}").bytes().fold(taken as u64, |h, b| {
+        h.wrapping_mul(31).wrapping_add(u64::from(b))
+    });
+    h % 7 == 0
+}
