@@ -288,35 +288,35 @@ impl InvitePolicy {
         Verdict::Join
     }
 
-    fn validate(&self) -> Result<(), ConfigError> {
+    fn validate(&self) -> Result<(), FibsConfigError> {
         if self.min_length == 0 || self.max_length < self.min_length {
-            return Err(ConfigError::Invalid(
+            return Err(FibsConfigError::Invalid(
                 "invitations.min_length must be at least 1 and at most max_length".into(),
             ));
         }
         if self.min_rating < 0.0 || self.max_rating < 0.0 {
-            return Err(ConfigError::Invalid(
+            return Err(FibsConfigError::Invalid(
                 "invitations.min_rating and max_rating must not be negative".into(),
             ));
         }
         if self.max_rating > 0.0 && self.max_rating < self.min_rating {
-            return Err(ConfigError::Invalid(
+            return Err(FibsConfigError::Invalid(
                 "invitations.max_rating must be at least min_rating (or 0 for no bound)".into(),
             ));
         }
         if self.max_matches_per_opponent > 0 && self.per_opponent_window_h == 0 {
-            return Err(ConfigError::Invalid(
+            return Err(FibsConfigError::Invalid(
                 "invitations.per_opponent_window_h must be positive".into(),
             ));
         }
         if self.autoinvite && (self.autoinvite_length == 0 || self.autoinvite_every_s == 0) {
-            return Err(ConfigError::Invalid(
+            return Err(FibsConfigError::Invalid(
                 "invitations.autoinvite_length and autoinvite_every_s must be positive".into(),
             ));
         }
         for name in self.allow.iter().chain(&self.deny) {
             if !super::clip::valid_name(name) {
-                return Err(ConfigError::Invalid(format!(
+                return Err(FibsConfigError::Invalid(format!(
                     "invitations: {name:?} is not a player name (letters, digits and _)"
                 )));
             }
@@ -373,7 +373,7 @@ impl Default for WatchdogConfig {
 }
 
 impl WatchdogConfig {
-    fn validate(&self) -> Result<(), ConfigError> {
+    fn validate(&self) -> Result<(), FibsConfigError> {
         let all = [
             self.board_ms,
             self.roll_ms,
@@ -384,7 +384,7 @@ impl WatchdogConfig {
             self.reinvite_ms,
         ];
         if all.contains(&0) {
-            return Err(ConfigError::Invalid(
+            return Err(FibsConfigError::Invalid(
                 "every watchdog limit must be positive".into(),
             ));
         }
@@ -392,14 +392,14 @@ impl WatchdogConfig {
             && self.opponent_remind_ms < self.opponent_leave_ms
             && self.join_ms < self.opponent_remind_ms)
         {
-            return Err(ConfigError::Invalid(
+            return Err(FibsConfigError::Invalid(
                 "watchdog: need join_ms and opponent_board_ms below opponent_remind_ms, \
                  and opponent_remind_ms below opponent_leave_ms"
                     .into(),
             ));
         }
         if self.reminder.trim().is_empty() || self.reminder.chars().any(char::is_control) {
-            return Err(ConfigError::Invalid(
+            return Err(FibsConfigError::Invalid(
                 "watchdog.reminder must be one non-empty line".into(),
             ));
         }
@@ -576,9 +576,9 @@ impl Default for FibsConfig {
     }
 }
 
-/// Why the configuration could not be loaded.
+/// Why the FIBS bot's configuration could not be loaded.
 #[derive(Debug)]
-pub enum ConfigError {
+pub enum FibsConfigError {
     Read(String, std::io::Error),
     Parse(String, toml::de::Error),
     Invalid(String),
@@ -589,24 +589,24 @@ pub enum ConfigError {
     },
 }
 
-impl fmt::Display for ConfigError {
+impl fmt::Display for FibsConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ConfigError::Read(p, e) => write!(f, "cannot read {p}: {e}"),
-            ConfigError::Parse(p, e) => write!(f, "{p}: {e}"),
-            ConfigError::Invalid(m) => write!(f, "invalid FIBS configuration: {m}"),
-            ConfigError::Env { var, message } => write!(f, "{var}: {message}"),
+            FibsConfigError::Read(p, e) => write!(f, "cannot read {p}: {e}"),
+            FibsConfigError::Parse(p, e) => write!(f, "{p}: {e}"),
+            FibsConfigError::Invalid(m) => write!(f, "invalid FIBS configuration: {m}"),
+            FibsConfigError::Env { var, message } => write!(f, "{var}: {message}"),
         }
     }
 }
 
-impl std::error::Error for ConfigError {}
+impl std::error::Error for FibsConfigError {}
 
 impl FibsConfig {
     /// Parses TOML text.
-    pub fn from_toml(text: &str, origin: &str) -> Result<FibsConfig, ConfigError> {
+    pub fn from_toml(text: &str, origin: &str) -> Result<FibsConfig, FibsConfigError> {
         let cfg: FibsConfig =
-            toml::from_str(text).map_err(|e| ConfigError::Parse(origin.to_string(), e))?;
+            toml::from_str(text).map_err(|e| FibsConfigError::Parse(origin.to_string(), e))?;
         cfg.validate()?;
         Ok(cfg)
     }
@@ -635,22 +635,22 @@ impl FibsConfig {
     pub fn load_with_env(
         path: Option<&Path>,
         vars: impl IntoIterator<Item = (String, String)>,
-    ) -> Result<FibsConfig, ConfigError> {
+    ) -> Result<FibsConfig, FibsConfigError> {
         let default = Path::new("config/fibs.toml");
         let path = path.or(default.exists().then_some(default));
         let (text, origin) = match path {
             Some(p) => {
                 let shown = p.display().to_string();
-                let text =
-                    std::fs::read_to_string(p).map_err(|e| ConfigError::Read(shown.clone(), e))?;
+                let text = std::fs::read_to_string(p)
+                    .map_err(|e| FibsConfigError::Read(shown.clone(), e))?;
                 (text, shown)
             }
             None => (String::new(), "built-in defaults".to_string()),
         };
         let parse = |t: &toml::Table| t.clone().try_into::<FibsConfig>();
         let mut table: toml::Table =
-            toml::from_str(&text).map_err(|e| ConfigError::Parse(origin.clone(), e))?;
-        parse(&table).map_err(|e| ConfigError::Parse(origin.clone(), e))?;
+            toml::from_str(&text).map_err(|e| FibsConfigError::Parse(origin.clone(), e))?;
+        parse(&table).map_err(|e| FibsConfigError::Parse(origin.clone(), e))?;
         let overrides = EnvOverrides::new(vars, &Self::sections(), &Self::TOP_KEYS);
         overrides
             .apply(&mut table, |t| {
@@ -658,98 +658,102 @@ impl FibsConfig {
             })
             .map_err(|e| match e {
                 crate::config::ConfigError::Env { var, message } => {
-                    ConfigError::Env { var, message }
+                    FibsConfigError::Env { var, message }
                 }
-                other => ConfigError::Invalid(other.to_string()),
+                other => FibsConfigError::Invalid(other.to_string()),
             })?;
-        let cfg = parse(&table).map_err(|e| ConfigError::Parse(origin, e))?;
+        let cfg = parse(&table).map_err(|e| FibsConfigError::Parse(origin, e))?;
         cfg.validate()?;
         Ok(cfg)
     }
 
     /// Reads and parses a file.
-    pub fn load(path: &Path) -> Result<FibsConfig, ConfigError> {
+    pub fn load(path: &Path) -> Result<FibsConfig, FibsConfigError> {
         let shown = path.display().to_string();
         let text =
-            std::fs::read_to_string(path).map_err(|e| ConfigError::Read(shown.clone(), e))?;
+            std::fs::read_to_string(path).map_err(|e| FibsConfigError::Read(shown.clone(), e))?;
         FibsConfig::from_toml(&text, &shown)
     }
 
-    fn validate(&self) -> Result<(), ConfigError> {
+    fn validate(&self) -> Result<(), FibsConfigError> {
         if self.client_name.is_empty() || self.client_name.contains(char::is_whitespace) {
-            return Err(ConfigError::Invalid(
+            return Err(FibsConfigError::Invalid(
                 "client_name must be one non-empty word".into(),
             ));
         }
         let c = &self.connection;
         if c.backoff_initial_ms == 0 || c.backoff_max_ms < c.backoff_initial_ms {
-            return Err(ConfigError::Invalid(
+            return Err(FibsConfigError::Invalid(
                 "backoff_initial_ms must be positive and at most backoff_max_ms".into(),
             ));
         }
         if c.keepalive_s > 0 && c.keepalive_s >= c.idle_timeout_s {
-            return Err(ConfigError::Invalid(
+            return Err(FibsConfigError::Invalid(
                 "keepalive_s must be below idle_timeout_s (or 0 to send no keep-alive)".into(),
             ));
         }
         if c.keepalive_s > 0
             && (c.keepalive_command.trim().is_empty() || c.keepalive_command.contains(['\r', '\n']))
         {
-            return Err(ConfigError::Invalid(
+            return Err(FibsConfigError::Invalid(
                 "keepalive_command must be one non-empty line".into(),
             ));
         }
         if c.send_burst == 0 {
-            return Err(ConfigError::Invalid("send_burst must be at least 1".into()));
+            return Err(FibsConfigError::Invalid(
+                "send_burst must be at least 1".into(),
+            ));
         }
         self.invitations.validate()?;
         self.watchdog.validate()?;
         if self.play.threads == 0 {
-            return Err(ConfigError::Invalid(
+            return Err(FibsConfigError::Invalid(
                 "play.threads must be at least 1".into(),
             ));
         }
         let mut users: Vec<String> = Vec::new();
         for a in &self.account {
             if !super::clip::valid_name(&a.user) {
-                return Err(ConfigError::Invalid(format!(
+                return Err(FibsConfigError::Invalid(format!(
                     "account user {:?} is not a player name (letters, digits and _)",
                     a.user
                 )));
             }
             if users.iter().any(|u| u.eq_ignore_ascii_case(&a.user)) {
-                return Err(ConfigError::Invalid(format!(
+                return Err(FibsConfigError::Invalid(format!(
                     "account {} is listed twice",
                     a.user
                 )));
             }
             users.push(a.user.clone());
             if a.password_env.is_some() == a.password_file.is_some() {
-                return Err(ConfigError::Invalid(format!(
+                return Err(FibsConfigError::Invalid(format!(
                     "account {}: give exactly one of password_env and password_file",
                     a.user
                 )));
             }
             if a.server.as_deref().is_some_and(|s| !s.contains(':')) {
-                return Err(ConfigError::Invalid(format!(
+                return Err(FibsConfigError::Invalid(format!(
                     "account {}: server must be HOST:PORT",
                     a.user
                 )));
             }
         }
         if !(0.0..0.5).contains(&self.play.resign_below) {
-            return Err(ConfigError::Invalid(
+            return Err(FibsConfigError::Invalid(
                 "play.resign_below must be a probability from 0 (never resign) to below 0.5".into(),
             ));
         }
         let engine = self.play.engine.trim();
         if engine.is_empty() {
-            return Err(ConfigError::Invalid("play.engine must not be empty".into()));
+            return Err(FibsConfigError::Invalid(
+                "play.engine must not be empty".into(),
+            ));
         }
         // A player spec is checked here, when the file is read, with the spec's message.
         if !engine.starts_with("tcp://") {
             crate::players::PlayerSpec::parse(engine)
-                .map_err(|e| ConfigError::Invalid(format!("play.engine = {engine:?}: {e}")))?;
+                .map_err(|e| FibsConfigError::Invalid(format!("play.engine = {engine:?}: {e}")))?;
         }
         Ok(())
     }
@@ -982,7 +986,7 @@ mod tests {
             ("STARGAMMON_INVITATIONS__MAX_LENGTH", "five"),
         ] {
             let e = FibsConfig::load_with_env(Some(path), vars(&[(var, value)])).unwrap_err();
-            assert!(matches!(e, ConfigError::Env { .. }), "{e}");
+            assert!(matches!(e, FibsConfigError::Env { .. }), "{e}");
             assert!(e.to_string().starts_with(var), "{e}");
         }
     }
