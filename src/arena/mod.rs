@@ -26,9 +26,9 @@ use crate::game::{
 };
 use crate::players::{Decide, PlayerFactory};
 
-/// How one game ended, from the first player's view.
+/// How one game of backgammon ended (no cube), from the first player's view.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct GameOutcome {
+pub struct BackgammonOutcome {
     /// True when the first player (`p0`, who rolled first) won.
     pub first_won: bool,
     pub result: GameResult,
@@ -36,7 +36,7 @@ pub struct GameOutcome {
     pub plies: u32,
 }
 
-impl GameOutcome {
+impl BackgammonOutcome {
     /// Points for the first player: +1/+2/+3 for a win, negative for a loss.
     pub fn points(&self) -> i32 {
         if self.first_won {
@@ -63,7 +63,7 @@ pub fn play_game(
     p1: &mut dyn Decide,
     rng: &mut Rng,
     list: &mut PlayList,
-) -> GameOutcome {
+) -> BackgammonOutcome {
     play_game_visiting(p0, p1, rng, list, |_, _, _| {})
 }
 
@@ -76,7 +76,7 @@ pub fn play_game_visiting(
     rng: &mut Rng,
     list: &mut PlayList,
     mut visit: impl FnMut(&Position, Dice, &PlayList),
-) -> GameOutcome {
+) -> BackgammonOutcome {
     let mut pos = Position::OPENING;
     let mut mover = 0usize;
     let mut plies = 0u32;
@@ -95,7 +95,7 @@ pub fn play_game_visiting(
         };
         plies += 1;
         if let Some(result) = play.position.mover_result() {
-            return GameOutcome {
+            return BackgammonOutcome {
                 first_won: mover == 0,
                 result,
                 plies,
