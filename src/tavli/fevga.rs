@@ -2,8 +2,8 @@
 //! the runner rule (FE3), the starting-quarter rule (FE4) and the no-full-trap rule (FE5),
 //! or the wall rules of the switches (FE8).
 
+use super::movegen::{generate as search, movable_mask, Compact, Scratch, StepRules};
 use super::position::{occupancy, opp_point, TavliPosition, CHECKERS};
-use super::search::{generate as search, movable_mask, Compact, Scratch, StepRules};
 use super::{GameEnd, Rules, TavliPlay, Variant};
 use crate::game::Dice;
 

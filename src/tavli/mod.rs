@@ -2,7 +2,7 @@
 //! rules of docs/VARIANTS.md (which follows the project's rules text for these games).
 //!
 //! A shared core ([`TavliPosition`], [`TavliPlay`], [`GameEnd`], [`Rules`], the generic
-//! step search in `search.rs`) and one module per game with its per-step rules. The
+//! step search in `movegen.rs`) and one module per game with its per-step rules. The
 //! search settles most positions in one canonical order of steps, backgammon's (a
 //! double's sources non-increasing, a non-double's higher die first), and tries every
 //! order where a game end or a per-step check is within reach. Backgammon keeps its own
@@ -11,13 +11,13 @@
 pub mod driver;
 pub mod fevga;
 mod game;
+mod movegen;
 pub mod notation;
 pub mod plakoto;
 pub mod portes;
 pub mod position;
-mod search;
 
-pub use search::Split;
+pub use movegen::Split;
 
 use std::fmt;
 use std::str::FromStr;
@@ -220,7 +220,7 @@ impl TavliPlay {
 #[derive(Debug, Default, Clone)]
 pub struct TavliPlayList {
     plays: Vec<TavliPlay>,
-    scratch: search::Scratch,
+    scratch: movegen::Scratch,
     backgammon: crate::game::PlayList,
 }
 
@@ -273,8 +273,8 @@ fn generate(
     }
     let (s, out, all) = (&mut list.scratch, &mut list.plays, every_order);
     match pos.variant() {
-        Variant::Portes => search::generate::<portes::Portes>(pos, dice, rules, s, out, all),
-        Variant::Plakoto => search::generate::<plakoto::Plakoto>(pos, dice, rules, s, out, all),
+        Variant::Portes => movegen::generate::<portes::Portes>(pos, dice, rules, s, out, all),
+        Variant::Plakoto => movegen::generate::<plakoto::Plakoto>(pos, dice, rules, s, out, all),
         Variant::Fevga => fevga::generate(pos, dice, rules, s, out, all),
         Variant::Backgammon => portes::generate(pos, dice, &mut list.backgammon, out),
     }
@@ -284,7 +284,7 @@ fn generate(
 /// positions its canonical step order settles, those the full search decides, and the
 /// time of each, the fastest of `rounds` passes (`stargammon bench movegen --split`).
 pub fn movegen_split(set: &[(TavliPosition, Dice)], rules: &Rules, rounds: u32) -> Split {
-    search::split(set, rules, rounds)
+    movegen::split(set, rules, rounds)
 }
 
 /// Convenience: the plays of `dice` in `pos` as a new vector.

@@ -3,8 +3,8 @@
 //! side while pinned; mother win and tie end the game after any step (PL8, PL9); no
 //! bearing off while a checker of the side is pinned unless `pinned_counts_home` (PL10).
 
+use super::movegen::{movable_mask, Compact, StepRules};
 use super::position::{turned, TavliPosition, CHECKERS};
-use super::search::{movable_mask, Compact, StepRules};
 use super::{GameEnd, Rules};
 
 /// The Plakoto step rules.
@@ -36,7 +36,7 @@ impl StepRules for Plakoto {
     type Ctx = PlakotoCtx;
 
     fn context(pos: &TavliPosition, rules: &Rules) -> PlakotoCtx {
-        let (made, single) = super::search::opposing(pos);
+        let (made, single) = super::movegen::opposing(pos);
         PlakotoCtx {
             made,
             single,

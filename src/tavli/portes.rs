@@ -11,8 +11,8 @@
 //! come from backgammon's own generator ([`crate::game::generate_plays`]). The naive
 //! generator of the tests checks that the rule texts coincide.
 
+use super::movegen::{movable_mask, Compact, StepRules};
 use super::position::{TavliPosition, BAR, CHECKERS};
-use super::search::{movable_mask, Compact, StepRules};
 use super::{GameEnd, Rules, TavliPlay, TavliStep};
 use crate::game::Dice;
 
@@ -74,7 +74,7 @@ impl StepRules for Portes {
     type Ctx = PortesCtx;
 
     fn context(pos: &TavliPosition, _: &Rules) -> PortesCtx {
-        let (made, single) = super::search::opposing(pos);
+        let (made, single) = super::movegen::opposing(pos);
         PortesCtx {
             made,
             single,
