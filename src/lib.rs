@@ -142,4 +142,6 @@ pub mod rollout;
 pub mod search;
 pub mod server;
 pub mod tavli;
+#[doc(hidden)]
+pub mod testing;
 pub mod train;

@@ -2,15 +2,18 @@
 //! needs to reach: seeded random boards of each game (endings weighted heavily, Plakoto's
 //! pins and lone mothers, the switches of the rules text), every roll. The canonical step
 //! order that settles most positions, with its plays that end the game, must give exactly
-//! the plays of the search of every step order (`legal_plays_every_order`).
+//! the plays of the search of every step order (`legal_plays_every_order`). The same
+//! comparison runs on the movegen sets of the shipped nets' self-play, positions as the
+//! engine meets them.
 
 use std::collections::BTreeSet;
 
+use stargammon::bench::tavli_engine_movegen_set;
 use stargammon::game::{Dice, Rng, ALL_ROLLS};
 use stargammon::tavli::position::opp_point;
 use stargammon::tavli::{
-    legal_plays, legal_plays_every_order, position_string, GameEnd, Rules, TavliPosition, Variant,
-    CHECKERS,
+    legal_plays, legal_plays_every_order, movegen_split, position_string, GameEnd, Rules,
+    TavliPosition, Variant, CHECKERS,
 };
 
 /// A random board of `variant`, or `None` when the draw is not a position of the game.
@@ -127,4 +130,44 @@ fn plakoto_random_boards_every_roll() {
 #[test]
 fn fevga_random_boards_every_roll() {
     compare(Variant::Fevga, 13, 5000);
+}
+
+/// Every position of the engine's movegen set of `variant` (12,000 pairs of the shipped
+/// net's self-play at depth 1): the canonical order and the search of every order give
+/// the same plays, each once, and the canonical order settles most of them.
+fn compare_engine_set(variant: Variant) {
+    let rules = Rules::default();
+    let set = tavli_engine_movegen_set(variant).expect("the shipped nets");
+    let mut ending = 0;
+    for (pos, dice) in set.iter().filter(|(p, _)| p.result().is_none()) {
+        let fast = legal_plays(pos, *dice, &rules);
+        let slow = legal_plays_every_order(pos, *dice, &rules);
+        let (fast_set, fast_len) = plays_of(&fast);
+        assert_eq!(fast_set.len(), fast_len, "{pos:?} {dice:?}: a result twice");
+        assert_eq!(fast_set, plays_of(&slow).0, "{pos:?} {dice:?}");
+        ending += usize::from(fast.iter().any(|p| p.end.is_some()));
+    }
+    let split = movegen_split(&set, &rules, 1);
+    eprintln!(
+        "{variant}: {} settled by the canonical order ({ending} with a play that ends the \
+         game), {} handed back, {} where it does not apply",
+        split.canonical, split.handed_back, split.not_order_free
+    );
+    assert!(split.canonical > split.positions * 3 / 4, "{split:?}");
+    assert!(ending > 0, "{variant}: no play that ends the game");
+}
+
+#[test]
+fn portes_engine_set() {
+    compare_engine_set(Variant::Portes);
+}
+
+#[test]
+fn plakoto_engine_set() {
+    compare_engine_set(Variant::Plakoto);
+}
+
+#[test]
+fn fevga_engine_set() {
+    compare_engine_set(Variant::Fevga);
 }

@@ -4,8 +4,10 @@
 use crate::game::Rng;
 use std::time::Instant;
 
-use crate::game::{generate_plays, Dice, Play, PlayList, Position};
-use crate::players::{PubevalPlayer, RandomPlayer};
+use crate::game::{generate_plays, Dice, PlayList, Position};
+use crate::players::PubevalPlayer;
+use crate::testing::seeded_game_positions;
+pub use crate::testing::{random_game_positions, tavli_movegen_set, TAVLI_MOVEGEN_PAIRS};
 
 pub mod search;
 pub mod server;
@@ -59,13 +61,6 @@ pub fn movegen_set() -> Result<Vec<(Position, Dice)>, String> {
     parse_position_rolls(MOVEGEN_SET)
 }
 
-/// Positions and rolls met in `games` seeded games in which both sides pick uniformly
-/// random legal plays.
-pub fn random_game_positions(seed: u64, games: usize) -> Vec<(Position, Dice)> {
-    let mut player = RandomPlayer::new(seed ^ 0x5EED);
-    seeded_game_positions(|p, d, l| player.choose(p, d, l), seed, games)
-}
-
 /// The backgammon movegen set of random games: the first [`TAVLI_MOVEGEN_PAIRS`]
 /// (position, roll) pairs of [`random_game_positions`] with seed 2026, the counterpart of
 /// the Tavli games' random sets ([`tavli_movegen_set`]).
@@ -86,30 +81,6 @@ pub fn random_movegen_set() -> Vec<(Position, Dice)> {
 /// kind of positions real play produces.
 pub fn pubeval_game_positions(seed: u64, games: usize) -> Vec<(Position, Dice)> {
     seeded_game_positions(|p, d, l| PubevalPlayer.choose(p, d, l), seed, games)
-}
-
-fn seeded_game_positions(
-    mut choose: impl FnMut(&Position, Dice, &[Play]) -> usize,
-    seed: u64,
-    games: usize,
-) -> Vec<(Position, Dice)> {
-    let mut rng = Rng::seeded(seed);
-    let mut list = PlayList::new();
-    let mut out = Vec::new();
-    for _ in 0..games {
-        let mut pos = Position::OPENING;
-        loop {
-            let dice = Dice::roll(&mut rng);
-            out.push((pos, dice));
-            generate_plays(&pos, dice, &mut list);
-            let play = list[choose(&pos, dice, &list)];
-            if play.position.mover_result().is_some() {
-                break;
-            }
-            pos = play.next_position();
-        }
-    }
-    out
 }
 
 /// What one movegen benchmark run measured.
@@ -304,28 +275,6 @@ pub fn run_bearoff(
     }
 }
 
-/// Pairs in a Tavli movegen benchmark set.
-pub const TAVLI_MOVEGEN_PAIRS: usize = 12_000;
-
-/// The fixed Tavli movegen set of `variant`: the first 12,000 (position, roll) pairs of
-/// seeded games of random legal plays (seed 2026, one generator per game).
-pub fn tavli_movegen_set(
-    variant: crate::tavli::Variant,
-) -> Vec<(crate::tavli::TavliPosition, Dice)> {
-    let rules = crate::tavli::Rules::default();
-    let mut seeds = crate::game::Rng::seeded(2026);
-    let mut set = Vec::with_capacity(TAVLI_MOVEGEN_PAIRS);
-    while set.len() < TAVLI_MOVEGEN_PAIRS {
-        let mut rng = crate::game::Rng::seeded(seeds.next_u64());
-        crate::tavli::play_random_game(variant, &rules, &mut rng, 5000, |p, d| {
-            if set.len() < TAVLI_MOVEGEN_PAIRS {
-                set.push((*p, d));
-            }
-        });
-    }
-    set
-}
-
 /// The Tavli movegen set of `variant` from games as the engine plays them: the first
 /// 12,000 (position, roll) pairs of seeded self-play games of the shipped net at depth 1
 /// (seed 2026, the opening of C8), as backgammon's set comes from games of pubeval
@@ -375,4 +324,21 @@ pub fn run_tavli_movegen(
         crate::tavli::generate_plays(p, *d, &rules, &mut list);
         list.len()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::players::RandomPlayer;
+
+    /// The random games of `crate::testing` are those of two [`RandomPlayer`]s seeded as
+    /// the benchmark sets have always been, so the sets keep their positions.
+    #[test]
+    fn random_game_positions_are_random_players_games() {
+        for seed in [7, 2026] {
+            let mut player = RandomPlayer::new(seed ^ 0x5EED);
+            let by_player =
+                crate::testing::seeded_game_positions(|p, d, l| player.choose(p, d, l), seed, 20);
+            assert_eq!(super::random_game_positions(seed, 20), by_player);
+        }
+    }
 }

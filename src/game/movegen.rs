@@ -575,7 +575,7 @@ mod tests {
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     #[test]
     fn vector_board_matches_portable_board() {
-        let set = crate::bench::random_game_positions(7, 40);
+        let set = crate::testing::random_game_positions(7, 40);
         assert!(set.len() > 1000);
         for (p, _) in &set {
             let fast = Node::new(sse2::Board::load(p));

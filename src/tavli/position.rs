@@ -455,7 +455,7 @@ mod tests {
             },
         ];
         for variant in [Variant::Portes, Variant::Plakoto, Variant::Fevga] {
-            for (p, _) in crate::bench::tavli_movegen_set(variant).iter().take(3000) {
+            for (p, _) in crate::testing::tavli_movegen_set(variant).iter().take(3000) {
                 sides.extend_from_slice(&p.sides);
             }
         }

@@ -483,14 +483,15 @@ mod tests {
 
     /// Where the canonical order settles a position's plays, they are the full search's,
     /// each once, and each play's steps are legal in their order; on every position of
-    /// the movegen sets (seeded random games and the shipped nets' self-play), most
-    /// positions of each game being settled so, among them positions where a play ends
-    /// the game, and some left to the full search where `hands_back` (Plakoto's doubles
-    /// where a mother can be pinned, Fevga's positions under the runner rule).
+    /// the random movegen set (seeded games of random plays), most positions of each game
+    /// being settled so, among them positions where a play ends the game, and some left
+    /// to the full search where `hands_back` (Plakoto's doubles where a mother can be
+    /// pinned, Fevga's positions under the runner rule). The set of the shipped nets'
+    /// self-play needs the players, a higher layer: tests/tavli_orders.rs compares the
+    /// two searches on it.
     fn canonical_matches_full<G: StepRules>(variant: Variant, hands_back: bool) {
         let rules = Rules::default();
-        let mut set = crate::bench::tavli_movegen_set(variant);
-        set.extend(crate::bench::tavli_engine_movegen_set(variant).expect("shipped nets"));
+        let set = crate::testing::tavli_movegen_set(variant);
         let (mut settled, mut handed_back, mut ending) = (0, 0, 0);
         for (pos, dice) in &set {
             if pos.result().is_some() {

@@ -100,7 +100,7 @@ mod tests {
     fn split_counts_every_position_once() {
         let rules = Rules::default();
         for variant in [Variant::Portes, Variant::Plakoto, Variant::Fevga] {
-            let set = crate::bench::tavli_movegen_set(variant);
+            let set = crate::testing::tavli_movegen_set(variant);
             let set = &set[..3000];
             let s = split(set, &rules, 1);
             let live = set.iter().filter(|(p, _)| p.result().is_none()).count();
