@@ -810,7 +810,7 @@ mod tests {
         let mut e = engine(1);
         e.settings.cubeful_plays = false;
         let evaluator = PipSigmoid;
-        let set = crate::bench::random_game_positions(5, 20);
+        let set = crate::testing::random_game_positions(5, 20);
         for (pos, dice) in set.iter().take(200) {
             let state = MatchState::money(*pos, Decision::Move(*dice));
             let Ok(Action::Move(chosen)) = e.decide(&state, &Cancel::new()) else {

@@ -903,7 +903,7 @@ mod tests {
     fn portable_and_default_forward_agree_on_default_nets() {
         let ev = crate::eval::NeuralEvaluator::default_nets().expect("embedded weights");
         let mut x = SparseInput::default();
-        for (pos, _) in crate::bench::random_game_positions(11, 20) {
+        for (pos, _) in crate::testing::random_game_positions(11, 20) {
             crate::eval::encoding::encode(&pos, &mut x);
             let net = ev.net_for(&pos);
             let (a, b) = (net.forward(&x), net.forward_portable(&x));
