@@ -1,6 +1,9 @@
 //! The layers of ARCHITECTURE.md only point down: no module of src/ names a module of a
-//! higher layer outside its tests. Reads every file of src/, drops `#[cfg(test)]` items,
-//! and checks each `crate::LAYER` path (in `use` lines and inline) against the order.
+//! higher layer. Reads every file of src/, splits off the items under `#[cfg(test)]` (the
+//! unit tests), and checks each `crate::LAYER` path (in `use` lines and inline) against
+//! the order: the code itself may use only its own layer and those below; its tests the
+//! same, and `crate::testing` besides, the fixtures module that builds only on the layers
+//! below it.
 
 #![allow(clippy::unwrap_used)]
 
@@ -8,9 +11,13 @@ use std::path::{Path, PathBuf};
 
 /// Bottom first; a module may use only those before it (and itself).
 const LAYERS: &[&str] = &[
-    "game", "notation", "tavli", "eval", "cube", "search", "engine", "rollout", "analysis",
-    "protocol", "config", "players", "arena", "train", "server", "http", "fibs", "bench", "cli",
+    "game", "notation", "tavli", "testing", "eval", "cube", "search", "engine", "rollout",
+    "analysis", "protocol", "config", "players", "arena", "train", "server", "http", "fibs",
+    "bench", "cli",
 ];
+
+/// The layer whose fixtures the tests of every layer may use.
+const FIXTURES: &str = "testing";
 
 fn rank(layer: &str) -> Option<usize> {
     LAYERS.iter().position(|l| *l == layer)
@@ -27,20 +34,23 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// The source without the items under `#[cfg(test)]` (a brace-matched skip of the item
-/// that follows the attribute) and without comments, which may name any layer.
-fn non_test_code(text: &str) -> String {
-    let mut out = String::new();
+/// The source split in two, both without comments (which may name any layer): the code
+/// outside the items under `#[cfg(test)]`, and those items (a brace-matched copy of the
+/// item that follows the attribute).
+fn split_test_code(text: &str) -> (String, String) {
+    let (mut code, mut tests) = (String::new(), String::new());
     let mut lines = text.lines().peekable();
     while let Some(line) = lines.next() {
         if line.trim() == "#[cfg(test)]" {
-            // Skip the next item: up to the end of its first brace-balanced block, or a
-            // line ending in ';' before any brace opens.
+            // The next item: up to the end of its first brace-balanced block, or a line
+            // ending in ';' before any brace opens.
             let mut depth = 0i32;
             let mut opened = false;
             for l in lines.by_ref() {
-                let code = l.split("//").next().unwrap_or("");
-                for c in code.chars() {
+                let part = l.split("//").next().unwrap_or("");
+                tests.push_str(part);
+                tests.push('\n');
+                for c in part.chars() {
                     match c {
                         '{' => {
                             depth += 1;
@@ -50,17 +60,16 @@ fn non_test_code(text: &str) -> String {
                         _ => {}
                     }
                 }
-                if (opened && depth <= 0) || (!opened && code.trim_end().ends_with(';')) {
+                if (opened && depth <= 0) || (!opened && part.trim_end().ends_with(';')) {
                     break;
                 }
             }
             continue;
         }
-        let code = line.split("//").next().unwrap_or("");
-        out.push_str(code);
-        out.push('\n');
+        code.push_str(line.split("//").next().unwrap_or(""));
+        code.push('\n');
     }
-    out
+    (code, tests)
 }
 
 /// Every layer named as `crate::LAYER` in `code`.
@@ -105,6 +114,7 @@ fn no_import_reaches_up_a_layer() {
     rust_files(&src, &mut files);
     let mut problems = Vec::new();
     let mut checked = 0;
+    let mut tests_checked = 0;
     for file in &files {
         let rel = file.strip_prefix(&src).unwrap();
         let top = rel
@@ -124,11 +134,14 @@ fn no_import_reaches_up_a_layer() {
             continue;
         };
         checked += 1;
-        let code = non_test_code(&std::fs::read_to_string(file).unwrap());
-        for named in named_layers(&code) {
+        let (code, tests) = split_test_code(&std::fs::read_to_string(file).unwrap());
+        let named = named_layers(&code).into_iter().map(|n| (n, false));
+        for (named, in_tests) in named.chain(named_layers(&tests).into_iter().map(|n| (n, true))) {
+            let which = if in_tests { "its tests use" } else { "uses" };
             match rank(&named) {
+                Some(_) if in_tests && named == FIXTURES => {}
                 Some(r) if r > own => problems.push(format!(
-                    "{} ({layer}) uses crate::{named}, a higher layer",
+                    "{} ({layer}): {which} crate::{named}, a higher layer",
                     rel.display()
                 )),
                 Some(_) => {}
@@ -137,21 +150,26 @@ fn no_import_reaches_up_a_layer() {
                     rel.display()
                 )),
             }
+            tests_checked += usize::from(in_tests);
         }
     }
     assert!(checked > 50, "only {checked} files found under src/");
+    assert!(
+        tests_checked > 50,
+        "only {tests_checked} paths found in tests"
+    );
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
 #[test]
 fn the_checker_sees_what_it_must() {
-    let code = non_test_code(
+    let (code, tests) = split_test_code(
         "use crate::game::Position;\n\
          use crate::{eval, search::Searcher};\n\
          // crate::cli in a comment\n\
          fn f() { crate::cube::x(); }\n\
          #[cfg(test)]\n\
-         mod tests {\n    use crate::cli::x;\n    fn g() { if true { } }\n}\n\
+         mod tests {\n    use crate::cli::x;\n    fn g() { if true { crate::testing::t(); } }\n}\n\
          #[cfg(test)]\n\
          use crate::server::y;\n\
          fn h() { crate::notation::z(); }\n",
@@ -159,4 +177,7 @@ fn the_checker_sees_what_it_must() {
     let mut named = named_layers(&code);
     named.sort();
     assert_eq!(named, ["cube", "eval", "game", "notation", "search"]);
+    let mut named = named_layers(&tests);
+    named.sort();
+    assert_eq!(named, ["cli", "server", "testing"]);
 }
