@@ -149,7 +149,9 @@ pub struct EngineConfig {
     pub algorithm: Algorithm,
     pub depth: Depth,
     pub cube_depth: Depth,
-    pub time_budget_ms: Budget,
+    /// The time one decision may search, in milliseconds (0 = no limit); the spec's
+    /// `time_ms` (before, this key was `time_budget_ms`, still read with a warning).
+    pub time_ms: Budget,
     /// Iterations up to this depth complete whatever the budget.
     pub min_depth: Depth,
     pub cubeful_plays: bool,
@@ -179,7 +181,7 @@ impl Default for EngineConfig {
             algorithm: Algorithm::Filter,
             depth: Depth::FIVE,
             cube_depth: Depth::THREE,
-            time_budget_ms: Budget::from_millis(500),
+            time_ms: Budget::from_millis(500),
             min_depth: Depth::THREE,
             cubeful_plays: true,
             threads: 0,
@@ -265,12 +267,21 @@ impl fmt::Display for ConfigError {
 impl std::error::Error for ConfigError {}
 
 impl Config {
-    /// Parses TOML text; `origin` names it in messages.
+    /// Parses TOML text; `origin` names it in messages. Old key names are read as the new
+    /// ones, with a warning ([`rename_old_keys`]).
     pub fn from_toml(text: &str, origin: &str) -> Result<Config, ConfigError> {
-        let c: Config = toml::from_str(text).map_err(|e| ConfigError::Parse {
+        let parse_error = |message: String| ConfigError::Parse {
             path: origin.to_string(),
-            message: e.to_string(),
-        })?;
+            message,
+        };
+        let mut table: toml::Table =
+            toml::from_str(text).map_err(|e| parse_error(e.to_string()))?;
+        let c: Config = if rename_old_keys(&mut table, true).map_err(parse_error)? {
+            table.try_into().map_err(|e| parse_error(e.to_string()))?
+        } else {
+            // Parsed from the text, so that a message points at the line.
+            toml::from_str(text).map_err(|e| parse_error(e.to_string()))?
+        };
         c.validate()?;
         Ok(c)
     }
@@ -298,13 +309,26 @@ impl Config {
             path: origin.clone(),
             message: e.to_string(),
         })?;
-        let whole = |t: &toml::Table| t.clone().try_into::<Config>().map_err(|e| e.to_string());
+        rename_old_keys(&mut table, true).map_err(|message| ConfigError::Parse {
+            path: origin.clone(),
+            message,
+        })?;
+        let whole = |t: &toml::Table| {
+            let mut t = t.clone();
+            rename_old_keys(&mut t, false)?;
+            t.try_into::<Config>().map_err(|e| e.to_string())
+        };
         whole(&table).map_err(|message| ConfigError::Parse {
             path: origin.clone(),
             message,
         })?;
         let overrides = EnvOverrides::new(vars, &Config::sections(), &[]);
         overrides.apply(&mut table, |t| whole(t).map(drop))?;
+        // An override under an old name (`STARGAMMON_ENGINE__TIME_BUDGET_MS`) warns too.
+        rename_old_keys(&mut table, true).map_err(|message| ConfigError::Parse {
+            path: origin.clone(),
+            message,
+        })?;
         let c = whole(&table).map_err(|message| ConfigError::Parse {
             path: origin,
             message,
@@ -390,7 +414,7 @@ impl Config {
             algorithm: e.algorithm,
             depth: e.depth,
             cube_depth: e.cube_depth,
-            budget: e.time_budget_ms,
+            budget: e.time_ms,
             // A file that sets only `depth = 1` gets the depth-1 engine: the guaranteed
             // depth never exceeds the depth.
             min_depth: e.min_depth.min(e.depth),
@@ -422,7 +446,7 @@ impl Config {
         c.engine.depth = Depth::ONE;
         c.engine.cube_depth = Depth::ONE;
         c.engine.min_depth = Depth::ONE;
-        c.engine.time_budget_ms = Budget::Unlimited;
+        c.engine.time_ms = Budget::Unlimited;
         c
     }
 
@@ -436,6 +460,32 @@ impl Config {
             Ok(Config::default())
         }
     }
+}
+
+/// Renames the `[engine]` keys of `table` that have a new name
+/// ([`crate::engine::names::OLD_ENGINE_KEYS`]), warning once for each when `warn`; whether
+/// any was renamed. A key given under both names is an error.
+pub fn rename_old_keys(table: &mut toml::Table, warn: bool) -> Result<bool, String> {
+    let Some(toml::Value::Table(engine)) = table.get_mut("engine") else {
+        return Ok(false);
+    };
+    let mut renamed = false;
+    for (old, new) in crate::engine::names::OLD_ENGINE_KEYS {
+        let Some(value) = engine.remove(*old) else {
+            continue;
+        };
+        if engine.contains_key(*new) {
+            return Err(format!(
+                "engine.{old} and engine.{new} are one setting: keep engine.{new}"
+            ));
+        }
+        if warn {
+            crate::engine::names::warn_renamed(&format!("engine.{old}"), &format!("engine.{new}"));
+        }
+        engine.insert(new.to_string(), value);
+        renamed = true;
+    }
+    Ok(renamed)
 }
 
 /// One configuration key set by an environment variable.
@@ -652,7 +702,10 @@ mod tests {
         let text = include_str!("../config/throughput.toml");
         let t = Config::from_toml(text, "config/throughput.toml").unwrap();
         assert_eq!(t, Config::throughput());
-        assert_eq!(t.engine_spec().to_string(), "net,cubeful=on,tt=64");
+        assert_eq!(
+            t.engine_spec().to_string(),
+            "net,cubeful_plays=on,tt_megabytes=64"
+        );
     }
 
     #[test]
@@ -702,7 +755,7 @@ mod tests {
         assert_eq!(c.engine.depth.get(), 3);
         assert_eq!(
             c.engine_spec().to_string(),
-            "net,depth=3,algo=filter,cube_depth=3,time=500,min_depth=3,cubeful=on,tt=64,filter=9:0.16/3:0.06"
+            "net,depth=3,algorithm=filter,cube_depth=3,time_ms=500,min_depth=3,cubeful_plays=on,tt_megabytes=64,filter=9:0.16/3:0.06"
         );
         let e = Config::from_toml("[engine]\nevaluator = \"alpha\"\n", "t").unwrap_err();
         assert!(e.to_string().contains("unknown player 'alpha'"), "{e}");
@@ -714,21 +767,23 @@ mod tests {
         );
         assert!(c.is_ok());
         assert!(Config::from_toml("[server]\nmax_request_depth = 4\n", "t").is_err());
-        let c = Config::from_toml(
-            "[engine]\ndepth = 5\nmin_depth = 3\ntime_budget_ms = 400\n",
-            "t",
-        )
-        .unwrap();
+        let c =
+            Config::from_toml("[engine]\ndepth = 5\nmin_depth = 3\ntime_ms = 400\n", "t").unwrap();
         assert_eq!(
             c.engine_spec().to_string(),
-            "net,depth=5,algo=filter,cube_depth=3,time=400,min_depth=3,cubeful=on,tt=64,filter=9:0.16/3:0.06"
+            "net,depth=5,algorithm=filter,cube_depth=3,time_ms=400,min_depth=3,cubeful_plays=on,tt_megabytes=64,filter=9:0.16/3:0.06"
         );
         // One line away from the depth-1 engine: the guaranteed depth follows the depth.
         let c = Config::from_toml("[engine]\ndepth = 1\n", "t").unwrap();
         assert_eq!(c.engine_spec().min_depth.get(), 1);
         assert!(c.engine_spec().validate().is_ok());
-        let c = Config::from_toml("[engine]\ntime_budget_ms = 700\n", "t").unwrap();
+        let c = Config::from_toml("[engine]\ntime_ms = 700\n", "t").unwrap();
         assert_eq!(c.engine_spec().budget.millis(), 700);
+        // The old name of the key is read as the new one; both at once are refused.
+        let old = Config::from_toml("[engine]\ntime_budget_ms = 700\n", "t").unwrap();
+        assert_eq!(old, c);
+        let e = Config::from_toml("[engine]\ntime_budget_ms = 1\ntime_ms = 2\n", "t").unwrap_err();
+        assert!(e.to_string().contains("keep engine.time_ms"), "{e}");
         assert_eq!(c.server, ServerConfig::default());
         assert!(Config::from_toml("[engine]\ndepth = 2\n", "t").is_err());
         assert!(Config::from_toml("[engine]\nalgorithm = \"alpha\"\n", "t").is_err());
@@ -793,6 +848,16 @@ mod tests {
         )
         .unwrap();
         assert_eq!((c.engine.depth.get(), c.cube.jacoby), (1, true));
+        // A key's old name works in a variable too.
+        let c = Config::load_with_env(
+            Some(&path),
+            vars(&[("STARGAMMON_ENGINE__TIME_BUDGET_MS", "900")]),
+        )
+        .unwrap();
+        assert_eq!(c.engine.time_ms.millis(), 900);
+        let old = write_config("old.toml", "[engine]\ntime_budget_ms = 800\n");
+        let c = Config::load_with_env(Some(&old), vars(&[])).unwrap();
+        assert_eq!(c.engine.time_ms.millis(), 800);
     }
 
     #[test]

@@ -28,6 +28,7 @@ use crate::search::{Algorithm, Cancel, SearchSettings, Searcher, Utility};
 
 pub mod build;
 pub mod game;
+pub mod names;
 pub mod spec;
 
 pub use game::GameEngine;

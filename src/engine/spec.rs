@@ -1,8 +1,9 @@
 //! [`EngineSpec`]: everything that defines how a player or engine plays, as typed values.
 //!
 //! Every front end parses into this one type: the server's TOML `[engine]` and `[cube]`
-//! tables ([`crate::config`]), the duel and match player specs (`net,depth=3,algo=star2`),
-//! `hint`'s flags, the FIBS bot's `play.engine` and the benchmarks. A bad value is refused
+//! tables ([`crate::config`]), the duel and match player specs
+//! (`net,depth=3,algorithm=star2`), the `--engine` argument and flags of `hint`, `rollout`,
+//! `analyse` and the benchmarks, and the FIBS bot's `play.engine`. A bad value is refused
 //! when the text is parsed, with one [`SpecError`] message whatever the front end, and
 //! [`crate::engine::build`] turns a spec into a ready engine.
 //!
@@ -12,24 +13,25 @@
 //! |---|---|---|
 //! | KIND | `net`, `net:PATH`, `pipsigmoid`, `pubeval`, `heuristic`, `random` | |
 //! | `depth` | odd, 1 to 9 (1 = evaluate each play) | 1 |
-//! | `algo` | `star2`, `star1`, `expectimax`, `filter` | `star2` |
+//! | `algorithm` | `star2`, `star1`, `expectimax`, `filter`, `mcts` | `star2` |
 //! | `noise` | equity noise, a number >= 0 | 0 |
 //! | `cube_noise` | equity noise on cube decisions only (a player that errs on the cube), >= 0 | 0 |
 //! | `cube_depth` | odd, 1 to 9 | 1 |
-//! | `time` | per-decision budget in ms (0 = none) | 0 |
+//! | `time_ms` | per-decision budget in ms (0 = none) | 0 |
 //! | `min_depth` | odd, 1 to 9: iterations up to it (and the depth) complete whatever the budget | 1 |
-//! | `cubeful` | `on`: plays ranked by cubeful value at the score | `off` |
-//! | `tt` | transposition table, megabytes (>= 1) | 32 |
-//! | `playouts` | with `algo=mcts`: iterations per decision (0 = by `time`, else 2,000) | 0 |
-//! | `playout` | with `algo=mcts`: `random` or `net` (the evaluator's best play each ply) | `random` |
-//! | `truncate` | with `algo=mcts`: end playouts after this many plies with the evaluator | none |
+//! | `cubeful_plays` | `on`: plays ranked by cubeful value at the score | `off` |
+//! | `tt_megabytes` | transposition table, megabytes (>= 1) | 32 |
+//! | `playouts` | with `algorithm=mcts`: iterations per decision (0 = by `time_ms`, else 2,000) | 0 |
+//! | `playout` | with `algorithm=mcts`: `random` or `net` (the evaluator's best play each ply) | `random` |
+//! | `truncate` | with `algorithm=mcts`: end playouts after this many plies with the evaluator | none |
 //! | `precision` | `net`: `float` (the float nets, the reference) or `int16` (the integer first layer) | `float` |
-//! | `filter` | with `algo=filter`: root stages `KEEP:MARGIN[/KEEP:MARGIN...]`, the first after depth 1, the next after depth 3, ... ([`FilterConfig`]) | `9:0.16` |
-//! | `width` | with `algo=filter`: replies searched per roll below the root, by static value | 1 |
+//! | `filter` | with `algorithm=filter`: root stages `KEEP:MARGIN[/KEEP:MARGIN...]`, the first after depth 1, the next after depth 3, ... ([`FilterConfig`]) | `9:0.16` |
+//! | `width` | with `algorithm=filter`: replies searched per roll below the root, by static value | 1 |
 //!
 //! `pubeval`, `heuristic` and `random` pick plays by fixed rules and take no options.
 //! [`EngineSpec`]'s `Display` writes the canonical text (the kind and every option that
-//! differs from its default), which parses back to the same spec.
+//! differs from its default), which parses back to the same spec. The options' old names
+//! (`algo`, `time`, `cubeful`, `tt`; [`super::names`]) are still read, with a warning.
 
 use std::fmt;
 use std::path::PathBuf;
@@ -405,14 +407,14 @@ impl std::error::Error for SpecError {}
 /// The option keys of the text form.
 pub const OPTIONS: &[&str] = &[
     "depth",
-    "algo",
+    "algorithm",
     "noise",
     "cube_noise",
     "cube_depth",
-    "time",
+    "time_ms",
     "min_depth",
-    "cubeful",
-    "tt",
+    "cubeful_plays",
+    "tt_megabytes",
     "playouts",
     "playout",
     "truncate",
@@ -447,7 +449,7 @@ impl EngineSpec {
     pub fn validate(&self) -> Result<(), SpecError> {
         if self.tt_megabytes == 0 {
             return Err(SpecError::BadValue {
-                option: "tt",
+                option: "tt_megabytes",
                 value: "0".into(),
                 expected: "megabytes, at least 1",
             });
@@ -456,21 +458,21 @@ impl EngineSpec {
             return Err(SpecError::BadValue {
                 option: "playouts",
                 value: "(playouts, playout or truncate)".into(),
-                expected: "these options only with algo=mcts",
+                expected: "these options only with algorithm=mcts",
             });
         }
         if self.algorithm != Algorithm::Filter && self.filter != FilterConfig::default() {
             return Err(SpecError::BadValue {
                 option: "filter",
                 value: "(filter or width)".into(),
-                expected: "these options only with algo=filter",
+                expected: "these options only with algorithm=filter",
             });
         }
         if self.cube_policy == CubePolicy::Cubeful && !self.cube_noise.is_none() {
             return Err(SpecError::BadValue {
                 option: "cube_noise",
                 value: self.cube_noise.sigma().to_string(),
-                expected: "no cube_noise with cubeful=on (its one evaluator takes noise)",
+                expected: "no cube_noise with cubeful_plays=on (its one evaluator takes noise)",
             });
         }
         if !self.evaluator.is_evaluator() {
@@ -492,8 +494,14 @@ impl EngineSpec {
         Ok(())
     }
 
-    /// Applies one `key=value` option of the text form.
+    /// Applies one `key=value` option of the text form (an option's old name is read too,
+    /// with a warning naming the new one).
     pub fn set_option(&mut self, key: &str, value: &str) -> Result<(), SpecError> {
+        let (name, old) = super::names::spec_option(key);
+        if old {
+            super::names::warn_renamed(&format!("the spec option {key}="), &format!("{name}="));
+        }
+        let key = name;
         let bad = |option: &'static str, expected: &'static str| SpecError::BadValue {
             option,
             value: value.to_string(),
@@ -507,8 +515,8 @@ impl EngineSpec {
                 self.cube_depth =
                     parse_depth_value(value).ok_or_else(|| bad("cube_depth", DEPTH_EXPECTED))?
             }
-            "algo" => {
-                self.algorithm = value.parse().map_err(|_| bad("algo", ALGO_EXPECTED))?;
+            "algorithm" => {
+                self.algorithm = value.parse().map_err(|_| bad("algorithm", ALGO_EXPECTED))?;
             }
             "noise" => {
                 self.noise = Noise::parse(value).ok_or_else(|| bad("noise", NOISE_EXPECTED))?
@@ -521,18 +529,18 @@ impl EngineSpec {
                 self.min_depth =
                     parse_depth_value(value).ok_or_else(|| bad("min_depth", DEPTH_EXPECTED))?
             }
-            "time" => {
+            "time_ms" => {
                 self.budget = Budget::from_millis(
                     value
                         .parse::<u64>()
-                        .map_err(|_| bad("time", "milliseconds (0 = no budget)"))?,
+                        .map_err(|_| bad("time_ms", "milliseconds (0 = no budget)"))?,
                 )
             }
-            "cubeful" => {
+            "cubeful_plays" => {
                 self.cube_policy = match value {
                     "on" | "true" => CubePolicy::Cubeful,
                     "off" | "false" => CubePolicy::Cubeless,
-                    _ => return Err(bad("cubeful", "on or off")),
+                    _ => return Err(bad("cubeful_plays", "on or off")),
                 }
             }
             "playouts" => {
@@ -569,12 +577,12 @@ impl EngineSpec {
                     .filter(|w| (1..=64).contains(w))
                     .ok_or_else(|| bad("width", "replies per roll, 1 to 64"))?
             }
-            "tt" => {
+            "tt_megabytes" => {
                 self.tt_megabytes = value
                     .parse::<usize>()
                     .ok()
                     .filter(|&m| m >= 1)
-                    .ok_or_else(|| bad("tt", "megabytes, at least 1"))?
+                    .ok_or_else(|| bad("tt_megabytes", "megabytes, at least 1"))?
             }
             other => {
                 return Err(SpecError::UnknownOption {
@@ -609,10 +617,12 @@ impl EngineSpec {
                     known: &[],
                 });
             }
-            if seen.contains(&k) {
-                return Err(SpecError::DuplicateOption(k.to_string()));
+            // An option given under its old and its new name is given twice.
+            let (one, _) = super::names::spec_option(k);
+            if seen.contains(&one) {
+                return Err(SpecError::DuplicateOption(one.to_string()));
             }
-            seen.push(k);
+            seen.push(one);
             self.set_option(k, v)?;
         }
         // Another algorithm chosen over a base (`engine,algo=star2` over a configured
@@ -667,7 +677,7 @@ impl fmt::Display for EngineSpec {
             write!(f, ",depth={}", self.depth)?;
         }
         if self.algorithm != d.algorithm {
-            write!(f, ",algo={}", self.algorithm)?;
+            write!(f, ",algorithm={}", self.algorithm)?;
         }
         if self.noise != d.noise {
             write!(f, ",noise={}", self.noise.sigma())?;
@@ -679,16 +689,16 @@ impl fmt::Display for EngineSpec {
             write!(f, ",cube_depth={}", self.cube_depth)?;
         }
         if self.budget != d.budget {
-            write!(f, ",time={}", self.budget.millis())?;
+            write!(f, ",time_ms={}", self.budget.millis())?;
         }
         if self.min_depth != d.min_depth {
             write!(f, ",min_depth={}", self.min_depth)?;
         }
         if self.cube_policy != d.cube_policy {
-            f.write_str(",cubeful=on")?;
+            f.write_str(",cubeful_plays=on")?;
         }
         if self.tt_megabytes != d.tt_megabytes {
-            write!(f, ",tt={}", self.tt_megabytes)?;
+            write!(f, ",tt_megabytes={}", self.tt_megabytes)?;
         }
         if let Some(n) = self.mcts.playouts {
             write!(f, ",playouts={n}")?;
@@ -722,9 +732,9 @@ mod tests {
 
     #[test]
     fn a_minimum_depth_round_trips() {
-        let spec: EngineSpec = "net,depth=5,time=400,min_depth=3".parse().unwrap();
+        let spec: EngineSpec = "net,depth=5,time_ms=400,min_depth=3".parse().unwrap();
         assert_eq!(spec.min_depth.get(), 3);
-        assert_eq!(spec.to_string(), "net,depth=5,time=400,min_depth=3");
+        assert_eq!(spec.to_string(), "net,depth=5,time_ms=400,min_depth=3");
         assert_eq!(spec.to_string().parse::<EngineSpec>().unwrap(), spec);
         // A guaranteed depth beyond the depth guarantees the depth (the spec that starts
         // from the server's config, `engine,depth=1`, is the depth-1 engine).
@@ -736,7 +746,7 @@ mod tests {
 
     #[test]
     fn filter_options_need_algo_filter_and_round_trip() {
-        let text = "net,depth=5,algo=filter,filter=9:0.16/3:0.06,width=2";
+        let text = "net,depth=5,algorithm=filter,filter=9:0.16/3:0.06,width=2";
         let s: EngineSpec = text.parse().unwrap();
         assert_eq!(s.to_string(), text);
         assert_eq!(s.filter.stage_after(3).map(|st| st.keep), Some(3));
@@ -744,14 +754,14 @@ mod tests {
         let plan = crate::engine::build::plan(&s);
         assert_eq!(plan.settings(5).filter, s.filter);
         // The default stage is not written.
-        let d: EngineSpec = "net,depth=3,algo=filter,filter=9:0.16,width=1"
+        let d: EngineSpec = "net,depth=3,algorithm=filter,filter=9:0.16,width=1"
             .parse()
             .unwrap();
-        assert_eq!(d.to_string(), "net,depth=3,algo=filter");
+        assert_eq!(d.to_string(), "net,depth=3,algorithm=filter");
         let e = "net,depth=5,filter=9:0.16/2:0.04"
             .parse::<EngineSpec>()
             .unwrap_err();
-        assert!(e.to_string().contains("algo=filter"), "{e}");
+        assert!(e.to_string().contains("algorithm=filter"), "{e}");
         for bad in [
             "filter=9",
             "filter=0:0.1",
@@ -759,7 +769,7 @@ mod tests {
             "width=65",
             "filter=9:0.1ü",
         ] {
-            let e = format!("net,algo=filter,{bad}")
+            let e = format!("net,algorithm=filter,{bad}")
                 .parse::<EngineSpec>()
                 .unwrap_err();
             assert!(e.to_string().contains("expected"), "{bad}: {e}");
@@ -769,12 +779,12 @@ mod tests {
     #[test]
     fn mcts_options_need_algo_mcts() {
         let e = "net,playouts=100".parse::<EngineSpec>().unwrap_err();
-        assert!(e.to_string().contains("algo=mcts"), "{e}");
-        let e = "net,algo=mcts,playout=smart"
+        assert!(e.to_string().contains("algorithm=mcts"), "{e}");
+        let e = "net,algorithm=mcts,playout=smart"
             .parse::<EngineSpec>()
             .unwrap_err();
         assert!(e.to_string().contains("random or net"), "{e}");
-        let s: EngineSpec = "net,algo=mcts,playouts=0".parse().unwrap();
+        let s: EngineSpec = "net,algorithm=mcts,playouts=0".parse().unwrap();
         assert_eq!(s.mcts.playouts, None);
         assert!(s.searches());
     }
@@ -785,14 +795,14 @@ mod tests {
             "net",
             "net:weights/x.sgnet",
             "net,depth=3",
-            "net,depth=5,algo=expectimax",
+            "net,depth=5,algorithm=expectimax",
             "net,noise=0.03",
             "net,depth=3,noise=0.015",
             "net,noise=0.03,cube_noise=0.2",
-            "net,algo=mcts",
-            "net,algo=mcts,time=500,playout=net,truncate=10",
-            "pipsigmoid,algo=mcts,playouts=800",
-            "net,cube_depth=3,time=800,cubeful=on,tt=64",
+            "net,algorithm=mcts",
+            "net,algorithm=mcts,time_ms=500,playout=net,truncate=10",
+            "pipsigmoid,algorithm=mcts,playouts=800",
+            "net,cube_depth=3,time_ms=800,cubeful_plays=on,tt_megabytes=64",
             "pipsigmoid,depth=3",
             "pubeval",
             "heuristic",
@@ -803,10 +813,33 @@ mod tests {
             assert_eq!(s.to_string().parse::<EngineSpec>().unwrap(), s);
         }
         // Other spellings parse to the canonical text.
-        let s: EngineSpec = "net,algo=star2,depth=1,noise=0".parse().unwrap();
+        let s: EngineSpec = "net,algorithm=star2,depth=1,noise=0".parse().unwrap();
         assert_eq!(s.to_string(), "net");
-        let s: EngineSpec = "net,algo=STAR1,depth=3".parse().unwrap();
-        assert_eq!(s.to_string(), "net,depth=3,algo=star1");
+        let s: EngineSpec = "net,algorithm=STAR1,depth=3".parse().unwrap();
+        assert_eq!(s.to_string(), "net,depth=3,algorithm=star1");
+    }
+
+    #[test]
+    fn old_option_names_are_read_as_the_new_ones() {
+        let old: EngineSpec = "net,depth=3,algo=star1,time=400,cubeful=on,tt=8"
+            .parse()
+            .unwrap();
+        let new: EngineSpec =
+            "net,depth=3,algorithm=star1,time_ms=400,cubeful_plays=on,tt_megabytes=8"
+                .parse()
+                .unwrap();
+        assert_eq!(old, new);
+        assert_eq!(
+            old.to_string(),
+            "net,depth=3,algorithm=star1,time_ms=400,cubeful_plays=on,tt_megabytes=8"
+        );
+        // One setting under both names is one setting given twice.
+        let e = "net,algo=star1,algorithm=star2"
+            .parse::<EngineSpec>()
+            .unwrap_err();
+        assert_eq!(e, SpecError::DuplicateOption("algorithm".into()));
+        let e = "net,tt=0".parse::<EngineSpec>().unwrap_err().to_string();
+        assert!(e.contains("tt_megabytes=0"), "{e}");
     }
 
     #[test]
@@ -819,13 +852,13 @@ mod tests {
             ("net,depth", "key=value"),
             ("net,depth=2", "odd depth"),
             ("net,depth=11", "odd depth"),
-            ("net,algo=alpha", "star2"),
+            ("net,algorithm=alpha", "star2"),
             ("net,noise=-1", "noise=-1"),
             ("net,noise=NaN", "noise"),
             ("net,cube_noise=-1", "cube_noise=-1"),
-            ("net,cubeful=on,cube_noise=0.1", "cubeful=on"),
+            ("net,cubeful_plays=on,cube_noise=0.1", "cubeful_plays=on"),
             ("pubeval,cube_noise=0.1", "takes no options"),
-            ("net,tt=0", "at least 1"),
+            ("net,tt_megabytes=0", "at least 1"),
             ("net,cubeful=maybe", "on or off"),
             ("net,depth=3,depth=5", "twice"),
             ("net,speed=3", "unknown option 'speed'"),
@@ -849,7 +882,7 @@ mod tests {
         let s: EngineSpec =
             serde_json::from_str(r#"{"evaluator":"net:a.sgnet","algorithm":"star1","budget":500}"#)
                 .unwrap();
-        assert_eq!(s.to_string(), "net:a.sgnet,algo=star1,time=500");
+        assert_eq!(s.to_string(), "net:a.sgnet,algorithm=star1,time_ms=500");
     }
 
     #[test]
