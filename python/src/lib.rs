@@ -335,8 +335,8 @@ fn plays(position: &Position, dice: (u8, u8)) -> PyResult<Vec<Play>> {
 }
 
 /// An engine built from a spec string as the command line reads them (`net`,
-/// `net,depth=3`, `net,depth=5,algo=star1`, `net:PATH`, `pipsigmoid`, with options such
-/// as `noise=`, `time=`, `cube=`).
+/// `net,depth=3`, `net,depth=5,algorithm=star1`, `net:PATH`, `pipsigmoid`, with options
+/// such as `noise=`, `time_ms=`, `cube_depth=`).
 #[pyclass(frozen, module = "stargammon", name = "Engine")]
 struct Engine {
     spec: EngineSpec,
@@ -564,12 +564,14 @@ impl Engine {
             dice: dice_list.clone(),
             trials,
             truncate,
-            depth: self.spec.depth,
+            engine: None,
+            depth: Some(self.spec.depth),
             top,
             seed,
             threads,
             no_vr: !variance_reduction,
-            eval: self.spec.evaluator.clone(),
+            evaluator: Some(self.spec.evaluator.clone()),
+            eval: None,
             json: true,
         };
         let spec = EngineSpec {

@@ -38,6 +38,11 @@ pub struct AnalyseArgs {
     /// in list order; the result is byte for byte what one unsharded run writes.
     #[arg(long, value_name = "PART", num_args = 1.., conflicts_with = "file")]
     pub merge: Vec<PathBuf>,
+    /// The engine as a spec (`net,depth=3,cube_depth=3,cubeful_plays=on`, as duel and
+    /// match players take); --depth or --plies, where given, set its checker and cube
+    /// depth. Default: the shipped nets with cubeful plays, at depth 1.
+    #[arg(long, value_name = "SPEC")]
+    pub engine: Option<String>,
     /// Search depth (odd): 1 = static evaluation of each play, 3, 5, ...
     #[arg(long, value_parser = parse_depth_arg, conflicts_with = "plies")]
     pub depth: Option<Depth>,
@@ -59,12 +64,13 @@ pub fn run(a: AnalyseArgs) -> Result<(), CliError> {
     if !a.merge.is_empty() {
         return super::analyse_batch::merge(&a.merge, a.out.as_deref());
     }
-    let depth = depth_arg(&a)?;
+    let spec = engine_spec(&a)?;
+    let depth = spec.depth;
     let threads = super::threads_arg(a.threads)?.min(64);
     if a.files.is_some() {
-        return super::analyse_batch::run(&a, depth, threads);
+        return super::analyse_batch::run(&a, &spec, threads);
     }
-    let engines = Engines::new(depth)?;
+    let engines = Engines::new(&spec)?;
     let file = a
         .file
         .as_deref()
@@ -98,14 +104,33 @@ pub fn run(a: AnalyseArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-/// `--depth` or `--plies` (default depth 1).
-fn depth_arg(a: &AnalyseArgs) -> Result<Depth, CliError> {
+/// `--depth` or `--plies`, if given.
+fn depth_arg(a: &AnalyseArgs) -> Result<Option<Depth>, CliError> {
     Ok(match (a.depth, a.plies) {
-        (Some(d), _) => d,
-        (None, Some(p)) if p <= 4 => Depth::new(2 * p + 1).map_err(|e| e.to_string())?,
+        (Some(d), _) => Some(d),
+        (None, Some(p)) if p <= 4 => Some(Depth::new(2 * p + 1).map_err(|e| e.to_string())?),
         (None, Some(p)) => return Err(format!("--plies {p}: expected 0 to 4").into()),
-        (None, None) => Depth::ONE,
+        (None, None) => None,
     })
+}
+
+/// The engine that scores decisions: `--engine` (default: the shipped nets ranking plays
+/// by their cubeful value, at depth 1) with `--depth` or `--plies` setting both its
+/// checker-play and cube depth.
+pub fn engine_spec(a: &AnalyseArgs) -> Result<EngineSpec, CliError> {
+    let mut spec = match &a.engine {
+        Some(text) => super::engine_arg::engine_arg(text)?,
+        None => EngineSpec {
+            cube_policy: CubePolicy::Cubeful,
+            ..EngineSpec::default()
+        },
+    };
+    if let Some(d) = depth_arg(a)? {
+        spec.depth = d;
+        spec.cube_depth = d;
+        spec.min_depth = spec.min_depth.min(d);
+    }
+    Ok(spec)
 }
 
 /// The engines of an analysis at one depth: the one that scores decisions, and the
@@ -117,14 +142,9 @@ pub(super) struct Engines {
 }
 
 impl Engines {
-    pub(super) fn new(depth: Depth) -> Result<Engines, CliError> {
-        let spec = EngineSpec {
-            depth,
-            cube_depth: depth,
-            cube_policy: CubePolicy::Cubeful,
-            ..EngineSpec::default()
-        };
-        let engine = engine_build::engine(&spec)?;
+    pub(super) fn new(spec: &EngineSpec) -> Result<Engines, CliError> {
+        let depth = spec.depth;
+        let engine = engine_build::engine(spec)?;
         let luck_spec = EngineSpec {
             depth: Depth::ONE,
             cube_depth: Depth::ONE,

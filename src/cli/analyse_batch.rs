@@ -19,7 +19,7 @@ use std::sync::Arc;
 use super::analyse::{analysis_json, read_and_replay, AnalyseArgs, Engines};
 use super::batch::{self, Entry};
 use super::CliError;
-use crate::engine::Depth;
+use crate::engine::EngineSpec;
 
 /// What `resume` and `merge` call this command's output.
 const WHAT: &str = "analyse --files";
@@ -40,7 +40,7 @@ fn listed_path(list: &Path, listed: &str) -> PathBuf {
 fn analyse_one(
     list: &Path,
     entry: &Entry,
-    depth: Depth,
+    spec: &EngineSpec,
     threads: usize,
 ) -> Result<serde_json::Value, CliError> {
     let mut v = serde_json::json!({"line": entry.line, "input": entry.text});
@@ -51,9 +51,9 @@ fn analyse_one(
             read_and_replay(&bytes).map_err(|e| format!("{}: {e}", entry.text).into())
         })
         .and_then(|(text, games)| {
-            let engines = Engines::new(depth)?;
+            let engines = Engines::new(spec)?;
             let analysis = engines.analyser().analyse(&games, threads, &|| {});
-            analysis_json(&analysis, &entry.text, depth, text.length)
+            analysis_json(&analysis, &entry.text, spec.depth, text.length)
         });
     match fields {
         Ok(serde_json::Value::Object(f)) => {
@@ -68,7 +68,7 @@ fn analyse_one(
 }
 
 /// `analyse --files LIST`.
-pub fn run(a: &AnalyseArgs, depth: Depth, threads: usize) -> Result<(), CliError> {
+pub fn run(a: &AnalyseArgs, spec: &EngineSpec, threads: usize) -> Result<(), CliError> {
     let list = a.files.as_deref().ok_or("--files needs a LIST")?;
     let (shard, shards) = super::shard_arg(&a.shard)?;
     let share = batch::share(list, shard, shards, a.out.as_deref(), WHAT)?;
@@ -81,7 +81,7 @@ pub fn run(a: &AnalyseArgs, depth: Depth, threads: usize) -> Result<(), CliError
         todo.len(),
         share.total,
         share.total - todo.len(),
-        depth.get()
+        spec.depth.get()
     );
     let bar = if a.quiet {
         indicatif::ProgressBar::hidden()
@@ -92,7 +92,7 @@ pub fn run(a: &AnalyseArgs, depth: Depth, threads: usize) -> Result<(), CliError
         if stop.load(Ordering::Relaxed) {
             break;
         }
-        let v = analyse_one(list, entry, depth, threads)?;
+        let v = analyse_one(list, entry, spec, threads)?;
         // A stop raised during the file leaves its analysis whole: it is written.
         batch::write_line(&mut out, &v)?;
         bar.inc(1);

@@ -6,7 +6,6 @@
 //! view, money play, centred cube).
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use clap::Args;
 
@@ -37,9 +36,18 @@ pub struct HintArgs {
     /// Search depth in gnubg's plies: 0-ply = depth 1, 1-ply = depth 3, 2-ply = depth 5.
     #[arg(long)]
     pub plies: Option<u32>,
-    /// Search algorithm: star2, star1, expectimax or filter.
-    #[arg(long, default_value = "star2")]
-    pub algo: Algorithm,
+    /// The engine as a spec (`net,depth=3,algorithm=star2`, `engine[:CONFIG][,key=value...]`,
+    /// as duel and match players take); the flags below, where given, override it. Default:
+    /// the engine of --config (or the shipped one) at depth 3 with no time budget, Star2
+    /// and a 64 MB table.
+    #[arg(long, value_name = "SPEC")]
+    pub engine: Option<String>,
+    /// Search algorithm: star2 (default), star1, expectimax, filter or mcts.
+    #[arg(long)]
+    pub algorithm: Option<Algorithm>,
+    /// The old name of --algorithm.
+    #[arg(long, hide = true, conflicts_with = "algorithm")]
+    pub algo: Option<Algorithm>,
     /// How many of the best plays get an exact value at the full depth.
     #[arg(long, default_value_t = 5)]
     pub rank: usize,
@@ -49,21 +57,27 @@ pub struct HintArgs {
     /// Time budget in milliseconds (the deepest completed iteration answers).
     #[arg(long)]
     pub time_ms: Option<u64>,
-    /// With `--algo mcts`: playouts per decision (default: by --time-ms, else 2,000).
+    /// With `--algorithm mcts`: playouts per decision (default: by --time-ms, else 2,000).
     #[arg(long)]
     pub playouts: Option<u64>,
-    /// With `--algo mcts`: `random` or `net` (the evaluator's best play at each ply).
+    /// With `--algorithm mcts`: `random` or `net` (the evaluator's best play at each ply).
     #[arg(long)]
     pub playout: Option<crate::search::mcts::Playout>,
-    /// With `--algo mcts`: end playouts after this many plies with the evaluator.
+    /// With `--algorithm mcts`: end playouts after this many plies with the evaluator.
     #[arg(long)]
     pub truncate: Option<u32>,
-    /// Transposition table size in MB.
-    #[arg(long, default_value_t = 64)]
-    pub tt_mb: usize,
-    /// Evaluator: net (the shipped nets), net:PATH, or pipsigmoid.
-    #[arg(long, default_value = "net", value_parser = parse_evaluator_arg)]
-    pub eval: EvaluatorKind,
+    /// Transposition table size in MB (default 64).
+    #[arg(long)]
+    pub tt_megabytes: Option<usize>,
+    /// The old name of --tt-megabytes.
+    #[arg(long, hide = true, conflicts_with = "tt_megabytes")]
+    pub tt_mb: Option<usize>,
+    /// Evaluator: net (the shipped nets, default), net:PATH, or pipsigmoid.
+    #[arg(long, value_parser = parse_evaluator_arg)]
+    pub evaluator: Option<EvaluatorKind>,
+    /// The old name of --evaluator.
+    #[arg(long, hide = true, value_parser = parse_evaluator_arg, conflicts_with = "evaluator")]
+    pub eval: Option<EvaluatorKind>,
     /// Configuration file (TOML) whose `[cube]` section sets the cube model.
     #[arg(long)]
     pub config: Option<std::path::PathBuf>,
@@ -71,9 +85,9 @@ pub struct HintArgs {
     #[arg(long)]
     pub json: bool,
     /// The game: backgammon (default), portes, plakoto or fevga. With a Tavli game POS is
-    /// a position string (docs/VARIANTS.md; the starting position when left out) and
-    /// `--eval` is `net` (the game's net) or `net:PATH`; every other search flag works as
-    /// in backgammon.
+    /// a position string (docs/VARIANTS.md; the starting position when left out) and the
+    /// evaluator is `net` (the game's net) or `net:PATH`; every other search flag, and
+    /// `--engine`, work as in backgammon.
     #[arg(long)]
     pub variant: Option<crate::tavli::Variant>,
 }
@@ -288,15 +302,94 @@ pub fn plies_of(depth: u32) -> u32 {
     depth.saturating_sub(1) / 2
 }
 
-/// The depth `--plies P` or `--depth N` ask for (default depth 3, gnubg's 1-ply).
-fn depth_of(a: &HintArgs) -> Result<Depth, CliError> {
+/// The depth `--plies P` or `--depth N` ask for, if either is given.
+fn depth_flag(a: &HintArgs) -> Result<Option<Depth>, CliError> {
     match (a.plies, a.depth) {
-        (Some(p), _) => {
-            Depth::new(2 * p + 1).map_err(|_| format!("--plies {p}: expected 0 to 4").into())
-        }
-        (None, Some(d)) => Ok(d),
-        (None, None) => Ok(Depth::new(3)?),
+        (Some(p), _) => Depth::new(2 * p + 1)
+            .map(Some)
+            .map_err(|_| format!("--plies {p}: expected 0 to 4").into()),
+        (None, d) => Ok(d),
     }
+}
+
+impl HintArgs {
+    /// `--algorithm` (or its old name `--algo`), if given.
+    fn algorithm_flag(&self) -> Option<Algorithm> {
+        super::engine_arg::renamed(&self.algorithm, &self.algo, "--algorithm", "--algo")
+    }
+
+    /// `--evaluator` (or its old name `--eval`), if given.
+    fn evaluator_flag(&self) -> Option<EvaluatorKind> {
+        super::engine_arg::renamed(&self.evaluator, &self.eval, "--evaluator", "--eval")
+    }
+
+    /// `--tt-megabytes` (or its old name `--tt-mb`), if given.
+    fn tt_flag(&self) -> Option<usize> {
+        super::engine_arg::renamed(&self.tt_megabytes, &self.tt_mb, "--tt-megabytes", "--tt-mb")
+    }
+}
+
+/// The engine `hint` searches with: `--engine` (default: the configuration's engine at
+/// depth 3, Star2, no time budget, a 64 MB table and the shipped nets) with the flags
+/// given on top.
+pub fn hint_spec(a: &HintArgs, config: &crate::config::Config) -> Result<EngineSpec, CliError> {
+    let mut spec = match &a.engine {
+        Some(text) => {
+            let mut spec = super::engine_arg::engine_arg(text)?;
+            if a.config.is_some() {
+                spec.cube = config.cube;
+            }
+            spec
+        }
+        None => EngineSpec {
+            evaluator: EvaluatorKind::Net(None),
+            algorithm: Algorithm::Star2,
+            depth: Depth::THREE,
+            cube_depth: Depth::THREE,
+            budget: Budget::Unlimited,
+            tt_megabytes: 64,
+            ..config.engine_spec()
+        },
+    };
+    if let Some(e) = a.evaluator_flag() {
+        spec.evaluator = e;
+    }
+    if let Some(algorithm) = a.algorithm_flag() {
+        spec.algorithm = algorithm;
+    }
+    if let Some(d) = depth_flag(a)? {
+        spec.depth = d;
+        spec.cube_depth = d;
+    }
+    spec.min_depth = spec.min_depth.min(spec.depth);
+    if let Some(ms) = a.time_ms {
+        spec.budget = Budget::from_millis(ms);
+    }
+    if let Some(mb) = a.tt_flag() {
+        spec.tt_megabytes = mb.max(1);
+    }
+    let mcts_flags = a.playouts.is_some() || a.playout.is_some() || a.truncate.is_some();
+    if mcts_flags && spec.algorithm != Algorithm::Mcts {
+        return Err("--playouts, --playout and --truncate need --algorithm mcts".into());
+    }
+    if let Some(n) = a.playouts {
+        spec.mcts.playouts = (n > 0).then_some(n);
+    }
+    if let Some(p) = a.playout {
+        spec.mcts.playout = p;
+    }
+    if a.truncate.is_some() {
+        spec.mcts.truncate = a.truncate;
+    }
+    // The configured filter's stages belong to the filter: another algorithm over the
+    // configuration's engine searches without them.
+    if spec.algorithm != Algorithm::Filter {
+        spec.filter = crate::search::FilterConfig::default();
+    }
+    if a.engine.is_some() {
+        spec.validate()?;
+    }
+    Ok(spec)
 }
 
 /// The answer docs/cli.md names for the acting side: "double" or "no double" for the roller,
@@ -386,45 +479,12 @@ fn header(state: &MatchState) -> String {
 }
 
 pub fn run(a: HintArgs) -> Result<(), CliError> {
-    let depth = depth_of(&a)?;
-    let plies = plies_of(depth.get());
     if a.threads == 0 || a.threads > 64 {
         return Err("--threads must be 1..=64".into());
     }
     let config = super::serve::load_config(a.config.as_ref())?;
-    let mcts_flags = a.playouts.is_some() || a.playout.is_some() || a.truncate.is_some();
-    if mcts_flags && a.algo != Algorithm::Mcts {
-        return Err("--playouts, --playout and --truncate need --algo mcts".into());
-    }
-    let mut mcts = config.engine.mcts;
-    if let Some(n) = a.playouts {
-        mcts.playouts = (n > 0).then_some(n);
-    }
-    if let Some(p) = a.playout {
-        mcts.playout = p;
-    }
-    if a.truncate.is_some() {
-        mcts.truncate = a.truncate;
-    }
-    let spec = EngineSpec {
-        mcts,
-        evaluator: a.eval.clone(),
-        algorithm: a.algo,
-        depth,
-        cube_depth: depth,
-        budget: Budget::from_millis(a.time_ms.unwrap_or(0)),
-        tt_megabytes: a.tt_mb.max(1),
-        ..config.engine_spec()
-    };
-    // The configured filter's stages apply only when --algo asks for the filter.
-    let spec = EngineSpec {
-        filter: if spec.algorithm == Algorithm::Filter {
-            spec.filter
-        } else {
-            crate::search::FilterConfig::default()
-        },
-        ..spec
-    };
+    let spec = hint_spec(&a, &config)?;
+    let plies = plies_of(spec.depth.get());
     if let Some(v) = a.variant.filter(|v| v.is_tavli()) {
         return run_tavli(&a, v, &spec);
     }
@@ -435,8 +495,7 @@ pub fn run(a: HintArgs) -> Result<(), CliError> {
     };
     let dice = super::pos_arg::roll_arg(a.dice.as_deref(), &state)?;
     let engine = engine_build::engine(&spec)?;
-    let mut settings = search_settings(&spec, &state, a.rank, a.threads);
-    settings.time_budget = a.time_ms.map(Duration::from_millis);
+    let settings = search_settings(&spec, &state, a.rank, a.threads);
     let cancel = Cancel::new();
     match dice {
         Some(dice) => {

@@ -10,6 +10,7 @@ pub mod bearoff;
 pub mod bench;
 pub mod distill;
 pub mod duel;
+pub mod engine_arg;
 pub mod fibs;
 pub mod hint;
 pub mod match_cmd;

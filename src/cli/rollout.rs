@@ -61,10 +61,15 @@ pub struct RolloutArgs {
     /// Value games with the evaluator after this many plies (default: play to the end).
     #[arg(long)]
     pub truncate: Option<u32>,
-    /// Checker-play depth of the players (1 = the evaluator's best play; 3, 5: search);
-    /// with dice also the depth that picks the plays to roll out.
-    #[arg(long, default_value = "1", value_parser = parse_depth_arg)]
-    pub depth: Depth,
+    /// The players' engine as a spec (`net,depth=3`, as duel and match players take);
+    /// --depth and --evaluator, where given, override it. Default: the shipped nets at
+    /// depth 1. Without `tt_megabytes=` each trial's players get a 4 MB table.
+    #[arg(long, value_name = "SPEC")]
+    pub engine: Option<String>,
+    /// Checker-play depth of the players (1 = the evaluator's best play, the default; 3,
+    /// 5: search); with dice also the depth that picks the plays to roll out.
+    #[arg(long, value_parser = parse_depth_arg)]
+    pub depth: Option<Depth>,
     /// How many of the best plays to roll out (with dice).
     #[arg(long, default_value_t = 5)]
     pub top: usize,
@@ -76,9 +81,12 @@ pub struct RolloutArgs {
     /// No variance reduction (luck adjustment).
     #[arg(long)]
     pub no_vr: bool,
-    /// Evaluator: net (the shipped nets), net:PATH, or pipsigmoid.
-    #[arg(long, default_value = "net", value_parser = parse_evaluator_arg)]
-    pub eval: EvaluatorKind,
+    /// Evaluator: net (the shipped nets, default), net:PATH, or pipsigmoid.
+    #[arg(long, value_parser = parse_evaluator_arg)]
+    pub evaluator: Option<EvaluatorKind>,
+    /// The old name of --evaluator.
+    #[arg(long, hide = true, value_parser = parse_evaluator_arg, conflicts_with = "evaluator")]
+    pub eval: Option<EvaluatorKind>,
     /// Print one JSON object.
     #[arg(long)]
     pub json: bool,
@@ -127,7 +135,7 @@ pub fn run(a: RolloutArgs) -> Result<(), CliError> {
             a.trials
         )
     };
-    let report = report(&a, &spec(&a), threads, &pos, dice, hooks, &announce);
+    let report = report(&a, &spec(&a)?, threads, &pos, dice, hooks, &announce);
     bar.finish_and_clear();
     report?.print(a.json);
     Ok(())
@@ -156,6 +164,7 @@ pub fn report(
     announce();
     let header = Header {
         args: a,
+        spec,
         threads,
         pos,
     };
@@ -229,17 +238,29 @@ pub fn settings(a: &RolloutArgs, threads: usize) -> Result<RolloutSettings, CliE
     })
 }
 
-/// The players' engine spec: the evaluator at the depth asked for, a small table per trial.
-pub(super) fn spec(a: &RolloutArgs) -> EngineSpec {
-    EngineSpec {
-        depth: a.depth,
-        tt_megabytes: TRIAL_TT_MB,
-        ..EngineSpec::of(a.eval.clone())
+/// The players' engine spec: `--engine` (default: the shipped nets) with `--depth` and
+/// `--evaluator` on top, and a small table per trial unless the spec names a size.
+pub fn spec(a: &RolloutArgs) -> Result<EngineSpec, CliError> {
+    let mut spec = match &a.engine {
+        Some(text) => super::engine_arg::engine_arg(text)?,
+        None => EngineSpec::of(EvaluatorKind::Net(None)),
+    };
+    if let Some(e) = super::engine_arg::renamed(&a.evaluator, &a.eval, "--evaluator", "--eval") {
+        spec.evaluator = e;
     }
+    if let Some(d) = a.depth {
+        spec.depth = d;
+        spec.min_depth = spec.min_depth.min(d);
+    }
+    if spec.tt_megabytes == crate::engine::spec::DEFAULT_TT_MB {
+        spec.tt_megabytes = TRIAL_TT_MB;
+    }
+    Ok(spec)
 }
 
 pub(super) struct Header<'a> {
     pub args: &'a RolloutArgs,
+    pub spec: &'a EngineSpec,
     pub threads: usize,
     pub pos: &'a Position,
 }
@@ -254,8 +275,8 @@ impl Header<'_> {
             "variance_reduction": !a.no_vr,
             "partial": partial,
             "seconds": seconds,
-            "depth": a.depth.get(),
-            "evaluator": a.eval.to_string(),
+            "depth": self.spec.depth.get(),
+            "evaluator": self.spec.evaluator.to_string(),
             "threads": self.threads,
             "position_id": position_id(self.pos),
         })
@@ -271,7 +292,7 @@ impl Header<'_> {
                 Some(p) => format!("truncated after {p} plies"),
                 None => "full games".to_string(),
             },
-            a.depth,
+            self.spec.depth,
             if a.no_vr { "off" } else { "on" },
             seconds
         )

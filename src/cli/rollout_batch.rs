@@ -22,6 +22,7 @@ use super::rollout::{
     RolloutArgs,
 };
 use super::CliError;
+use crate::engine::EngineSpec;
 use crate::rollout::{Hooks, Rollout, RolloutSettings};
 
 /// What `resume` and `merge` call this command's output.
@@ -30,13 +31,14 @@ const WHAT: &str = "rollout --positions";
 /// What one position gives: its JSON line, or None when the rollout was stopped first.
 fn roll_out(
     a: &RolloutArgs,
+    spec: &EngineSpec,
     rollout: &Rollout,
     settings: &RolloutSettings,
     entry: &Entry,
     stop: &AtomicBool,
 ) -> Option<serde_json::Value> {
     let mut v = serde_json::json!({"line": entry.line, "input": entry.text});
-    match roll_out_fields(a, rollout, settings, &entry.text, stop) {
+    match roll_out_fields(a, spec, rollout, settings, &entry.text, stop) {
         Ok(Some(fields)) => {
             if let (Some(obj), serde_json::Value::Object(f)) = (v.as_object_mut(), fields) {
                 for (k, x) in f {
@@ -54,6 +56,7 @@ fn roll_out(
 
 fn roll_out_fields(
     a: &RolloutArgs,
+    spec: &EngineSpec,
     rollout: &Rollout,
     settings: &RolloutSettings,
     text: &str,
@@ -74,6 +77,7 @@ fn roll_out_fields(
     let (pos, dice) = what_to_roll_out(pos_text, dice.as_deref())?;
     let header = Header {
         args: a,
+        spec,
         threads: settings.threads,
         pos: &pos,
     };
@@ -112,7 +116,8 @@ pub fn run(a: &RolloutArgs) -> Result<(), CliError> {
     let mut out = batch::open_out(a.out.as_deref())?;
     let stop = Arc::new(AtomicBool::new(false));
     stop_on_ctrl_c(stop.clone(), "stopping after the position under way")?;
-    let rollout = Rollout::new(&spec(a))?;
+    let spec = spec(a)?;
+    let rollout = Rollout::new(&spec)?;
     eprintln!(
         "rolling out {} of {} positions (shard {shard}/{shards}, {} already done), {} trials each",
         todo.len(),
@@ -125,7 +130,7 @@ pub fn run(a: &RolloutArgs) -> Result<(), CliError> {
         if stop.load(Ordering::Relaxed) {
             break;
         }
-        let Some(v) = roll_out(a, &rollout, &settings, entry, &stop) else {
+        let Some(v) = roll_out(a, &spec, &rollout, &settings, entry, &stop) else {
             break;
         };
         batch::write_line(&mut out, &v)?;

@@ -4,6 +4,7 @@
 
 use clap::Args;
 
+use super::engine_arg::renamed;
 use super::hint::{load_evaluator, parse_evaluator_arg};
 use super::CliError;
 use crate::engine::EvaluatorKind;
@@ -17,12 +18,17 @@ use crate::search::{
 
 #[derive(Debug, Args)]
 pub struct SearchBenchArgs {
+    /// The engine as a spec (`net,depth=5,algorithm=filter,filter=9:0.16/3:0.06`): its
+    /// evaluator, table size and filter stages, and, unless --depth(s) or --algorithms are
+    /// given, its depth and algorithm alone.
+    #[arg(long, value_name = "SPEC")]
+    pub engine: Option<String>,
     /// One search depth (overrides --depths).
     #[arg(long, value_parser = parse_depth)]
     pub depth: Option<u8>,
-    /// Comma-separated depths.
-    #[arg(long, default_value = "1,3")]
-    pub depths: String,
+    /// Comma-separated depths (default 1,3).
+    #[arg(long)]
+    pub depths: Option<String>,
     /// Use N decisions of the set (from --start on).
     #[arg(long)]
     pub positions: Option<usize>,
@@ -36,18 +42,28 @@ pub struct SearchBenchArgs {
     /// or more --record runs; a decision searched twice counts once).
     #[arg(long, value_name = "FILE", conflicts_with_all = ["record", "generate"])]
     pub summarize: Option<std::path::PathBuf>,
-    /// Comma-separated algorithms (expectimax is the reference for the root play).
-    #[arg(long, default_value = "expectimax,star1,star2,filter")]
-    pub algos: String,
+    /// Comma-separated algorithms (expectimax is the reference for the root play; default
+    /// expectimax,star1,star2,filter).
+    #[arg(long)]
+    pub algorithms: Option<String>,
+    /// The old name of --algorithms.
+    #[arg(long, hide = true, conflicts_with = "algorithms")]
+    pub algos: Option<String>,
     /// Search threads per decision.
     #[arg(long, default_value_t = 1)]
     pub threads: usize,
-    /// Transposition table size in MB (cleared before every decision).
-    #[arg(long, default_value_t = 64)]
-    pub tt_mb: usize,
-    /// Evaluator at the leaves: net (the shipped nets), net:PATH, or pip-sigmoid.
-    #[arg(long, default_value = "net", value_parser = parse_evaluator_arg)]
-    pub eval: EvaluatorKind,
+    /// Transposition table size in MB, cleared before every decision (default 64).
+    #[arg(long)]
+    pub tt_megabytes: Option<usize>,
+    /// The old name of --tt-megabytes.
+    #[arg(long, hide = true, conflicts_with = "tt_megabytes")]
+    pub tt_mb: Option<usize>,
+    /// Evaluator at the leaves: net (the shipped nets, default), net:PATH, or pip-sigmoid.
+    #[arg(long, value_parser = parse_evaluator_arg)]
+    pub evaluator: Option<EvaluatorKind>,
+    /// The old name of --evaluator.
+    #[arg(long, hide = true, value_parser = parse_evaluator_arg, conflicts_with = "evaluator")]
+    pub eval: Option<EvaluatorKind>,
     /// Interior play ordering: evaluator, heuristic or none.
     #[arg(long, default_value = "evaluator")]
     pub plays: String,
@@ -75,31 +91,49 @@ pub fn run(a: SearchBenchArgs) -> Result<(), CliError> {
     if let Some(path) = &a.summarize {
         return summarize_file(path, a.json);
     }
-    let evaluator = load_evaluator(&a.eval)?;
+    let spec = match &a.engine {
+        Some(text) => Some(super::engine_arg::engine_arg(text)?),
+        None => None,
+    };
+    let eval = renamed(&a.evaluator, &a.eval, "--evaluator", "--eval")
+        .or_else(|| spec.as_ref().map(|s| s.evaluator.clone()))
+        .unwrap_or(EvaluatorKind::Net(None));
+    let tt_mb = renamed(&a.tt_megabytes, &a.tt_mb, "--tt-megabytes", "--tt-mb")
+        .or_else(|| spec.as_ref().map(|s| s.tt_megabytes))
+        .unwrap_or(64);
+    let evaluator = load_evaluator(&eval)?;
     if let Some(n) = a.generate {
         let set = self_play_positions(evaluator.as_ref(), a.seed, n, 3);
         let header = format!(
             "Search benchmark set: {n} contact decisions (position, roll) from seeded self-play.\n\
              Made with: stargammon bench search --generate {n} --seed {} --eval {}\n\
              Format: 26 signed slot counts (side to act's view), then the two dice.",
-            a.seed, a.eval
+            a.seed, eval
         );
         print!("{}", format_set(&set, &header));
         return Ok(());
     }
-    let depths: Vec<u8> = match a.depth {
-        Some(d) => vec![d],
-        None => a
-            .depths
-            .split(',')
-            .map(parse_depth)
-            .collect::<Result<_, _>>()?,
+    let depths: Vec<u8> = match (a.depth, &a.depths, &spec) {
+        (Some(d), _, _) => vec![d],
+        (None, Some(list), _) => list.split(',').map(parse_depth).collect::<Result<_, _>>()?,
+        (None, None, Some(s)) => vec![s.depth.get() as u8],
+        (None, None, None) => vec![1, 3],
     };
-    let algos: Vec<Algorithm> = a
-        .algos
-        .split(',')
-        .map(|s| s.trim().parse())
-        .collect::<Result<_, _>>()?;
+    let algos: Vec<Algorithm> = match renamed(&a.algorithms, &a.algos, "--algorithms", "--algos") {
+        Some(list) => list
+            .split(',')
+            .map(|s| s.trim().parse())
+            .collect::<Result<_, _>>()?,
+        None => match &spec {
+            Some(s) => vec![s.algorithm],
+            None => vec![
+                Algorithm::Expectimax,
+                Algorithm::Star1,
+                Algorithm::Star2,
+                Algorithm::Filter,
+            ],
+        },
+    };
     if a.threads == 0 || a.threads > 64 {
         return Err("--threads must be 1..=64".into());
     }
@@ -123,11 +157,14 @@ pub fn run(a: SearchBenchArgs) -> Result<(), CliError> {
             other => return Err(format!("unknown --rolls {other:?}").into()),
         },
     };
-    let template = SearchSettings {
+    let mut template = SearchSettings {
         threads: a.threads,
         ordering,
         ..SearchSettings::default()
     };
+    if let Some(s) = &spec {
+        template.filter = s.filter;
+    }
     let full = search_set()?;
     if a.start >= full.len() {
         return Err(format!("--start must be below {}", full.len()).into());
@@ -140,14 +177,14 @@ pub fn run(a: SearchBenchArgs) -> Result<(), CliError> {
         set.truncate(n);
     }
     let mut command = format!(
-        "stargammon bench search --depths {}{} --positions {} --algos {} --threads {} --tt-mb {} --eval {}",
+        "stargammon bench search --depths {}{} --positions {} --algorithms {} --threads {} --tt-megabytes {} --evaluator {}",
         depths.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(","),
         if a.start > 0 { format!(" --start {}", a.start) } else { String::new() },
         set.len(),
         algos.iter().map(|a| a.name()).collect::<Vec<_>>().join(","),
         a.threads,
-        a.tt_mb,
-        a.eval
+        tt_mb,
+        eval
     );
     if template.ordering != OrderingConfig::default() {
         command.push_str(&format!(
@@ -181,7 +218,7 @@ pub fn run(a: SearchBenchArgs) -> Result<(), CliError> {
             &algos,
             d,
             &template,
-            a.tt_mb,
+            tt_mb,
             |r| {
                 if let Some(f) = record_file.as_mut() {
                     let line = serde_json::to_string(r).unwrap_or_default();
@@ -205,7 +242,7 @@ pub fn run(a: SearchBenchArgs) -> Result<(), CliError> {
         a.json,
         &command,
         a.threads,
-        &a.eval.to_string(),
+        &eval.to_string(),
     );
     Ok(())
 }

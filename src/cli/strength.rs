@@ -19,8 +19,11 @@ pub struct StrengthArgs {
     /// The player to score: any player spec (`net`, `net,depth=3`, `pubeval`, `engine`...),
     /// or an engine over TCP speaking gnubg's external interface (`tcp://HOST:PORT`, one
     /// connection per thread, e.g. gnubg's `external` at some plies).
-    #[arg(long, default_value = "net")]
-    pub player: String,
+    #[arg(long, value_name = "SPEC")]
+    pub engine: Option<String>,
+    /// The old name of --engine.
+    #[arg(long, hide = true, conflicts_with = "engine")]
+    pub player: Option<String>,
     /// A set file instead of the shipped one (the format of `strength-set merge`).
     #[arg(long)]
     pub set: Option<PathBuf>,
@@ -125,9 +128,11 @@ pub fn run(a: StrengthArgs) -> Result<(), CliError> {
     if set.is_empty() {
         return Err("the decision set is empty".into());
     }
-    let players = super::match_cmd::engine_factory(&a.player, TCP_TIMEOUT, false)?;
+    let player = super::engine_arg::renamed(&a.engine, &a.player, "--engine", "--player")
+        .unwrap_or_else(|| "net".to_string());
+    let players = super::match_cmd::engine_factory(&player, TCP_TIMEOUT, false)?;
     let s = strength::score(&set, players.as_ref(), threads)?;
-    let mut command = format!("stargammon bench strength --player {}", a.player);
+    let mut command = format!("stargammon bench strength --engine {player}");
     if let Some(p) = &a.set {
         command.push_str(&format!(" --set {}", p.display()));
     }
