@@ -291,7 +291,7 @@ fn the_command_reports_json_by_phase_and_refuses_bad_arguments() {
     std::fs::write(&file, text).unwrap();
     let f = file.to_str().unwrap();
     let out = common::stargammon(&[
-        "bench", "strength", "--set", f, "--player", "pubeval", "--json",
+        "bench", "strength", "--set", f, "--engine", "pubeval", "--json",
     ]);
     let v = common::json_of(&out);
     assert_eq!(v["player"], "pubeval");
@@ -307,7 +307,7 @@ fn the_command_reports_json_by_phase_and_refuses_bad_arguments() {
     std::fs::write(&bad, "0 contact nonsense 31 0\n").unwrap();
     for args in [
         vec!["bench", "strength", "--set", bad.to_str().unwrap()],
-        vec!["bench", "strength", "--player", "nosuchplayer"],
+        vec!["bench", "strength", "--engine", "nosuchplayer"],
         vec!["bench", "strength", "--threads", "0"],
         vec![
             "bench",

@@ -361,7 +361,7 @@ fn stargammon(args: &[&str]) -> std::process::Output {
 fn rollout_json(args: &[&str]) -> serde_json::Value {
     let mut all = vec!["rollout"];
     all.extend_from_slice(args);
-    all.extend_from_slice(&["--eval", "pipsigmoid", "--json"]);
+    all.extend_from_slice(&["--evaluator", "pipsigmoid", "--json"]);
     let out = stargammon(&all);
     assert!(
         out.status.success(),
@@ -453,7 +453,7 @@ fn cli_ctrl_c_prints_a_partial_rollout() {
             "4HPwATDgc/ABMA",
             "--trials",
             "10000000",
-            "--eval",
+            "--evaluator",
             "pipsigmoid",
             "--threads",
             "1",

@@ -297,7 +297,7 @@ fn hint_ranks_the_legal_plays_best_first() {
         "--dice",
         "6",
         "5",
-        "--eval",
+        "--evaluator",
         "pipsigmoid",
     ]);
     one_line_error(&[
@@ -335,10 +335,10 @@ fn hint_searches_the_tavli_games_with_every_algorithm_and_a_budget() {
         ]));
         let legal = legal["plays"].as_array().unwrap().len();
         for extra in [
-            &["--algo", "mcts", "--playouts", "300"][..],
-            &["--algo", "filter", "--depth", "5"][..],
-            &["--algo", "expectimax", "--depth", "3"][..],
-            &["--algo", "star1", "--depth", "3"][..],
+            &["--algorithm", "mcts", "--playouts", "300"][..],
+            &["--algorithm", "filter", "--depth", "5"][..],
+            &["--algorithm", "expectimax", "--depth", "3"][..],
+            &["--algorithm", "star1", "--depth", "3"][..],
             &["--depth", "9", "--time-ms", "300"][..],
         ] {
             let mut args = vec![
@@ -371,7 +371,7 @@ fn hint_searches_the_tavli_games_with_every_algorithm_and_a_budget() {
         "hint",
         "--variant",
         "fevga",
-        "--algo",
+        "--algorithm",
         "mcts",
         "--playouts",
         "200",

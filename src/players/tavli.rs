@@ -485,8 +485,8 @@ mod tests {
         let deep = TavliSpec::parse("net,depth=3", Variant::Plakoto).unwrap();
         assert_eq!(deep, TavliSpec::net(3));
         assert_eq!(deep.to_string(), "net,depth=3");
-        let algo = TavliSpec::parse("net,depth=5,algo=star1", Variant::Fevga).unwrap();
-        assert_eq!(algo.to_string(), "net,depth=5,algo=star1");
+        let algo = TavliSpec::parse("net,depth=5,algorithm=star1", Variant::Fevga).unwrap();
+        assert_eq!(algo.to_string(), "net,depth=5,algorithm=star1");
         assert_eq!(
             TavliSpec::parse(&deep.to_string(), Variant::Plakoto),
             Ok(deep)
