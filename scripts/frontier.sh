@@ -33,10 +33,10 @@ if [ ${#SPECS[@]} -eq 0 ]; then
   SPECS=(
     "net"
     "net,depth=3"
-    "net,depth=3,algo=filter"
-    "net,depth=5,algo=filter,filter=9:0.16/2:0.04"
-    "net,depth=5,algo=filter,filter=9:0.16/3:0.06"
-    "net,depth=5,algo=filter"
+    "net,depth=3,algorithm=filter"
+    "net,depth=5,algorithm=filter,filter=9:0.16/2:0.04"
+    "net,depth=5,algorithm=filter,filter=9:0.16/3:0.06"
+    "net,depth=5,algorithm=filter"
     "net,depth=5"
   )
 fi

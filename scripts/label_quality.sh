@@ -20,8 +20,8 @@ TOTAL=$("$BIN" distill dump --data "$DATA" | wc -l)
 EVERY=$(( TOTAL / N > 0 ? TOTAL / N : 1 ))
 "$BIN" distill dump --data "$DATA" --every "$EVERY" --limit "$N" |
   while IFS=$'\t' read -r _chunk id label _probs; do
-    d3=$("$BIN" rollout "$id" --eval "net:$NETS" --trials 1 --truncate 1 --threads 1 --json 2>/dev/null)
-    ref=$("$BIN" rollout "$id" --eval "net:$NETS" --trials "$TRIALS" --threads 1 --json 2>/dev/null)
+    d3=$("$BIN" rollout "$id" --evaluator "net:$NETS" --trials 1 --truncate 1 --threads 1 --json 2>/dev/null)
+    ref=$("$BIN" rollout "$id" --evaluator "net:$NETS" --trials "$TRIALS" --threads 1 --json 2>/dev/null)
     printf '%s\t%s\t%s\t%s\n' "$id" "$label" "$d3" "$ref"
   done |
   python3 -c '

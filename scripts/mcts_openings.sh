@@ -4,7 +4,7 @@
 #
 #   scripts/mcts_openings.sh [PLAYOUTS] [PLAYOUT]     (defaults: 200000 random)
 #
-# Each roll: `stargammon hint 4HPwATDgc/ABMA --dice D1 D2 --algo mcts --playouts N
+# Each roll: `stargammon hint 4HPwATDgc/ABMA --dice D1 D2 --algorithm mcts --playouts N
 # --playout P --json`; the MCTS ranking (most visits first) is printed as a Markdown table.
 # Needs `cargo build --release` first.
 set -euo pipefail
@@ -30,7 +30,7 @@ echo
 echo "| roll | MCTS's play | visits' runner-up | ms | published best | agrees |"
 echo "|---|---|---|---|---|---|"
 for roll in 21 31 41 51 61 32 42 52 62 43 53 63 54 64 65; do
-  "$BIN" hint 4HPwATDgc/ABMA --dice "${roll:0:1}" "${roll:1:1}" --algo mcts \
+  "$BIN" hint 4HPwATDgc/ABMA --dice "${roll:0:1}" "${roll:1:1}" --algorithm mcts \
     --playouts "$N" --playout "$POLICY" --json |
     python3 -c '
 import json, sys

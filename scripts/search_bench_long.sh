@@ -35,6 +35,6 @@ PY
         continue
     fi
     "$bin" bench search --depth "$depth" --start "$start" --positions $((end - start)) \
-        --algos "$algos" --threads 1 --tt-mb 64 --eval net --record "$record" >/dev/null
+        --algorithms "$algos" --threads 1 --tt-megabytes 64 --evaluator net --record "$record" >/dev/null
 done
 "$bin" bench search --summarize "$record"

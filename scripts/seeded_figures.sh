@@ -38,17 +38,17 @@ run duel-heuristic "$BIN" duel --a "$TD" --b heuristic --games 2000 --seed 1 --j
 run duel-random "$BIN" duel --a "$TD" --b random --games 10000 --seed 1 --json
 
 # Rollouts: equities and errors (timings are measured by scripts/rollout_bench.sh).
-run rollout-open-novr "$BIN" rollout "$OPEN" --eval "$TD" --trials 5184 --no-vr --seed 1 --threads 2 --json
-run rollout-open-vr "$BIN" rollout "$OPEN" --eval "$TD" --trials 576 --seed 1 --threads 2 --json
+run rollout-open-novr "$BIN" rollout "$OPEN" --evaluator "$TD" --trials 5184 --no-vr --seed 1 --threads 2 --json
+run rollout-open-vr "$BIN" rollout "$OPEN" --evaluator "$TD" --trials 576 --seed 1 --threads 2 --json
 for s in 1 2; do
-  run "rollout-open-novr-20736-s$s" "$BIN" rollout "$OPEN" --eval "$TD" --trials 20736 --no-vr --seed "$s" --json
+  run "rollout-open-novr-20736-s$s" "$BIN" rollout "$OPEN" --evaluator "$TD" --trials 20736 --no-vr --seed "$s" --json
 done
 for s in 1 2 3; do
-  run "rollout-open-vr-1296-s$s" "$BIN" rollout "$OPEN" --eval "$TD" --trials 1296 --seed "$s" --json
+  run "rollout-open-vr-1296-s$s" "$BIN" rollout "$OPEN" --evaluator "$TD" --trials 1296 --seed "$s" --json
 done
-run rollout-open-trunc-novr "$BIN" rollout "$OPEN" --eval "$TD" --trials 41472 --truncate 10 --no-vr --json
-run rollout-open-trunc-vr "$BIN" rollout "$OPEN" --eval "$TD" --trials 5184 --truncate 10 --json
-run rollout-31-vr-1296 "$BIN" rollout sGfwATDgc/ABMA --eval "$TD" --trials 1296 --json
+run rollout-open-trunc-novr "$BIN" rollout "$OPEN" --evaluator "$TD" --trials 41472 --truncate 10 --no-vr --json
+run rollout-open-trunc-vr "$BIN" rollout "$OPEN" --evaluator "$TD" --trials 5184 --truncate 10 --json
+run rollout-31-vr-1296 "$BIN" rollout sGfwATDgc/ABMA --evaluator "$TD" --trials 1296 --json
 
 # Against gnubg 0-ply (money games, then 7-point matches), through its external listeners,
 # with the TD nets named directly (such figures were taken with the engine of
