@@ -10,7 +10,7 @@
 //! documentation; `crate::bench` re-exports what its commands use.
 
 use crate::game::{generate_plays, Dice, Play, PlayList, Position, Rng};
-use crate::tavli::{play_random_game, Rules, TavliPosition, Variant};
+use crate::tavli::{play_random_game, RuleSwitches, TavliPosition, Variant};
 
 /// Positions and rolls met in `games` seeded games of backgammon in which both sides pick
 /// uniformly random legal plays.
@@ -52,7 +52,7 @@ pub const TAVLI_MOVEGEN_PAIRS: usize = 12_000;
 /// The fixed Tavli movegen set of `variant`: the first 12,000 (position, roll) pairs of
 /// seeded games of random legal plays (seed 2026, one generator per game).
 pub fn tavli_movegen_set(variant: Variant) -> Vec<(TavliPosition, Dice)> {
-    let rules = Rules::default();
+    let rules = RuleSwitches::default();
     let mut seeds = Rng::seeded(2026);
     let mut set = Vec::with_capacity(TAVLI_MOVEGEN_PAIRS);
     while set.len() < TAVLI_MOVEGEN_PAIRS {

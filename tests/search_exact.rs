@@ -265,7 +265,7 @@ fn the_table_carries_a_game_from_one_decision_to_the_next() {
 #[test]
 fn the_searcher_is_exact_in_every_tavli_game() {
     use stargammon::eval::tavli::TavliNets;
-    use stargammon::tavli::{play_random_game, Rules, TavliPosition, Variant};
+    use stargammon::tavli::{play_random_game, RuleSwitches, TavliPosition, Variant};
     let cancel = Cancel::new();
     for variant in [Variant::Portes, Variant::Plakoto, Variant::Fevga] {
         let nets: Arc<dyn Evaluator<TavliPosition>> =
@@ -274,11 +274,17 @@ fn the_searcher_is_exact_in_every_tavli_game() {
         let mut set = Vec::new();
         let mut rng = stargammon::game::Rng::seeded(11);
         while set.len() < 12 {
-            play_random_game(variant, &Rules::default(), &mut rng, 400, |pos, dice| {
-                if set.len() < 12 && pos.result().is_none() && rng_pick(set.len(), pos) {
-                    set.push((*pos, dice));
-                }
-            });
+            play_random_game(
+                variant,
+                &RuleSwitches::default(),
+                &mut rng,
+                400,
+                |pos, dice| {
+                    if set.len() < 12 && pos.result().is_none() && rng_pick(set.len(), pos) {
+                        set.push((*pos, dice));
+                    }
+                },
+            );
         }
         for (n, (pos, dice)) in set.iter().enumerate() {
             for (depth, rank) in [(3u8, usize::MAX), (5, 1)] {

@@ -139,7 +139,7 @@ fn ubgi_session() {
 
 #[test]
 fn ubgi_plays_the_tavli_games_after_a_variant_command() {
-    use stargammon::tavli::{legal_plays as tavli_plays, parse_position_string, Rules};
+    use stargammon::tavli::{legal_plays as tavli_plays, parse_position_string, RuleSwitches};
     let input = "ubgi\nvariant plakoto\nplakoto:24-15:24-15 65\n24-15:24-15 6-5\n\
                  fevga:24-15:24-15 33\nplakoto:24-16:24-15 65\nplakoto:24-15:24-15 77\n\
                  variant tavla\nvariant fevga\n24-15:24-15 33\nvariant backgammon\n\
@@ -148,10 +148,11 @@ fn ubgi_plays_the_tavli_games_after_a_variant_command() {
     assert_eq!(lines[4], "variant plakoto", "{lines:?}");
     // The reply is one of the legal plays, its steps written singly.
     let start = parse_position_string("plakoto:24-15:24-15").unwrap();
-    let legal: Vec<String> = tavli_plays(&start, Dice::new(6, 5).unwrap(), &Rules::default())
-        .iter()
-        .map(stargammon::protocol::tavli::ubgi_play)
-        .collect();
+    let legal: Vec<String> =
+        tavli_plays(&start, Dice::new(6, 5).unwrap(), &RuleSwitches::default())
+            .iter()
+            .map(stargammon::protocol::tavli::ubgi_play)
+            .collect();
     assert!(legal.contains(&lines[5]), "{lines:?}");
     assert_eq!(lines[6], lines[5], "the prefix may be left out");
     // Another game's position, an impossible position, a bad roll, an unknown variant.

@@ -12,7 +12,7 @@ use stargammon::bench::tavli_engine_movegen_set;
 use stargammon::game::{Dice, Rng, ALL_ROLLS};
 use stargammon::tavli::position::opp_point;
 use stargammon::tavli::{
-    legal_plays, legal_plays_every_order, movegen_split, position_string, GameEnd, Rules,
+    legal_plays, legal_plays_every_order, movegen_split, position_string, GameEnd, RuleSwitches,
     TavliPosition, Variant, CHECKERS,
 };
 
@@ -63,8 +63,8 @@ fn random_board(variant: Variant, rng: &mut Rng) -> Option<TavliPosition> {
 }
 
 /// The switches of the rules text, drawn.
-fn random_rules(rng: &mut Rng) -> Rules {
-    Rules {
+fn random_rules(rng: &mut Rng) -> RuleSwitches {
+    RuleSwitches {
         pinned_counts_home: rng.below(4) == 0,
         unblock_when_piled: rng.below(4) == 0,
         start_quarter_only: rng.below(4) == 0,
@@ -136,7 +136,7 @@ fn fevga_random_boards_every_roll() {
 /// net's self-play at depth 1): the canonical order and the search of every order give
 /// the same plays, each once, and the canonical order settles most of them.
 fn compare_engine_set(variant: Variant) {
-    let rules = Rules::default();
+    let rules = RuleSwitches::default();
     let set = tavli_engine_movegen_set(variant).expect("the shipped nets");
     let mut ending = 0;
     for (pos, dice) in set.iter().filter(|(p, _)| p.result().is_none()) {

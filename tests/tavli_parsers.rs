@@ -8,7 +8,7 @@ use proptest::prelude::*;
 use stargammon::game::Dice;
 use stargammon::players::tavli::TavliSpec;
 use stargammon::protocol::tavli::{is_tavli_line, parse_request};
-use stargammon::tavli::{parse_play, parse_position_string, Rules, TavliPosition, Variant};
+use stargammon::tavli::{parse_play, parse_position_string, RuleSwitches, TavliPosition, Variant};
 
 const GAMES: [Variant; 4] = [
     Variant::Backgammon,
@@ -28,7 +28,12 @@ fn everything(text: &str) {
         if v.is_tavli() {
             let _ = TavliSpec::parse(text, v);
             let start = TavliPosition::start(v);
-            let _ = parse_play(&start, Dice::new(6, 5).unwrap(), &Rules::default(), text);
+            let _ = parse_play(
+                &start,
+                Dice::new(6, 5).unwrap(),
+                &RuleSwitches::default(),
+                text,
+            );
         }
     }
     let _ = parse_position_string(text);

@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 
 use stargammon::game::{Dice, Rng};
 use stargammon::tavli::{
-    legal_plays, play_random_game, position_string, GameEnd, Rules, TavliPosition, Variant,
+    legal_plays, play_random_game, position_string, GameEnd, RuleSwitches, TavliPosition, Variant,
 };
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -97,7 +97,7 @@ impl Board {
     }
 
     /// C6 plus each game's extra conditions: may I bear off at all?
-    fn may_bear_off(&self, rules: &Rules) -> bool {
+    fn may_bear_off(&self, rules: &RuleSwitches) -> bool {
         for p in 7..=25 {
             if self.me[p] > 0 {
                 return false;
@@ -115,7 +115,12 @@ impl Board {
 
     /// One step of `die` with a checker from `from`, if the rules allow it: the board
     /// after it and whether the game ends.
-    fn step(&self, from: usize, die: usize, rules: &Rules) -> Option<(Board, Option<GameEnd>)> {
+    fn step(
+        &self,
+        from: usize,
+        die: usize,
+        rules: &RuleSwitches,
+    ) -> Option<(Board, Option<GameEnd>)> {
         if self.me[from] == 0 {
             return None;
         }
@@ -240,7 +245,13 @@ struct Leaf {
     end: Option<GameEnd>,
 }
 
-fn search(b: &Board, left: &[usize], used: &mut Vec<usize>, rules: &Rules, out: &mut Vec<Leaf>) {
+fn search(
+    b: &Board,
+    left: &[usize],
+    used: &mut Vec<usize>,
+    rules: &RuleSwitches,
+    out: &mut Vec<Leaf>,
+) {
     let mut any = false;
     for i in 0..left.len() {
         if left[..i].contains(&left[i]) {
@@ -279,7 +290,7 @@ fn search(b: &Board, left: &[usize], used: &mut Vec<usize>, rules: &Rules, out: 
 fn naive(
     p: &TavliPosition,
     dice: Dice,
-    rules: &Rules,
+    rules: &RuleSwitches,
 ) -> BTreeSet<(TavliPosition, Option<GameEnd>)> {
     let (h, l) = (dice.high() as usize, dice.low() as usize);
     let all = if h == l { vec![h; 4] } else { vec![h, l] };
@@ -301,7 +312,7 @@ fn naive(
 fn fast(
     p: &TavliPosition,
     dice: Dice,
-    rules: &Rules,
+    rules: &RuleSwitches,
 ) -> BTreeSet<(TavliPosition, Option<GameEnd>)> {
     let plays = legal_plays(p, dice, rules);
     let set: BTreeSet<_> = plays.iter().map(|q| (q.after, q.end)).collect();
@@ -310,7 +321,7 @@ fn fast(
 }
 
 /// Compares the two generators on `pairs` (position, roll) pairs of random games.
-fn compare(variant: Variant, rules: Rules, pairs: usize, seed: u64) -> (usize, usize) {
+fn compare(variant: Variant, rules: RuleSwitches, pairs: usize, seed: u64) -> (usize, usize) {
     let mut rng = Rng::seeded(seed);
     let mut seen = 0usize;
     let mut differences = 0usize;
@@ -348,33 +359,33 @@ fn pairs() -> usize {
 
 #[test]
 fn portes_matches_the_rules_text() {
-    let (n, d) = compare(Variant::Portes, Rules::default(), pairs(), 11);
+    let (n, d) = compare(Variant::Portes, RuleSwitches::default(), pairs(), 11);
     assert_eq!(d, 0, "{d} differences in {n} pairs");
 }
 
 #[test]
 fn plakoto_matches_the_rules_text() {
-    let (n, d) = compare(Variant::Plakoto, Rules::default(), pairs(), 12);
+    let (n, d) = compare(Variant::Plakoto, RuleSwitches::default(), pairs(), 12);
     assert_eq!(d, 0, "{d} differences in {n} pairs");
 }
 
 #[test]
 fn fevga_matches_the_rules_text() {
-    let (n, d) = compare(Variant::Fevga, Rules::default(), pairs(), 13);
+    let (n, d) = compare(Variant::Fevga, RuleSwitches::default(), pairs(), 13);
     assert_eq!(d, 0, "{d} differences in {n} pairs");
 }
 
 #[test]
 fn switches_match_the_rules_text() {
     let n = pairs() / 10;
-    let home = Rules {
+    let home = RuleSwitches {
         pinned_counts_home: true,
-        ..Rules::default()
+        ..RuleSwitches::default()
     };
     assert_eq!(compare(Variant::Plakoto, home, n, 14).1, 0);
-    let quarter = Rules {
+    let quarter = RuleSwitches {
         start_quarter_only: true,
-        ..Rules::default()
+        ..RuleSwitches::default()
     };
     assert_eq!(compare(Variant::Fevga, quarter, n, 15).1, 0);
 }

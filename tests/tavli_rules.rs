@@ -8,10 +8,10 @@
 use std::collections::BTreeSet;
 
 use stargammon::game::{Dice, Rng};
-use stargammon::tavli::position::Outcome;
+use stargammon::tavli::position::TavliResult;
 use stargammon::tavli::{
     format_play, legal_plays, opening, parse_position_string, play_random_game, position_string,
-    GameEnd, Rules, TavliPlay, TavliPosition, Variant,
+    GameEnd, RuleSwitches, TavliPlay, TavliPosition, Variant,
 };
 
 fn pos(text: &str) -> TavliPosition {
@@ -23,10 +23,10 @@ fn dice(a: u8, b: u8) -> Dice {
 }
 
 fn plays(p: &TavliPosition, a: u8, b: u8) -> Vec<TavliPlay> {
-    legal_plays(p, dice(a, b), &Rules::default())
+    legal_plays(p, dice(a, b), &RuleSwitches::default())
 }
 
-fn moves_with(p: &TavliPosition, a: u8, b: u8, rules: &Rules) -> BTreeSet<String> {
+fn moves_with(p: &TavliPosition, a: u8, b: u8, rules: &RuleSwitches) -> BTreeSet<String> {
     legal_plays(p, dice(a, b), rules)
         .iter()
         .map(format_play)
@@ -34,7 +34,7 @@ fn moves_with(p: &TavliPosition, a: u8, b: u8, rules: &Rules) -> BTreeSet<String
 }
 
 fn moves(p: &TavliPosition, a: u8, b: u8) -> BTreeSet<String> {
-    moves_with(p, a, b, &Rules::default())
+    moves_with(p, a, b, &RuleSwitches::default())
 }
 
 fn set(items: &[&str]) -> BTreeSet<String> {
@@ -84,7 +84,7 @@ fn po_t3_no_triple() {
     let ps = plays(&p, 2, 1);
     assert_eq!(ps.len(), 1);
     assert_eq!(ps[0].end, Some(GameEnd::Win(2)));
-    assert_eq!(ps[0].after.result(), Some(Outcome::MoverWins(2)));
+    assert_eq!(ps[0].after.result(), Some(TavliResult::MoverWins(2)));
     // The same checkers in backgammon score a backgammon.
     let bg = pos("backgammon:1-1:bar-1,1-14");
     assert_eq!(plays(&bg, 2, 1)[0].end, Some(GameEnd::Win(3)));
@@ -127,7 +127,7 @@ fn pl_t3_mother_win() {
     assert_eq!(wins.len(), 7);
     for w in &wins {
         assert_eq!(w.end, Some(GameEnd::Win(2)));
-        assert_eq!(w.after.result(), Some(Outcome::MoverWins(2)));
+        assert_eq!(w.after.result(), Some(TavliResult::MoverWins(2)));
         assert_eq!(w.steps().last().map(|s| s.to), Some(1));
     }
     // 3/1 with the 2 ends the play before the 1 is used.
@@ -157,7 +157,7 @@ fn pl_t4_tie() {
     assert_eq!(ties.len(), 5);
     assert!(ties
         .iter()
-        .all(|q| q.end == Some(GameEnd::Tie) && q.after.result() == Some(Outcome::Tie)));
+        .all(|q| q.end == Some(GameEnd::Tie) && q.after.result() == Some(TavliResult::Tie)));
     assert!(moves(&p, 2, 1).contains("8/7 8/6"));
 }
 
@@ -167,9 +167,9 @@ fn pl_t5_bearing_off_with_a_pinned_checker() {
     let ps = plays(&p, 6, 5);
     assert_eq!(ps.len(), 1);
     assert!(ps[0].steps().is_empty());
-    let switch = Rules {
+    let switch = RuleSwitches {
         pinned_counts_home: true,
-        ..Rules::default()
+        ..RuleSwitches::default()
     };
     assert_eq!(moves_with(&p, 6, 5, &switch), set(&["6/off 5/off"]));
 }
@@ -249,14 +249,14 @@ fn fe_t3_full_trap() {
     assert_eq!(moves(&p, 5, 5), set(&["8/3(3) 6/1", "8/3(2) 7/2 6/1"]));
     let ahead = pos("fevga:8-3,7-1,6-1,5-1,4-1,1-8:24-14,10-1");
     assert_eq!(plays(&ahead, 5, 5).len(), 3);
-    let unblock = Rules {
+    let unblock = RuleSwitches {
         unblock_when_piled: true,
-        ..Rules::default()
+        ..RuleSwitches::default()
     };
     assert_eq!(moves_with(&p, 5, 5, &unblock).len(), 3);
-    let quarter = Rules {
+    let quarter = RuleSwitches {
         start_quarter_only: true,
-        ..Rules::default()
+        ..RuleSwitches::default()
     };
     assert_eq!(moves_with(&p, 5, 5, &quarter).len(), 3);
 }
@@ -266,17 +266,17 @@ fn fevga_unblock_when_piled_forces_an_opening() {
     // Every O checker on his 19 (X's 7), directly behind X's wall on his 18-13 (X's 6-1):
     // a position only the switches allow.
     let p = pos("fevga:12-5,6-2,5-2,4-2,3-2,2-1,1-1:19-15");
-    let unblock = Rules {
+    let unblock = RuleSwitches {
         unblock_when_piled: true,
-        ..Rules::default()
+        ..RuleSwitches::default()
     };
     let all = moves_with(
         &p,
         2,
         1,
-        &Rules {
+        &RuleSwitches {
             start_quarter_only: true,
-            ..Rules::default()
+            ..RuleSwitches::default()
         },
     );
     let forced = moves_with(&p, 2, 1, &unblock);
@@ -318,7 +318,7 @@ fn opening_allows_doubles_and_either_starter() {
 
 // ---- Properties over random games ----
 
-fn check_play(variant: Variant, rules: &Rules, before: &TavliPosition, play: &TavliPlay) {
+fn check_play(variant: Variant, rules: &RuleSwitches, before: &TavliPosition, play: &TavliPlay) {
     let a = &play.after;
     // The result is a valid position of the variant (pins consistent).
     let again = TavliPosition::new(variant, *a.counts(0), *a.counts(1), [a.pins(0), a.pins(1)])
@@ -355,7 +355,7 @@ fn check_play(variant: Variant, rules: &Rules, before: &TavliPosition, play: &Ta
     assert_eq!(parse_position_string(&position_string(a)), Ok(*a));
 }
 
-fn random_games(variant: Variant, rules: Rules, games: u32, seed: u64) {
+fn random_games(variant: Variant, rules: RuleSwitches, games: u32, seed: u64) {
     let mut rng = Rng::seeded(seed);
     let mut ends = [0u32; 3];
     for _ in 0..games {
@@ -371,7 +371,7 @@ fn random_games(variant: Variant, rules: Rules, games: u32, seed: u64) {
             assert_eq!(parse_position_string(&position_string(p)), Ok(*p));
         });
         match g.outcome.expect("every game ends") {
-            Outcome::Tie => ends[2] += 1,
+            TavliResult::Tie => ends[2] += 1,
             o if o.mover_points().abs() == 2 => ends[1] += 1,
             _ => ends[0] += 1,
         }
@@ -381,17 +381,17 @@ fn random_games(variant: Variant, rules: Rules, games: u32, seed: u64) {
 
 #[test]
 fn random_games_keep_the_invariants_portes() {
-    random_games(Variant::Portes, Rules::default(), 100, 1);
+    random_games(Variant::Portes, RuleSwitches::default(), 100, 1);
 }
 
 #[test]
 fn random_games_keep_the_invariants_plakoto() {
-    random_games(Variant::Plakoto, Rules::default(), 100, 2);
+    random_games(Variant::Plakoto, RuleSwitches::default(), 100, 2);
     random_games(
         Variant::Plakoto,
-        Rules {
+        RuleSwitches {
             pinned_counts_home: true,
-            ..Rules::default()
+            ..RuleSwitches::default()
         },
         30,
         3,
@@ -400,21 +400,21 @@ fn random_games_keep_the_invariants_plakoto() {
 
 #[test]
 fn random_games_keep_the_invariants_fevga() {
-    random_games(Variant::Fevga, Rules::default(), 100, 4);
+    random_games(Variant::Fevga, RuleSwitches::default(), 100, 4);
     random_games(
         Variant::Fevga,
-        Rules {
+        RuleSwitches {
             unblock_when_piled: true,
-            ..Rules::default()
+            ..RuleSwitches::default()
         },
         30,
         5,
     );
     random_games(
         Variant::Fevga,
-        Rules {
+        RuleSwitches {
             start_quarter_only: true,
-            ..Rules::default()
+            ..RuleSwitches::default()
         },
         30,
         6,

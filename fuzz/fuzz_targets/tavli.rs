@@ -17,14 +17,14 @@ use libfuzzer_sys::fuzz_target;
 use stargammon::tavli::position::opp_point;
 use stargammon::tavli::{
     format_play, legal_plays, legal_plays_every_order, parse_play, parse_position_string,
-    position_string, Rules, TavliPosition, Variant, CHECKERS,
+    position_string, RuleSwitches, TavliPosition, Variant, CHECKERS,
 };
 use stargammon_fuzz::{dice_of, text};
 
 const VARIANTS: [Variant; 3] = [Variant::Portes, Variant::Plakoto, Variant::Fevga];
 
 /// A game from the start, two bytes a ply.
-fn walk<'a>(variant: Variant, rules: &Rules, data: &'a [u8]) -> (TavliPosition, &'a [u8]) {
+fn walk<'a>(variant: Variant, rules: &RuleSwitches, data: &'a [u8]) -> (TavliPosition, &'a [u8]) {
     let mut pos = TavliPosition::start(variant);
     let Some((&n, mut rest)) = data.split_first() else {
         return (pos, data);
@@ -81,7 +81,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let variant = VARIANTS[usize::from(head & 0x0f) % 3];
-    let rules = Rules {
+    let rules = RuleSwitches {
         pinned_counts_home: head & 0x10 != 0,
         unblock_when_piled: head & 0x20 != 0,
         start_quarter_only: head & 0x40 != 0,

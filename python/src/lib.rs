@@ -321,7 +321,7 @@ fn plays(position: &Position, dice: (u8, u8)) -> PyResult<Vec<Play>> {
             if p.result().is_some() {
                 return Err(bad("the game is over in this position"));
             }
-            let rules = stargammon::tavli::Rules::default();
+            let rules = stargammon::tavli::RuleSwitches::default();
             Ok(stargammon::tavli::legal_plays(p, dice, &rules)
                 .iter()
                 .map(|t| Play {

@@ -31,7 +31,7 @@ use std::sync::Mutex;
 use serde::Serialize;
 
 use crate::cube::met;
-use crate::engine::{cube_view, utility, Engine, RankedPlay};
+use crate::engine::{cube_view, utility, Engine, PlayProbs};
 use crate::eval::Probabilities;
 use crate::game::{legal_plays, Decision, Dice, MatchState, Play, ALL_ROLLS};
 use crate::notation::{format_play, position_id, MoveStyle};
@@ -223,7 +223,7 @@ impl Analyser<'_> {
                 luck: None,
             };
         }
-        let candidates: Vec<RankedPlay> = if self.depth <= 1 {
+        let candidates: Vec<PlayProbs> = if self.depth <= 1 {
             self.engine
                 .rank_plays(&pos, dice, 1, &cancel)
                 .unwrap_or_default()
@@ -236,9 +236,9 @@ impl Analyser<'_> {
                 .engine
                 .searcher()
                 .choose(&pos, dice, &settings, &cancel);
-            let mut v: Vec<RankedPlay> = d.plays.iter().take(1).map(RankedPlay::from).collect();
+            let mut v: Vec<PlayProbs> = d.plays.iter().take(1).map(PlayProbs::from).collect();
             if !v.iter().any(|r| r.play.position == play.position) {
-                v.push(RankedPlay {
+                v.push(PlayProbs {
                     play: *play,
                     probs: self.after_play(state, play),
                 });
@@ -299,7 +299,7 @@ impl Analyser<'_> {
             let plays = if plays.is_empty() {
                 legal_plays(&pos, d)
                     .into_iter()
-                    .map(|p| RankedPlay {
+                    .map(|p| PlayProbs {
                         play: p,
                         probs: self.static_after(&p),
                     })

@@ -7,8 +7,8 @@ use std::time::Instant;
 
 use crate::game::{splitmix, Rng};
 use crate::players::tavli::{TavliPlayer, TavliSpec};
-use crate::tavli::position::{Outcome, TavliPosition};
-use crate::tavli::{generate_plays, Rules, TavliPlayList, Variant};
+use crate::tavli::position::{TavliPosition, TavliResult};
+use crate::tavli::{generate_plays, RuleSwitches, TavliPlayList, Variant};
 
 /// A game longer than this many turns is stopped and reported (the rules end every game;
 /// the guard keeps a defect from hanging a duel).
@@ -83,7 +83,7 @@ pub enum GameOutcome {
 /// decides only the first roll, which may be a double).
 pub fn play_game(
     variant: Variant,
-    rules: &Rules,
+    rules: &RuleSwitches,
     players: [&mut TavliPlayer; 2],
     seed: u64,
 ) -> GameOutcome {
@@ -110,7 +110,7 @@ pub fn play_game(
             let play = plays[k.min(plays.len() - 1)];
             if let Some(done) = play.after.result() {
                 let points = match done {
-                    Outcome::Tie => 0,
+                    TavliResult::Tie => 0,
                     o => o.mover_points(),
                 };
                 return GameOutcome::Points(if side == 0 { points } else { -points });
@@ -159,7 +159,7 @@ pub fn duel_players(
 /// B first in the second).
 fn play_pair(
     variant: Variant,
-    rules: &Rules,
+    rules: &RuleSwitches,
     pa: &mut TavliPlayer,
     pb: &mut TavliPlayer,
     seed: u64,
@@ -192,7 +192,7 @@ pub fn duel_players_on(
     seed: u64,
     threads: usize,
 ) -> TavliDuel {
-    let rules = Rules::default();
+    let rules = RuleSwitches::default();
     let started = Instant::now();
     let [(name_a, pa), (name_b, pb)] = players;
     let pairs = games / 2;
@@ -455,7 +455,7 @@ pub fn play_match(
     seats: [&mut Seat; 2],
     seed: u64,
 ) -> TavliMatchRecord {
-    let rules = Rules::default();
+    let rules = RuleSwitches::default();
     let [a, b] = seats;
     let mut rng = Rng::seeded(seed);
     let mut score = [0u32; 2];
@@ -506,7 +506,7 @@ pub fn play_match(
             let play = plays[index.min(plays.len() - 1)];
             if let Some(done) = play.after.result() {
                 let pts = match done {
-                    Outcome::Tie => 0,
+                    TavliResult::Tie => 0,
                     o => o.mover_points(),
                 };
                 result = Some(if side == 0 { pts } else { -pts });

@@ -283,7 +283,7 @@ pub fn tavli_engine_movegen_set(
     variant: crate::tavli::Variant,
 ) -> Result<Vec<(crate::tavli::TavliPosition, Dice)>, String> {
     use crate::players::tavli::{TavliPlayer, TavliSpec};
-    let rules = crate::tavli::Rules::default();
+    let rules = crate::tavli::RuleSwitches::default();
     let mut player = TavliPlayer::build(&TavliSpec::net(1), variant, 2026)?;
     let mut rng = crate::game::Rng::seeded(2026);
     let mut set = Vec::with_capacity(TAVLI_MOVEGEN_PAIRS);
@@ -310,7 +310,7 @@ pub fn tavli_movegen_split(
     set: &[(crate::tavli::TavliPosition, Dice)],
     rounds: u32,
 ) -> crate::tavli::Split {
-    crate::tavli::movegen_split(set, &crate::tavli::Rules::default(), rounds)
+    crate::tavli::movegen_split(set, &crate::tavli::RuleSwitches::default(), rounds)
 }
 
 /// [`run_movegen`] for a Tavli set: every distinct play of each pair, `rounds` times.
@@ -318,7 +318,7 @@ pub fn run_tavli_movegen(
     set: &[(crate::tavli::TavliPosition, Dice)],
     rounds: u32,
 ) -> MovegenResult {
-    let rules = crate::tavli::Rules::default();
+    let rules = crate::tavli::RuleSwitches::default();
     let mut list = crate::tavli::TavliPlayList::new();
     time_rounds(set, rounds, |(p, d)| {
         crate::tavli::generate_plays(p, *d, &rules, &mut list);

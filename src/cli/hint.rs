@@ -13,7 +13,7 @@ use super::pos_arg::parse_pos_arg;
 use super::CliError;
 use crate::cube::{CubeDecision, CubeSettings, DoubleAction, TakeAction};
 use crate::engine::build as engine_build;
-use crate::engine::{Budget, Depth, EngineSpec, EvaluatorKind, RankedPlay};
+use crate::engine::{Budget, Depth, EngineSpec, EvaluatorKind, PlayProbs};
 use crate::eval::{Evaluator, Probabilities};
 use crate::game::{Decision, Dice, MatchState, Position};
 use crate::notation::{format_play, MoveStyle};
@@ -573,7 +573,7 @@ pub fn play_hint(
     let d = engine
         .searcher()
         .choose(&state.position, dice, settings, cancel);
-    let ranked: Vec<RankedPlay> = d.plays.iter().map(RankedPlay::from).collect();
+    let ranked: Vec<PlayProbs> = d.plays.iter().map(PlayProbs::from).collect();
     // The engine's value at the score: cubeful (money equity with the cube where it is,
     // or match-winning chance) or cubeless.
     let mut valued: Vec<(f64, usize)> = engine

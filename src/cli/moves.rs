@@ -68,7 +68,7 @@ fn run_tavli(args: &MovesArgs, variant: crate::tavli::Variant) -> Result<(), Cli
     if pos.result().is_some() {
         return Err("the game is over in this position".into());
     }
-    let rules = crate::tavli::Rules::default();
+    let rules = crate::tavli::RuleSwitches::default();
     if let Some(text) = &args.play {
         let p = crate::tavli::parse_play(&pos, dice, &rules, text)?;
         let one = TavliPlayOut {

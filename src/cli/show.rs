@@ -175,7 +175,7 @@ struct TavliShowOut {
 }
 
 fn run_tavli(args: &ShowArgs, variant: crate::tavli::Variant) -> Result<(), CliError> {
-    use crate::tavli::position::Outcome;
+    use crate::tavli::position::TavliResult;
     let pos = match &args.pos {
         Some(text) => super::tavli_pos::parse_variant_pos(variant, text)?,
         None => crate::tavli::TavliPosition::start(variant),
@@ -186,9 +186,9 @@ fn run_tavli(args: &ShowArgs, variant: crate::tavli::Variant) -> Result<(), CliE
             .collect()
     };
     let result = pos.result().map(|o| match o {
-        Outcome::MoverWins(p) => format!("win {p}"),
-        Outcome::OpponentWins(p) => format!("loss {p}"),
-        Outcome::Tie => "tie".to_string(),
+        TavliResult::MoverWins(p) => format!("win {p}"),
+        TavliResult::OpponentWins(p) => format!("loss {p}"),
+        TavliResult::Tie => "tie".to_string(),
     });
     let out = TavliShowOut {
         variant: variant.name(),

@@ -89,15 +89,15 @@ impl std::error::Error for EngineError {}
 /// A play with the cubeless probabilities of the side that made it, after the play (the
 /// opponent to roll next).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct RankedPlay {
+pub struct PlayProbs {
     pub play: Play,
     pub probs: Probabilities,
 }
 
-impl From<&crate::search::RankedPlay> for RankedPlay {
+impl From<&crate::search::RankedPlay> for PlayProbs {
     /// The play and its probabilities of a search's ranking.
-    fn from(r: &crate::search::RankedPlay) -> RankedPlay {
-        RankedPlay {
+    fn from(r: &crate::search::RankedPlay) -> PlayProbs {
+        PlayProbs {
             play: r.play,
             probs: r.probs,
         }
@@ -231,7 +231,7 @@ pub enum Need {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Found {
     Nothing,
-    Plays(Vec<RankedPlay>),
+    Plays(Vec<PlayProbs>),
     Probabilities(Probabilities),
 }
 
@@ -392,7 +392,7 @@ impl Engine {
         dice: Dice,
         depth: u32,
         cancel: &Cancel,
-    ) -> Result<Vec<RankedPlay>, EngineError> {
+    ) -> Result<Vec<PlayProbs>, EngineError> {
         self.rank_plays_for(pos, dice, depth, Utility::MONEY, cancel)
     }
 
@@ -405,7 +405,7 @@ impl Engine {
         depth: u32,
         utility: Utility,
         cancel: &Cancel,
-    ) -> Result<Vec<RankedPlay>, EngineError> {
+    ) -> Result<Vec<PlayProbs>, EngineError> {
         let settings = SearchSettings {
             utility,
             ..self.plan.settings(depth)
@@ -414,7 +414,7 @@ impl Engine {
         if d.plays.is_empty() || (cancel.is_cancelled() && d.stopped && d.depth == 0) {
             return Err(EngineError::Cancelled);
         }
-        Ok(d.plays.iter().map(RankedPlay::from).collect())
+        Ok(d.plays.iter().map(PlayProbs::from).collect())
     }
 
     /// Probabilities of the side to act in `pos`, before it rolls, at `depth`.
@@ -556,7 +556,7 @@ impl Engine {
     }
 
     /// The mover's value of a play, from the probabilities after it (opponent to roll).
-    fn play_value(&self, state: &MatchState, rp: &RankedPlay) -> f64 {
+    fn play_value(&self, state: &MatchState, rp: &PlayProbs) -> f64 {
         let opp_view = cube_view(state).swap();
         let opp_probs = rp.probs.invert();
         let next = rp.play.next_position();
@@ -578,12 +578,8 @@ impl Engine {
     }
 
     /// Plays ranked best first with the engine's value at the score.
-    pub fn value_plays(
-        &self,
-        state: &MatchState,
-        plays: Vec<RankedPlay>,
-    ) -> Vec<(RankedPlay, f64)> {
-        let mut valued: Vec<(RankedPlay, f64)> = plays
+    pub fn value_plays(&self, state: &MatchState, plays: Vec<PlayProbs>) -> Vec<(PlayProbs, f64)> {
+        let mut valued: Vec<(PlayProbs, f64)> = plays
             .into_iter()
             .map(|rp| {
                 let v = self.play_value(state, &rp);
@@ -597,7 +593,7 @@ impl Engine {
         valued
     }
 
-    fn best_play(&self, state: &MatchState, plays: Vec<RankedPlay>) -> Option<Play> {
+    fn best_play(&self, state: &MatchState, plays: Vec<PlayProbs>) -> Option<Play> {
         self.value_plays(state, plays)
             .first()
             .map(|(rp, _)| rp.play)

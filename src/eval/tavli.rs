@@ -25,7 +25,7 @@ use super::net::{Mlp, OUTPUTS};
 use super::weights::{fnv1a64, WeightsError, FORMAT_VERSION, MAGIC};
 use super::{Evaluator, NeuralEvaluator};
 use crate::game::{Dice, ALL_ROLLS};
-use crate::tavli::position::{opp_point, Outcome, TavliPosition};
+use crate::tavli::position::{opp_point, TavliPosition, TavliResult};
 use crate::tavli::Variant;
 
 /// W, WD, LD.
@@ -81,11 +81,11 @@ impl TavliProbs {
     }
 
     /// The certain outcome of a finished game, for the side to act.
-    pub fn of_outcome(o: Outcome) -> TavliProbs {
+    pub fn of_outcome(o: TavliResult) -> TavliProbs {
         match o {
-            Outcome::MoverWins(p) => TavliProbs([1.0, if p >= 2 { 1.0 } else { 0.0 }, 0.0]),
-            Outcome::OpponentWins(p) => TavliProbs([0.0, 0.0, if p >= 2 { 1.0 } else { 0.0 }]),
-            Outcome::Tie => TavliProbs([0.5, 0.0, 0.0]),
+            TavliResult::MoverWins(p) => TavliProbs([1.0, if p >= 2 { 1.0 } else { 0.0 }, 0.0]),
+            TavliResult::OpponentWins(p) => TavliProbs([0.0, 0.0, if p >= 2 { 1.0 } else { 0.0 }]),
+            TavliResult::Tie => TavliProbs([0.5, 0.0, 0.0]),
         }
     }
 
@@ -924,10 +924,10 @@ mod tests {
 
     #[test]
     fn outcomes_and_inversion() {
-        let win2 = TavliProbs::of_outcome(Outcome::MoverWins(2));
+        let win2 = TavliProbs::of_outcome(TavliResult::MoverWins(2));
         assert_eq!(win2.value(), 2.0);
         assert_eq!(win2.invert().value(), -2.0);
-        assert_eq!(TavliProbs::of_outcome(Outcome::Tie).value(), 0.0);
+        assert_eq!(TavliProbs::of_outcome(TavliResult::Tie).value(), 0.0);
         let p = TavliProbs([0.6, 0.2, 0.1]);
         let s = p.scores();
         assert!((s.iter().sum::<f64>() - 1.0).abs() < 1e-6);

@@ -9,7 +9,7 @@ use super::api::{on_pool, request_engine};
 use super::params::{playable, Params};
 use super::reply::{describe, internal, pool_error, probs4, r6, value_unit, Summary};
 use super::{ApiError, App};
-use crate::engine::{Depth, Engine, EngineSettings, RankedPlay, Work};
+use crate::engine::{Depth, Engine, EngineSettings, PlayProbs, Work};
 use crate::game::{Decision, Dice, MatchState};
 use crate::notation::{format_play, position_id, MoveStyle};
 use crate::search::SearchOutcome;
@@ -99,7 +99,7 @@ fn ranked_plays(
     });
     let by_play: HashMap<crate::game::Play, &crate::search::RankedPlay> =
         d.plays.iter().map(|r| (r.play, r)).collect();
-    let valued = engine.value_plays(state, d.plays.iter().map(RankedPlay::from).collect());
+    let valued = engine.value_plays(state, d.plays.iter().map(PlayProbs::from).collect());
     let mut plays = Vec::with_capacity(valued.len());
     for (rp, value) in &valued {
         let Some(found) = by_play.get(&rp.play) else {

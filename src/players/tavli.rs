@@ -32,7 +32,7 @@ use crate::game::GamePlay;
 use crate::game::Rng;
 use crate::search::{Cancel, Utility};
 use crate::tavli::position::TavliPosition;
-use crate::tavli::{Rules, TavliPlay, Variant};
+use crate::tavli::{RuleSwitches, TavliPlay, Variant};
 
 /// A Tavli player spec, as `duel --variant` reads it.
 #[derive(Debug, Clone, PartialEq)]
@@ -132,15 +132,15 @@ pub const MONEY: [f64; 4] = [1.0, 2.0, -1.0, -2.0];
 
 /// A net player: the game's engine and what the player maximises.
 #[derive(Clone, Debug)]
-pub struct EnginePlayer {
+pub struct TavliSearchPlayer {
     pub engine: GameEngine<TavliPosition>,
     /// Money points unless a match sets the chances of each score.
     pub utility: Utility,
 }
 
-impl EnginePlayer {
-    pub fn new(engine: GameEngine<TavliPosition>) -> EnginePlayer {
-        EnginePlayer {
+impl TavliSearchPlayer {
+    pub fn new(engine: GameEngine<TavliPosition>) -> TavliSearchPlayer {
+        TavliSearchPlayer {
             engine,
             utility: Utility::MONEY,
         }
@@ -214,7 +214,7 @@ pub fn hint_plays(decision: &crate::search::MoveDecision<TavliPlay>) -> Vec<Tavl
                         r.play
                             .after
                             .result()
-                            .unwrap_or(crate::tavli::position::Outcome::Tie),
+                            .unwrap_or(crate::tavli::position::TavliResult::Tie),
                     ),
                     None => TavliProbs([p[0], p[1], p[3]]),
                 },
@@ -286,7 +286,7 @@ impl RemoteTavli {
         if reply.starts_with("Error") || reply.starts_with("sorry") {
             return Err(format!("the engine refused {line:?}: {reply}"));
         }
-        let play = crate::tavli::parse_play(before, dice, &Rules::default(), &reply)
+        let play = crate::tavli::parse_play(before, dice, &RuleSwitches::default(), &reply)
             .map_err(|e| format!("answer to {line:?}: {e}"))?;
         plays
             .iter()
@@ -301,7 +301,7 @@ pub enum TavliPlayer {
     Random(Rng),
     Heuristic,
     Pubeval,
-    Net(Box<EnginePlayer>),
+    Net(Box<TavliSearchPlayer>),
     Remote(Box<RemoteTavli>),
 }
 
@@ -325,7 +325,7 @@ impl TavliPlayer {
             TavliSpec::Random => TavliPlayer::Random(Rng::seeded(seed)),
             TavliSpec::Heuristic => TavliPlayer::Heuristic,
             TavliSpec::Pubeval => TavliPlayer::Pubeval,
-            TavliSpec::Net(spec) => TavliPlayer::Net(Box::new(EnginePlayer::new(
+            TavliSpec::Net(spec) => TavliPlayer::Net(Box::new(TavliSearchPlayer::new(
                 crate::engine::build::tavli(spec, variant).map_err(|e| e.to_string())?,
             ))),
             TavliSpec::Tcp(addr) => TavliPlayer::Remote(Box::new(RemoteTavli::new(addr))),
@@ -340,7 +340,7 @@ impl TavliPlayer {
             ..EngineSpec::default()
         };
         let table = Arc::new(crate::search::TranspositionTable::new(1));
-        TavliPlayer::Net(Box::new(EnginePlayer::new(
+        TavliPlayer::Net(Box::new(TavliSearchPlayer::new(
             crate::engine::build::game_engine(&spec, Arc::new(TavliNets::Tavli(net)), table),
         )))
     }
@@ -468,7 +468,7 @@ pub fn heuristic_score(after: &TavliPosition) -> f64 {
 mod tests {
     use super::*;
     use crate::game::Dice;
-    use crate::tavli::{legal_plays, Rules};
+    use crate::tavli::{legal_plays, RuleSwitches};
 
     #[test]
     fn specs_parse_by_variant() {
@@ -519,7 +519,7 @@ mod tests {
 
     #[test]
     fn every_player_picks_a_legal_play_in_every_game() {
-        let rules = Rules::default();
+        let rules = RuleSwitches::default();
         let dice = Dice::new(6, 1).unwrap();
         for variant in [Variant::Portes, Variant::Plakoto, Variant::Fevga] {
             let start = TavliPosition::start(variant);
@@ -548,7 +548,7 @@ mod tests {
     fn the_heuristic_values_a_pin_in_plakoto_and_a_win_most() {
         // Pinning costs the pinned side: the same checkers score higher with the opponent's
         // checker pinned than with the mover's.
-        let rules = Rules::default();
+        let rules = RuleSwitches::default();
         let start = TavliPosition::start(Variant::Plakoto);
         let plays = legal_plays(&start, Dice::new(5, 2).unwrap(), &rules);
         let dice = Dice::new(5, 2).unwrap();

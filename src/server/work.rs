@@ -19,7 +19,7 @@ use tracing::{info, warn};
 use super::metrics::Metrics;
 use super::Shared;
 use crate::config::ServerConfig;
-use crate::engine::{Engine, EngineError, Found, Need, Outcome, RankedPlay, SearchPlan, Work};
+use crate::engine::{Engine, EngineError, Found, Need, Outcome, PlayProbs, SearchPlan, Work};
 use crate::search::{Cancel, Job, MoveDecision, Query, SearchOutcome, SearchSettings};
 use crate::tavli::{TavliPlay, TavliPosition};
 
@@ -73,7 +73,7 @@ impl Searched {
         match &self.outcome {
             None => Ok(Found::Nothing),
             Some(SearchOutcome::Move(d)) => {
-                Ok(Found::Plays(d.plays.iter().map(RankedPlay::from).collect()))
+                Ok(Found::Plays(d.plays.iter().map(PlayProbs::from).collect()))
             }
             Some(SearchOutcome::Position(p)) => Ok(Found::Probabilities(p.probs)),
             Some(SearchOutcome::Cancelled) => Err(EngineError::Cancelled),

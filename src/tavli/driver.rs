@@ -1,8 +1,8 @@
 //! Random games: the opening of C8 and games of uniformly random legal plays, for tests
 //! and for drawing (position, roll) pairs from real games.
 
-use super::position::{Outcome, TavliPosition};
-use super::{generate_plays, Rules, TavliPlay, TavliPlayList, Variant};
+use super::position::{TavliPosition, TavliResult};
+use super::{generate_plays, RuleSwitches, TavliPlay, TavliPlayList, Variant};
 use crate::game::{Dice, Rng};
 
 /// The opening of a game (C8): each side rolls one die until they differ; the higher
@@ -21,7 +21,7 @@ pub fn opening(rng: &mut Rng) -> (usize, Dice) {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RandomGame {
     /// The result from the starter's view; `None` when `max_turns` ran out first.
-    pub outcome: Option<Outcome>,
+    pub outcome: Option<TavliResult>,
     /// Turns played (passes included).
     pub turns: u32,
 }
@@ -31,7 +31,7 @@ pub struct RandomGame {
 /// side to act's position.
 pub fn play_random_game(
     variant: Variant,
-    rules: &Rules,
+    rules: &RuleSwitches,
     rng: &mut Rng,
     max_turns: u32,
     visit: impl FnMut(&TavliPosition, Dice),
@@ -60,7 +60,7 @@ pub fn play_random_game(
 /// the side to act's position.
 pub fn play_game_with(
     variant: Variant,
-    rules: &Rules,
+    rules: &RuleSwitches,
     rng: &mut Rng,
     max_turns: u32,
     mut choose: impl FnMut(&mut Rng, &TavliPosition, Dice, &[TavliPlay]) -> usize,
@@ -82,9 +82,9 @@ pub fn play_game_with(
         if let Some(done) = play.after.result() {
             let from_starter = match (done, side) {
                 (o, 0) => o,
-                (Outcome::MoverWins(p), _) => Outcome::OpponentWins(p),
-                (Outcome::OpponentWins(p), _) => Outcome::MoverWins(p),
-                (Outcome::Tie, _) => Outcome::Tie,
+                (TavliResult::MoverWins(p), _) => TavliResult::OpponentWins(p),
+                (TavliResult::OpponentWins(p), _) => TavliResult::MoverWins(p),
+                (TavliResult::Tie, _) => TavliResult::Tie,
             };
             return RandomGame {
                 outcome: Some(from_starter),

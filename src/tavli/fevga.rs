@@ -4,7 +4,7 @@
 
 use super::movegen::{generate as search, movable_mask, Compact, Scratch, StepRules};
 use super::position::{occupancy, opp_point, TavliPosition, CHECKERS};
-use super::{GameEnd, Rules, TavliPlay, Variant};
+use super::{GameEnd, RuleSwitches, TavliPlay, Variant};
 use crate::game::Dice;
 
 /// The Fevga step rules.
@@ -95,7 +95,7 @@ fn on_his_path(held: u32) -> u32 {
 impl StepRules for Fevga {
     type Ctx = FevgaCtx;
 
-    fn context(pos: &TavliPosition, rules: &Rules) -> FevgaCtx {
+    fn context(pos: &TavliPosition, rules: &RuleSwitches) -> FevgaCtx {
         // His point q is my q + 12 or q - 12, the map of `on_his_path`.
         let his = occupancy(&pos.sides[1]);
         let blocked = on_his_path(his);
@@ -233,7 +233,7 @@ impl StepRules for Fevga {
 pub(crate) fn generate(
     pos: &TavliPosition,
     dice: Dice,
-    rules: &Rules,
+    rules: &RuleSwitches,
     scratch: &mut Scratch,
     out: &mut Vec<TavliPlay>,
     every_order: bool,

@@ -2,17 +2,17 @@
 //! the one searcher, the one referee and the one set of players serve Portes, Plakoto and
 //! Fevga as they serve backgammon.
 //!
-//! Plays are generated under the default [`Rules`] (every rule switch off, as the engine
+//! Plays are generated under the default [`RuleSwitches`] (every rule switch off, as the engine
 //! plays them everywhere); the ordering score follows backgammon's (hits and pins first,
 //! then points made, less the mover's lone checkers where they can be hit or pinned).
 
 use crate::game::{splitmix, Dice, Ending, GamePlay, GamePosition, GameResult};
 
-use super::position::Outcome;
-use super::{generate_plays, Rules, TavliPlay, TavliPlayList, TavliPosition, Variant};
+use super::position::TavliResult;
+use super::{generate_plays, RuleSwitches, TavliPlay, TavliPlayList, TavliPosition, Variant};
 
 /// The rules the engine plays the Tavli games by: every switch off.
-const RULES: Rules = Rules {
+const RULES: RuleSwitches = RuleSwitches {
     pinned_counts_home: false,
     unblock_when_piled: false,
     start_quarter_only: false,
@@ -75,14 +75,14 @@ impl GamePlay<TavliPosition> for TavliPlay {
     #[inline]
     fn ending(&self) -> Option<Ending> {
         match self.after.result()? {
-            Outcome::MoverWins(p) => Some(Ending::Won(if p >= 2 {
+            TavliResult::MoverWins(p) => Some(Ending::Won(if p >= 2 {
                 GameResult::Gammon
             } else {
                 GameResult::Single
             })),
-            Outcome::Tie => Some(Ending::Tie),
+            TavliResult::Tie => Some(Ending::Tie),
             // A play never makes its own side lose.
-            Outcome::OpponentWins(_) => None,
+            TavliResult::OpponentWins(_) => None,
         }
     }
 
@@ -122,7 +122,7 @@ mod tests {
 
     #[test]
     fn the_engine_plays_by_the_default_rules() {
-        assert_eq!(RULES, Rules::default());
+        assert_eq!(RULES, RuleSwitches::default());
     }
 
     #[test]

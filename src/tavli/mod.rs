@@ -1,7 +1,7 @@
 //! Tavli: the three Greek games on a backgammon board (Portes, Plakoto, Fevga), with the
 //! rules of docs/VARIANTS.md (which follows the project's rules text for these games).
 //!
-//! A shared core ([`TavliPosition`], [`TavliPlay`], [`GameEnd`], [`Rules`], the generic
+//! A shared core ([`TavliPosition`], [`TavliPlay`], [`GameEnd`], [`RuleSwitches`], the generic
 //! step search in `movegen.rs`) and one module per game with its per-step rules. The
 //! search settles most positions in one canonical order of steps, backgammon's (a
 //! double's sources non-increasing, a non-double's higher die first), and tries every
@@ -103,7 +103,7 @@ impl FromStr for Variant {
 /// The rule switches of the rules text. Every switch is off by default, which is the
 /// rule set the engine implements.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
-pub struct Rules {
+pub struct RuleSwitches {
     /// Plakoto (PL10): a pinned checker in the home board does not stop the side's
     /// other checkers being borne off.
     pub pinned_counts_home: bool,
@@ -245,7 +245,12 @@ impl std::ops::Deref for TavliPlayList {
 /// Fills `list` with every distinct legal play of `dice` in `pos` under `rules`. With no
 /// legal step the list holds the one empty play. A finished game (see
 /// [`TavliPosition::result`]) has no plays at all: the list is empty.
-pub fn generate_plays(pos: &TavliPosition, dice: Dice, rules: &Rules, list: &mut TavliPlayList) {
+pub fn generate_plays(
+    pos: &TavliPosition,
+    dice: Dice,
+    rules: &RuleSwitches,
+    list: &mut TavliPlayList,
+) {
     generate(pos, dice, rules, list, false);
 }
 
@@ -253,7 +258,11 @@ pub fn generate_plays(pos: &TavliPosition, dice: Dice, rules: &Rules, list: &mut
 /// search), never by the canonical order that [`generate_plays`] settles most positions
 /// with: the same plays, more slowly, so that the two can be checked against each other
 /// on any position (tests/tavli_orders.rs, the `tavli` fuzz target).
-pub fn legal_plays_every_order(pos: &TavliPosition, dice: Dice, rules: &Rules) -> Vec<TavliPlay> {
+pub fn legal_plays_every_order(
+    pos: &TavliPosition,
+    dice: Dice,
+    rules: &RuleSwitches,
+) -> Vec<TavliPlay> {
     let mut list = TavliPlayList::new();
     generate(pos, dice, rules, &mut list, true);
     list.plays
@@ -263,7 +272,7 @@ pub fn legal_plays_every_order(pos: &TavliPosition, dice: Dice, rules: &Rules) -
 fn generate(
     pos: &TavliPosition,
     dice: Dice,
-    rules: &Rules,
+    rules: &RuleSwitches,
     list: &mut TavliPlayList,
     every_order: bool,
 ) {
@@ -283,12 +292,12 @@ fn generate(
 /// How [`generate_plays`] spends its time on `set` (positions of one game): the
 /// positions its canonical step order settles, those the full search decides, and the
 /// time of each, the fastest of `rounds` passes (`stargammon bench movegen --split`).
-pub fn movegen_split(set: &[(TavliPosition, Dice)], rules: &Rules, rounds: u32) -> Split {
+pub fn movegen_split(set: &[(TavliPosition, Dice)], rules: &RuleSwitches, rounds: u32) -> Split {
     movegen::split(set, rules, rounds)
 }
 
 /// Convenience: the plays of `dice` in `pos` as a new vector.
-pub fn legal_plays(pos: &TavliPosition, dice: Dice, rules: &Rules) -> Vec<TavliPlay> {
+pub fn legal_plays(pos: &TavliPosition, dice: Dice, rules: &RuleSwitches) -> Vec<TavliPlay> {
     let mut list = TavliPlayList::new();
     generate_plays(pos, dice, rules, &mut list);
     list.plays

@@ -26,7 +26,7 @@
 //! [`TavliPosition`] only for the plays returned.
 
 use super::position::TavliPosition;
-use super::{GameEnd, Rules, TavliPlay, TavliStep};
+use super::{GameEnd, RuleSwitches, TavliPlay, TavliStep};
 use crate::game::Dice;
 
 mod canonical;
@@ -46,7 +46,7 @@ pub use split::Split;
 pub(crate) trait StepRules {
     /// What a search computes once from the position it starts from.
     type Ctx;
-    fn context(pos: &TavliPosition, rules: &Rules) -> Self::Ctx;
+    fn context(pos: &TavliPosition, rules: &RuleSwitches) -> Self::Ctx;
     /// The marks of the position the search starts from (bits of the mover's points).
     fn marks(pos: &TavliPosition) -> u32;
     /// Writes what the marks of a state reached from `start` mean for the opponent into
@@ -266,7 +266,7 @@ impl<'a> Sink<'a> {
 pub(crate) fn generate<G: StepRules>(
     pos: &TavliPosition,
     dice: Dice,
-    rules: &Rules,
+    rules: &RuleSwitches,
     s: &mut Scratch,
     out: &mut Vec<TavliPlay>,
     every_order: bool,

@@ -195,7 +195,7 @@ fn point_of(text: &str) -> Option<u8> {
 pub fn parse_play(
     pos: &TavliPosition,
     dice: crate::game::Dice,
-    rules: &super::Rules,
+    rules: &super::RuleSwitches,
     text: &str,
 ) -> Result<TavliPlay, PlayTextError> {
     let shown: String = text.chars().take(60).collect();
@@ -417,11 +417,11 @@ pub fn draw_board(pos: &TavliPosition) -> String {
 mod tests {
     use super::*;
     use crate::game::{Dice, Rng};
-    use crate::tavli::{legal_plays, play_random_game, Rules};
+    use crate::tavli::{legal_plays, play_random_game, RuleSwitches};
 
     #[test]
     fn every_legal_play_reads_back_from_its_text_and_from_its_single_steps() {
-        let rules = Rules::default();
+        let rules = RuleSwitches::default();
         for variant in [Variant::Portes, Variant::Plakoto, Variant::Fevga] {
             let mut rng = Rng::seeded(17);
             let mut checked = 0;
@@ -456,7 +456,7 @@ mod tests {
 
     #[test]
     fn plays_that_are_not_legal_or_not_plays_are_refused() {
-        let rules = Rules::default();
+        let rules = RuleSwitches::default();
         let start = parse_position_string("plakoto:24-15:24-15").unwrap();
         let d = Dice::new(6, 5).unwrap();
         assert!(parse_play(&start, d, &rules, "24/18 24/19").is_ok());

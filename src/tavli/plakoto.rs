@@ -5,7 +5,7 @@
 
 use super::movegen::{movable_mask, Compact, StepRules};
 use super::position::{turned, TavliPosition, CHECKERS};
-use super::{GameEnd, Rules};
+use super::{GameEnd, RuleSwitches};
 
 /// The Plakoto step rules.
 #[derive(Debug)]
@@ -35,7 +35,7 @@ pub struct PlakotoCtx {
 impl StepRules for Plakoto {
     type Ctx = PlakotoCtx;
 
-    fn context(pos: &TavliPosition, rules: &Rules) -> PlakotoCtx {
+    fn context(pos: &TavliPosition, rules: &RuleSwitches) -> PlakotoCtx {
         let (made, single) = super::movegen::opposing(pos);
         PlakotoCtx {
             made,

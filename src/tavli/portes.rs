@@ -13,7 +13,7 @@
 
 use super::movegen::{movable_mask, Compact, StepRules};
 use super::position::{TavliPosition, BAR, CHECKERS};
-use super::{GameEnd, Rules, TavliPlay, TavliStep};
+use super::{GameEnd, RuleSwitches, TavliPlay, TavliStep};
 use crate::game::Dice;
 
 /// Every distinct legal play of `dice` in the backgammon position `pos`, into `out`.
@@ -73,7 +73,7 @@ pub struct PortesCtx {
 impl StepRules for Portes {
     type Ctx = PortesCtx;
 
-    fn context(pos: &TavliPosition, _: &Rules) -> PortesCtx {
+    fn context(pos: &TavliPosition, _: &RuleSwitches) -> PortesCtx {
         let (made, single) = super::movegen::opposing(pos);
         PortesCtx {
             made,

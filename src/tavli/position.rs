@@ -70,19 +70,19 @@ impl std::error::Error for TavliPositionError {}
 
 /// How a finished position ended, from the side to act's view.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Outcome {
+pub enum TavliResult {
     MoverWins(u8),
     OpponentWins(u8),
     Tie,
 }
 
-impl Outcome {
+impl TavliResult {
     /// Points to the side to act (negative when it lost).
     pub fn mover_points(self) -> i32 {
         match self {
-            Outcome::MoverWins(p) => p as i32,
-            Outcome::OpponentWins(p) => -(p as i32),
-            Outcome::Tie => 0,
+            TavliResult::MoverWins(p) => p as i32,
+            TavliResult::OpponentWins(p) => -(p as i32),
+            TavliResult::Tie => 0,
         }
     }
 }
@@ -343,28 +343,28 @@ impl TavliPosition {
     /// The game's result when the position is finished: a side has borne off all 15
     /// (C7, with backgammon's triple only in backgammon), or in Plakoto a tie (PL9) or a
     /// mother win (PL8).
-    pub fn result(&self) -> Option<Outcome> {
+    pub fn result(&self) -> Option<TavliResult> {
         for side in 0..2 {
             // All borne off: no count left (cheaper than summing them).
             if words(&self.sides[side]).iter().all(|&w| w == 0) {
                 let points = self.win_points(side);
                 return Some(if side == 0 {
-                    Outcome::MoverWins(points)
+                    TavliResult::MoverWins(points)
                 } else {
-                    Outcome::OpponentWins(points)
+                    TavliResult::OpponentWins(points)
                 });
             }
         }
         if self.variant == Variant::Plakoto {
             let (m0, m1) = (self.mother_pinned(0), self.mother_pinned(1));
             if m0 && m1 {
-                return Some(Outcome::Tie);
+                return Some(TavliResult::Tie);
             }
             if m1 && self.sides[0][24] == 0 {
-                return Some(Outcome::MoverWins(2));
+                return Some(TavliResult::MoverWins(2));
             }
             if m0 && self.sides[1][24] == 0 {
-                return Some(Outcome::OpponentWins(2));
+                return Some(TavliResult::OpponentWins(2));
             }
         }
         None
@@ -389,10 +389,10 @@ impl TavliPosition {
     /// [`Self::result`] as the [`GameEnd`] of a step just played by the side to act.
     pub(crate) fn end_for_mover(&self) -> Option<GameEnd> {
         match self.result()? {
-            Outcome::MoverWins(p) => Some(GameEnd::Win(p)),
-            Outcome::Tie => Some(GameEnd::Tie),
+            TavliResult::MoverWins(p) => Some(GameEnd::Win(p)),
+            TavliResult::Tie => Some(GameEnd::Tie),
             // A step never makes its own side lose; such a position was finished before.
-            Outcome::OpponentWins(_) => None,
+            TavliResult::OpponentWins(_) => None,
         }
     }
 

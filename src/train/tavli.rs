@@ -27,7 +27,7 @@ use crate::arena::tavli::{duel_players, MAX_TURNS};
 use crate::eval::tavli::{TavliNet, TavliProbs, TavliScratch, TAVLI_MAX_HIDDEN};
 use crate::game::{splitmix, Rng};
 use crate::players::tavli::TavliPlayer;
-use crate::tavli::{generate_plays, Rules, TavliPlayList, TavliPosition, Variant};
+use crate::tavli::{generate_plays, RuleSwitches, TavliPlayList, TavliPosition, Variant};
 
 /// Everything that determines a Tavli training run (`config/tavli-*.toml`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -115,7 +115,7 @@ pub fn train_game(
     s: &mut TavliScratch,
 ) -> usize {
     let variant = net.variant();
-    let rules = Rules::default();
+    let rules = RuleSwitches::default();
     let mut rng = Rng::seeded(seed);
     let (_, mut dice) = crate::tavli::driver::opening(&mut rng);
     let mut pos = TavliPosition::start(variant);

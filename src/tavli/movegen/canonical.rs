@@ -439,14 +439,14 @@ mod tests {
     use super::*;
     use crate::game::Dice;
     use crate::tavli::{fevga::Fevga, plakoto::Plakoto, portes::Portes, Variant};
-    use crate::tavli::{Rules, TavliPlay, TavliPosition};
+    use crate::tavli::{RuleSwitches, TavliPlay, TavliPosition};
 
     /// The plays of `pos` by the full search alone, and (when it settles them) by the
     /// canonical order, each sorted.
     fn both<G: StepRules>(
         pos: &TavliPosition,
         dice: Dice,
-        rules: &Rules,
+        rules: &RuleSwitches,
     ) -> (Vec<TavliPlay>, Option<Vec<TavliPlay>>) {
         let mut s = Scratch::default();
         let (h, l) = (dice.high(), dice.low());
@@ -490,7 +490,7 @@ mod tests {
     /// self-play needs the players, a higher layer: tests/tavli_orders.rs compares the
     /// two searches on it.
     fn canonical_matches_full<G: StepRules>(variant: Variant, hands_back: bool) {
-        let rules = Rules::default();
+        let rules = RuleSwitches::default();
         let set = crate::testing::tavli_movegen_set(variant);
         let (mut settled, mut handed_back, mut ending) = (0, 0, 0);
         for (pos, dice) in &set {

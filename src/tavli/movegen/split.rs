@@ -3,7 +3,7 @@
 
 use super::{full, settle, Compact, Scratch, StepRules};
 use crate::game::Dice;
-use crate::tavli::{Rules, TavliPlay, TavliPosition};
+use crate::tavli::{RuleSwitches, TavliPlay, TavliPosition};
 
 /// Where `generate` spends its time on a set of positions of one game (`stargammon
 /// bench movegen --split`).
@@ -27,7 +27,7 @@ pub struct Split {
 }
 
 /// [`Split`] of `set` (positions of one Tavli game), `rounds` passes.
-pub(crate) fn split(set: &[(TavliPosition, Dice)], rules: &Rules, rounds: u32) -> Split {
+pub(crate) fn split(set: &[(TavliPosition, Dice)], rules: &RuleSwitches, rounds: u32) -> Split {
     use crate::tavli::{fevga::Fevga, plakoto::Plakoto, portes::Portes, Variant};
     match set.first().map(|(p, _)| p.variant()) {
         Some(Variant::Portes) => split_of::<Portes>(set, rules, rounds),
@@ -37,7 +37,11 @@ pub(crate) fn split(set: &[(TavliPosition, Dice)], rules: &Rules, rounds: u32) -
     }
 }
 
-fn split_of<G: StepRules>(set: &[(TavliPosition, Dice)], rules: &Rules, rounds: u32) -> Split {
+fn split_of<G: StepRules>(
+    set: &[(TavliPosition, Dice)],
+    rules: &RuleSwitches,
+    rounds: u32,
+) -> Split {
     let live: Vec<&(TavliPosition, Dice)> =
         set.iter().filter(|(p, _)| p.result().is_none()).collect();
     let mut s = Scratch::default();
@@ -98,7 +102,7 @@ mod tests {
     /// its counts are those of the comparison above.
     #[test]
     fn split_counts_every_position_once() {
-        let rules = Rules::default();
+        let rules = RuleSwitches::default();
         for variant in [Variant::Portes, Variant::Plakoto, Variant::Fevga] {
             let set = crate::testing::tavli_movegen_set(variant);
             let set = &set[..3000];
