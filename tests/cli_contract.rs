@@ -294,6 +294,36 @@ fn cube_hints_give_take_points_and_say_why_no_double_is_possible() {
     assert!((0.15..0.35).contains(&tp), "{v}");
     assert!(c["taker_wins"].as_f64().unwrap() > 0.4, "{v}");
     assert_eq!(v["evaluation"]["plies"], 0, "{v}");
+    // gnubg's detail: the points dead, live and at the model's efficiency (the cash
+    // point the doubler's side of the take point), the cost of each wrong action, and
+    // no market losers in one exchange from the opening.
+    let f = |x: &serde_json::Value| x.as_f64().unwrap();
+    for k in ["dead", "live", "model"] {
+        let sum = f(&c["take_points"][k]) + f(&c["cash_points"][k]);
+        assert!((sum - 1.0).abs() < 1e-5, "{k}: {v}");
+    }
+    assert_eq!(f(&c["take_points"]["model"]), tp);
+    assert_eq!(f(&c["cash_point"]), f(&c["cash_points"]["model"]));
+    assert!(f(&c["take_points"]["live"]) < tp && tp < f(&c["take_points"]["dead"]));
+    assert_eq!(c["proper_text"], "No double, beaver", "{v}");
+    assert_eq!(f(&c["costs"]["no_double"]), 0.0, "{v}");
+    assert_eq!(f(&c["costs"]["beaver"]), 0.0, "{v}");
+    let after_double = f(&c["equities"]["double_beaver"]);
+    let nd = f(&c["equities"]["no_double"]);
+    assert!(
+        (f(&c["costs"]["double"]) - (nd - after_double)).abs() < 2e-6,
+        "{v}"
+    );
+    assert!(
+        f(&c["costs"]["take"]) > 0.0 && f(&c["costs"]["pass"]) > 1.0,
+        "{v}"
+    );
+    assert_eq!(c["market_losers"]["pass"], 0.0, "{v}");
+    assert!(c["too_good_point"].is_null(), "{v}");
+    assert!(
+        (f(&c["cubeless"]) - f(&v["evaluation"]["equity"])).abs() < 1e-3,
+        "{v}"
+    );
     // Crawford game: no double, and no double/take values listed.
     let v = cube("XGID=-b----E-C---eE---c-e----B-:0:0:1:00:4:6:1:7:10", &[]);
     let c = &v["cube"];
@@ -307,6 +337,23 @@ fn cube_hints_give_take_points_and_say_why_no_double_is_possible() {
     // A cube of 4 with 3 points to go: dead.
     let v = cube("XGID=-b----E-C---eE---c-e----B-:2:1:1:00:4:4:0:7:10", &[]);
     assert_eq!(v["cube"]["reason"], "dead_cube", "{v}");
+    assert!(v["cube"].get("costs").is_none(), "{v}");
+    assert!(v["cube"].get("market_losers").is_none(), "{v}");
+    // 2-away/2-away in a 7-point match: the 2-cube is dead after the take, so the take
+    // point is the table's 2-away/1-away Crawford chance, dead or live.
+    let v = cube("4HPwATDgc/ABMA:cAngAFAAKAAE", &[]);
+    for k in ["dead", "live", "model"] {
+        assert!(
+            (f(&v["cube"]["take_points"][k]) - 0.32264).abs() < 1e-5,
+            "{v}"
+        );
+        assert!(
+            (f(&v["cube"]["cash_points"][k]) - 0.67736).abs() < 1e-5,
+            "{v}"
+        );
+    }
+    assert_eq!(v["cube"]["proper_text"], "Double, take", "{v}");
+    assert_eq!(v["cube"]["value_kind"], "mwc", "{v}");
     // All the opponent's checkers on the bar: with Jacoby a cash, without it too good.
     let crushing = "-15,5,5,5,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0";
     let run = |env: &[(&str, &str)]| {
@@ -320,10 +367,28 @@ fn cube_hints_give_take_points_and_say_why_no_double_is_possible() {
     let cash = run(&[]);
     assert_eq!(cash["cube"]["action"], "double", "{cash}");
     assert_eq!(cash["cube"]["too_good"], false, "{cash}");
+    // Whatever either side rolls, the opponent would still pass: every sequence loses
+    // the market, and not doubling costs what the gammons cannot bring back.
+    assert_eq!(cash["cube"]["market_losers"]["pass"], 1.0, "{cash}");
+    assert_eq!(cash["cube"]["market_losers"]["too_good"], 0.0, "{cash}");
+    assert_eq!(cash["cube"]["costs"]["double"], 0.0, "{cash}");
+    assert!(
+        cash["cube"]["costs"]["no_double"].as_f64().unwrap() > 0.0,
+        "{cash}"
+    );
     let too_good = run(&[("STARGAMMON_CUBE__JACOBY", "false")]);
     assert_eq!(too_good["cube"]["action"], "no double", "{too_good}");
     assert_eq!(too_good["cube"]["too_good"], true, "{too_good}");
     assert_eq!(too_good["cube"]["proper_text"], "Too good to double, pass");
+    assert_eq!(
+        too_good["cube"]["market_losers"]["too_good"], 1.0,
+        "{too_good}"
+    );
+    let tgp = too_good["cube"]["too_good_point"].as_f64().unwrap();
+    assert!(
+        tgp < too_good["cube"]["doubler_wins"].as_f64().unwrap(),
+        "{too_good}"
+    );
     let text = std::process::Command::new(env!("CARGO_BIN_EXE_stargammon"))
         .args(["hint", "--slots", crushing, "--plies", "0"])
         .env("STARGAMMON_CUBE__JACOBY", "false")
@@ -335,6 +400,15 @@ fn cube_hints_give_take_points_and_say_why_no_double_is_possible() {
         "{text}"
     );
     assert!(text.contains("Take point: the taker needs"), "{text}");
+    for line in [
+        "Cash point: the doubler cashes from",
+        "Too good point: playing on beats the pass from",
+        "Wrong doubler action: Double -",
+        "Wrong taker actions: Take -",
+        "Market losers: after 100.0% of the roller's roll and the reply",
+    ] {
+        assert!(text.contains(line), "{line}: {text}");
+    }
     let crawford = String::from_utf8(
         stargammon(&[
             "hint",

@@ -13,6 +13,7 @@ use super::pos_arg::parse_pos_arg;
 use super::CliError;
 use crate::cube::{CubeDecision, CubeSettings, DoubleAction, TakeAction};
 use crate::engine::build as engine_build;
+use crate::engine::cube_detail::{cube_detail, double_word, proper_action_text, CubeDetail};
 use crate::engine::{Budget, Depth, EngineSpec, EvaluatorKind, PlayProbs};
 use crate::eval::{Evaluator, Probabilities};
 use crate::game::{Decision, Dice, MatchState, Position};
@@ -403,27 +404,12 @@ fn cube_action(state: &MatchState, d: &CubeDecision, rules: &CubeSettings) -> &'
     crate::engine::cube_answer(state, d, rules)
 }
 
-/// gnubg's words for the proper cube action: "No double, take", "Double, pass",
-/// "Too good to redouble, pass", ...
-fn proper_action_text(state: &MatchState, d: &CubeDecision) -> String {
-    let re = if state.cube_owner == crate::game::CubeOwner::Me || state.cube > 1 {
-        "redouble"
+/// What a wrong action gives up, as gnubg lists it: `-0.123`, or `-1.23%` of the match.
+fn loss_text(money: bool, lost: f64) -> String {
+    if money {
+        format!("{:+.3}", -lost)
     } else {
-        "double"
-    };
-    let answer = match d.response {
-        TakeAction::Take => "take",
-        TakeAction::Drop => "pass",
-        TakeAction::Beaver => "beaver",
-    };
-    match d.action {
-        DoubleAction::NoDouble => format!("No {re}, {answer}"),
-        DoubleAction::TooGood => format!("Too good to {re}, {answer}"),
-        _ => {
-            let mut t = format!("{re}, {answer}");
-            t[..1].make_ascii_uppercase();
-            t
-        }
+        format!("{:+.2}%", -lost * 100.0)
     }
 }
 
@@ -740,8 +726,8 @@ pub struct CubeHint {
     pub action: &'static str,
     /// Why the roller may not double (a code and a sentence), if so.
     pub blocked: Option<(&'static str, String)>,
-    /// The taker's winning chance it needs to take, where the cube is available.
-    pub take_point: Option<f64>,
+    /// Cubeless value, take and cash points, costs of the wrong actions, market losers.
+    pub detail: CubeDetail,
     /// The cube rules in force for the state.
     pub cube: CubeSettings,
 }
@@ -769,21 +755,17 @@ pub fn cube_hint(
     let e = engine
         .searcher()
         .evaluate_position(&roller, &settings, cancel);
-    let analysis = engine.cube_analysis(state, &e.probs);
+    let detail = cube_detail(engine, state, &e.probs, cancel)?;
+    let analysis = detail.analysis;
     let action = cube_action(state, &analysis, &cube);
     let blocked = crate::engine::no_cube_reason(state);
-    let take_point = if blocked.is_none() {
-        crate::cube::take_point(&e.probs, &view, &cube, analysis.efficiency)
-    } else {
-        None
-    };
     Ok(CubeHint {
         state: state.clone(),
         evaluation: e,
         analysis,
         action,
         blocked,
-        take_point,
+        detail,
         cube,
     })
 }
@@ -806,7 +788,6 @@ impl CubeHint {
         let blocked = &self.blocked;
         let money = state.is_money();
         let proper = proper_action_text(state, analysis);
-        let too_good = analysis.action == DoubleAction::TooGood;
         let (pid, mid) = crate::notation::encode_match_state(state).unwrap_or_default();
         let mut equities = serde_json::json!({ "no_double": round6(analysis.no_double) });
         if blocked.is_none() {
@@ -824,7 +805,6 @@ impl CubeHint {
             "proper": if blocked.is_some() { "no double".to_string() } else { analysis.action.to_string() },
             "proper_text": if blocked.is_some() { "No double".to_string() } else { proper },
             "response": analysis.response.to_string(),
-            "too_good": too_good && blocked.is_none(),
             "efficiency": analysis.efficiency,
             "jacoby": cube.jacoby,
             "beavers": cube.beavers,
@@ -835,9 +815,8 @@ impl CubeHint {
             cube_json["reason"] = serde_json::json!(code);
             cube_json["reason_text"] = serde_json::json!(why);
         }
-        if let Some(tp) = self.take_point {
-            cube_json["take_point"] = serde_json::json!(round6(tp));
-            cube_json["taker_wins"] = serde_json::json!(round6(self.taker_wins()));
+        if let Some(fields) = cube_json.as_object_mut() {
+            fields.extend(self.detail.json_fields());
         }
         serde_json::json!({
             "position_id": pid,
@@ -878,9 +857,17 @@ impl CubeHint {
             }
         );
         println!(
-            " Cubeless equity of the {} {:+.3}:  {}",
+            " Cubeless equity of the {} {:+.3}{}:  {}",
             if taking { "doubler (O)" } else { "roller (X)" },
             e.equity,
+            if money {
+                String::new()
+            } else {
+                format!(
+                    " (match-winning chance {})",
+                    value_text(false, self.detail.cubeless)
+                )
+            },
             probs_text(&e.probs)
         );
         if let Some((_, why)) = &self.blocked {
@@ -932,14 +919,66 @@ impl CubeHint {
             println!(" {}. {:<16} {}{diff}", k + 1, name, value_text(money, *v));
         }
         println!(" Proper cube action: {proper}");
+        let re = if double_word(state) == "redouble" {
+            "Redouble"
+        } else {
+            "Double"
+        };
         if too_good {
-            println!(" Too good: playing on for a gammon is worth more than cashing the game.");
-        }
-        if let Some(tp) = self.take_point {
             println!(
-                " Take point: the taker needs {:.1}% and has {:.1}%",
-                tp * 100.0,
-                self.taker_wins() * 100.0
+                " Too good: playing on is worth more than the opponent's pass{}.",
+                if analysis.response == TakeAction::Take {
+                    " (and the opponent should take)"
+                } else {
+                    ""
+                }
+            );
+        }
+        if let Some(c) = &self.detail.costs {
+            let cost =
+                |name: &str, v: f64| (v > 0.0).then(|| format!("{name} {}", loss_text(money, v)));
+            let doubler: Vec<String> = [cost("No double", c.no_double), cost(re, c.double)]
+                .into_iter()
+                .flatten()
+                .collect();
+            let mut answers = vec![cost("Take", c.take), cost("Pass", c.pass)];
+            answers.push(c.beaver.and_then(|b| cost("Beaver", b)));
+            let taker: Vec<String> = answers.into_iter().flatten().collect();
+            if !doubler.is_empty() {
+                println!(" Wrong doubler action: {}", doubler.join(", "));
+            }
+            if !taker.is_empty() {
+                println!(" Wrong taker actions: {}", taker.join(", "));
+            }
+        }
+        if let Some(pt) = &self.detail.points {
+            let (cash_dead, cash_live, cash) = pt.cash();
+            let pc = |x: f64| format!("{:.1}%", x * 100.0);
+            println!(
+                " Take point: the taker needs {} and has {} (dead cube {}, live cube {})",
+                pc(pt.take),
+                pc(self.taker_wins()),
+                pc(pt.take_dead),
+                pc(pt.take_live)
+            );
+            println!(
+                " Cash point: the doubler cashes from {} and has {} (dead cube {}, live cube {})",
+                pc(cash),
+                pc(1.0 - self.taker_wins()),
+                pc(cash_dead),
+                pc(cash_live)
+            );
+            if let Some(tg) = pt.too_good {
+                println!(" Too good point: playing on beats the pass from {}", pc(tg));
+            }
+        }
+        if let Some(m) = &self.detail.market {
+            println!(
+                " Market losers: after {:.1}% of the {} roll and the reply the opponent would pass (too good: {:.1}%; the game ends: {:.1}%)",
+                m.pass * 100.0,
+                if taking { "doubler's" } else { "roller's" },
+                m.too_good * 100.0,
+                m.game_over * 100.0
             );
         }
         println!(" Decision: {action}");

@@ -142,7 +142,8 @@ pub enum DoubleAction {
     DoublePass,
     /// Double; the opponent should beaver (money play with beavers).
     DoubleBeaver,
-    /// The opponent would drop, but playing on for a gammon is worth more than cashing.
+    /// Playing on (for a gammon) is worth more than a double the opponent passes; the
+    /// opponent's answer to a double is in [`CubeDecision::response`].
     TooGood,
 }
 
@@ -518,7 +519,9 @@ pub fn analyse(
             TakeAction::Drop => DoubleAction::DoublePass,
             TakeAction::Beaver => DoubleAction::DoubleBeaver,
         }
-    } else if response == TakeAction::Drop && no_double >= double_pass {
+    } else if no_double >= double_pass {
+        // Playing on is worth more than even the opponent's pass: too good, whatever the
+        // opponent should answer (usually a pass; a take where passing loses as much).
         DoubleAction::TooGood
     } else {
         DoubleAction::NoDouble
@@ -534,6 +537,177 @@ pub fn analyse(
     }
 }
 
+impl CubeDecision {
+    /// The roller's value once it has doubled and the opponent has answered rightly.
+    pub fn after_double(&self) -> f64 {
+        match self.response {
+            TakeAction::Take => self.double_take,
+            TakeAction::Drop => self.double_pass,
+            TakeAction::Beaver => self.double_beaver.unwrap_or(self.double_take),
+        }
+    }
+
+    /// The roller's value after its right choice (no double, or double with the
+    /// opponent's right answer).
+    pub fn optimal(&self) -> f64 {
+        self.no_double.max(self.after_double())
+    }
+
+    /// What each choice of the two sides costs against the right one, in the units of the
+    /// values (money equity per unit of the current cube, or match-winning chance).
+    pub fn costs(&self) -> ActionCosts {
+        let after = self.after_double();
+        let best = self.optimal();
+        // The taker answers to make the roller's value least.
+        let answers = [
+            Some(self.double_take),
+            Some(self.double_pass),
+            self.double_beaver,
+        ];
+        let taker_best = answers
+            .iter()
+            .flatten()
+            .fold(f64::INFINITY, |a, &b| a.min(b));
+        let lost = |x: f64| if x < EPS { 0.0 } else { x };
+        ActionCosts {
+            no_double: lost(best - self.no_double),
+            double: lost(best - after),
+            take: lost(self.double_take - taker_best),
+            pass: lost(self.double_pass - taker_best),
+            beaver: self.double_beaver.map(|b| lost(b - taker_best)),
+        }
+    }
+}
+
+/// The value each cube choice gives up against the right one (0 for the right one): the
+/// roller's two choices, then the taker's answers to a double. Money values are per unit
+/// of the current cube, match values are match-winning chances.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ActionCosts {
+    pub no_double: f64,
+    /// Doubling, the opponent answering rightly.
+    pub double: f64,
+    pub take: f64,
+    pub pass: f64,
+    /// Money play with beavers only.
+    pub beaver: Option<f64>,
+}
+
+/// Where the cube decision's thresholds lie for a position with the gammon and backgammon
+/// rates of its evaluation, at the score and cube level: the taker's take point (the least
+/// winning chance with which taking is right), the doubler's cash point (the winning
+/// chance from which the taker should pass: one minus the take point), each with the cube
+/// dead after the take, fully live, and at the model's cube efficiency, and the doubler's
+/// too-good point (from which playing on beats the pass).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MarketPoints {
+    /// The taker's take point in the taker's winning chance: dead cube, live cube, model.
+    pub take_dead: f64,
+    pub take_live: f64,
+    pub take: f64,
+    /// The doubler's winning chance from which playing on is worth more than the pass, at
+    /// the model's efficiency; `None` where it never is (a centred money cube under the
+    /// Jacoby rule).
+    pub too_good: Option<f64>,
+}
+
+impl MarketPoints {
+    /// The doubler's cash points (dead, live, model) in the doubler's winning chance.
+    pub fn cash(&self) -> (f64, f64, f64) {
+        (1.0 - self.take_dead, 1.0 - self.take_live, 1.0 - self.take)
+    }
+}
+
+/// The conditional rates of `p`: gammons and backgammons per win, and per loss.
+fn rates(p: &Probabilities) -> [f64; 4] {
+    let w = (p.0[0] as f64).clamp(0.0, 1.0);
+    let rate = |num: f32, den: f64| {
+        if den > 1e-7 {
+            (num as f64 / den).clamp(0.0, 1.0)
+        } else {
+            0.0
+        }
+    };
+    let (wg, lg) = (rate(p.0[1], w), rate(p.0[3], 1.0 - w));
+    [
+        wg,
+        rate(p.0[2], w).min(wg),
+        lg,
+        rate(p.0[4], 1.0 - w).min(lg),
+    ]
+}
+
+/// Probabilities with winning chance `q` and the conditional rates `r` ([`rates`]).
+fn at_chance(q: f64, r: &[f64; 4]) -> Probabilities {
+    Probabilities([
+        q as f32,
+        (q * r[0]) as f32,
+        (q * r[1]) as f32,
+        ((1.0 - q) * r[2]) as f32,
+        ((1.0 - q) * r[3]) as f32,
+    ])
+}
+
+/// The winning chance in `[0, 1]` where `f`, negative below and positive above, changes
+/// sign; `None` when it does not.
+fn crossing(f: impl Fn(f64) -> f64) -> Option<f64> {
+    let (mut lo, mut hi) = (0.0f64, 1.0f64);
+    if f(lo) > 0.0 || f(hi) <= 0.0 {
+        return None;
+    }
+    for _ in 0..45 {
+        let mid = 0.5 * (lo + hi);
+        if f(mid) > 0.0 {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    Some(0.5 * (lo + hi))
+}
+
+/// The take, cash and too-good points of a double by the roller with probabilities `p`
+/// ([`MarketPoints`]), at the model's efficiency `x`; `None` where the roller cannot
+/// usefully double (the opponent's cube, the Crawford game, a cube already dead for it).
+///
+/// Money play: with `W` and `L` the roller's average win and loss in points (from the
+/// gammon and backgammon rates), the taker risks `W - 1/2` cubes to gain `L + 1/2`, plus
+/// the value of owning the cube, which Janowski's model gives as `x/2` of a cube at the
+/// take point: the take point is `(W - 1/2) / (W + L + x/2)`; `x = 0` is the dead cube and
+/// `x = 1` the fully live one (Janowski 1993; gnubg's market window gives the same two).
+/// Match play: the same question in match-winning chances from the match equity table at
+/// the score, for the cube after the take and the levels above it as the model values them.
+pub fn market_points(
+    p: &Probabilities,
+    view: &CubeView,
+    settings: &CubeSettings,
+    x: f64,
+) -> Option<MarketPoints> {
+    if view.owner == CubeOwner::Opponent || view.crawford {
+        return None;
+    }
+    let take_at = |eff: f64| -> Option<f64> {
+        if view.is_money() {
+            let (w, l) = win_loss_values(p);
+            Some((w - 0.5) / (w + l + 0.5 * eff))
+        } else {
+            let m = MatchModel::new(p, view, eff);
+            m.cash.first().copied().flatten().map(|c| 1.0 - c)
+        }
+    };
+    let r = rates(p);
+    let too_good = crossing(|q| {
+        let d = analyse(&at_chance(q, &r), view, settings, x);
+        d.no_double - d.double_pass
+    });
+    Some(MarketPoints {
+        take_dead: take_at(0.0)?,
+        take_live: take_at(1.0)?,
+        take: take_at(x)?,
+        too_good,
+    })
+}
+
 /// The taker's take point: the least winning chance with which the side being doubled
 /// should take, for a position with the gammon and backgammon rates of `p` (the roller's
 /// probabilities) and the cube of `view`. Found by bisection on the roller's winning
@@ -545,41 +719,13 @@ pub fn take_point(
     settings: &CubeSettings,
     x: f64,
 ) -> Option<f64> {
-    let w = (p.0[0] as f64).clamp(0.0, 1.0);
-    let rate = |num: f32, den: f64| {
-        if den > 1e-7 {
-            (num as f64 / den).clamp(0.0, 1.0)
-        } else {
-            0.0
-        }
-    };
-    let (wg, wbg) = (rate(p.0[1], w), rate(p.0[2], w));
-    let (lg, lbg) = (rate(p.0[3], 1.0 - w), rate(p.0[4], 1.0 - w));
-    let at = |q: f64| {
-        let probs = Probabilities([
-            q as f32,
-            (q * wg) as f32,
-            (q * wbg.min(wg)) as f32,
-            ((1.0 - q) * lg) as f32,
-            ((1.0 - q) * lbg.min(lg)) as f32,
-        ]);
-        let d = analyse(&probs, view, settings, x);
-        d.double_take - d.double_pass
-    };
+    let r = rates(p);
     // Taking is better for the taker (worse for the roller) below the point.
-    let (mut lo, mut hi) = (0.0f64, 1.0f64);
-    if at(lo) > 0.0 || at(hi) <= 0.0 {
-        return None;
-    }
-    for _ in 0..40 {
-        let mid = 0.5 * (lo + hi);
-        if at(mid) > 0.0 {
-            hi = mid;
-        } else {
-            lo = mid;
-        }
-    }
-    Some(1.0 - 0.5 * (lo + hi))
+    crossing(|q| {
+        let d = analyse(&at_chance(q, &r), view, settings, x);
+        d.double_take - d.double_pass
+    })
+    .map(|q| 1.0 - q)
 }
 
 #[cfg(test)]
@@ -859,6 +1005,127 @@ mod tests {
         let mine = cubeful_value(&p, &view(17, 17, 2, CubeOwner::Me), &settings(), 0.68);
         let theirs = cubeful_value(&p, &view(17, 17, 2, CubeOwner::Opponent), &settings(), 0.68);
         assert!(mine > theirs);
+    }
+
+    #[test]
+    #[allow(clippy::unwrap_used)]
+    fn money_take_and_cash_points_without_gammons_are_the_textbook_ones() {
+        let p = gammonless(0.6);
+        let x = 0.68;
+        let pt = market_points(&p, &money(CubeOwner::Centered), &settings(), x).unwrap();
+        assert!((pt.take_dead - 0.25).abs() < 1e-9, "{pt:?}");
+        assert!((pt.take_live - 0.2).abs() < 1e-9, "{pt:?}");
+        assert!((pt.take - 0.5 / (2.0 + 0.5 * x)).abs() < 1e-9, "{pt:?}");
+        let (cash_dead, cash_live, _) = pt.cash();
+        assert!((cash_dead - 0.75).abs() < 1e-9 && (cash_live - 0.8).abs() < 1e-9);
+        // Without gammons playing on is never worth more than a pass.
+        assert_eq!(pt.too_good, None);
+        // The same points for a redouble, and none where the cube is the opponent's.
+        let owned = market_points(&p, &money(CubeOwner::Me), &settings(), x).unwrap();
+        assert_eq!(owned.take, pt.take);
+        assert!(market_points(&p, &money(CubeOwner::Opponent), &settings(), x).is_none());
+    }
+
+    #[test]
+    #[allow(clippy::unwrap_used)]
+    fn money_take_points_with_gammons_follow_the_average_win_and_loss() {
+        // The doubler wins a gammon in a quarter of its wins (W = 1.25) and loses one in a
+        // tenth of its losses (L = 1.1): the taker risks W - 1/2 to win L + 1/2.
+        let p = Probabilities([0.7, 0.175, 0.0, 0.03, 0.0]);
+        let (w, l) = (1.25, 1.1);
+        let x = 0.68;
+        let pt = market_points(&p, &money(CubeOwner::Centered), &settings(), x).unwrap();
+        assert!((pt.take_dead - (w - 0.5) / (w + l)).abs() < 1e-6, "{pt:?}");
+        assert!(
+            (pt.take_live - (w - 0.5) / (w + l + 0.5)).abs() < 1e-6,
+            "{pt:?}"
+        );
+        // The closed form at the model's efficiency is where take and pass are worth the
+        // same in the cube model itself.
+        let bisected = take_point(&p, &money(CubeOwner::Centered), &settings(), x).unwrap();
+        assert!((pt.take - bisected).abs() < 1e-6, "{} {bisected}", pt.take);
+        // The doubler's too-good point: dead cube, (L + 1) / (W + L) (its cubeless equity
+        // reaches one point); with a live cube, the cash point itself.
+        let dead = market_points(&p, &money(CubeOwner::Centered), &settings(), 0.0).unwrap();
+        assert!((dead.too_good.unwrap() - (l + 1.0) / (w + l)).abs() < 1e-6);
+        let live = market_points(&p, &money(CubeOwner::Centered), &settings(), 1.0).unwrap();
+        assert!((live.too_good.unwrap() - live.cash().1).abs() < 1e-6);
+        // Under the Jacoby rule a centred cube is never too good to turn.
+        let jacoby = CubeSettings {
+            jacoby: true,
+            ..settings()
+        };
+        let pt = market_points(&p, &money(CubeOwner::Centered), &jacoby, x).unwrap();
+        assert_eq!(pt.too_good, None);
+    }
+
+    #[test]
+    #[allow(clippy::unwrap_used)]
+    fn two_away_two_away_points_come_from_the_table() {
+        // After the take the 2-cube is dead for both: the taker needs what passing to
+        // 2-away/1-away (Crawford) leaves it, 32.26%, dead or live, gammons or not.
+        for p in [gammonless(0.6), Probabilities([0.6, 0.2, 0.01, 0.1, 0.0])] {
+            let v = view(2, 2, 1, CubeOwner::Centered);
+            let pt = market_points(&p, &v, &settings(), 0.68).unwrap();
+            let tp = met::mwc(2, 1, false);
+            assert!((tp - 0.32264).abs() < 1e-9);
+            for t in [pt.take_dead, pt.take_live, pt.take] {
+                assert!((t - tp).abs() < 1e-6, "{pt:?}");
+            }
+            assert!((pt.cash().2 - 0.67736).abs() < 1e-6);
+        }
+        // The Crawford game and a dead cube have no points.
+        let mut crawford = view(1, 3, 1, CubeOwner::Centered);
+        crawford.crawford = true;
+        assert!(market_points(&gammonless(0.6), &crawford, &settings(), 0.68).is_none());
+        let dead = view(2, 3, 2, CubeOwner::Me);
+        assert!(market_points(&gammonless(0.6), &dead, &settings(), 0.68).is_none());
+    }
+
+    #[test]
+    #[allow(clippy::unwrap_used)]
+    fn match_take_points_agree_with_the_bisection() {
+        let p = Probabilities([0.6, 0.15, 0.01, 0.1, 0.004]);
+        for (a, b) in [(7, 7), (5, 3), (3, 5), (11, 4)] {
+            let v = view(a, b, 1, CubeOwner::Centered);
+            let pt = market_points(&p, &v, &settings(), 0.68).unwrap();
+            let bisected = take_point(&p, &v, &settings(), 0.68).unwrap();
+            assert!(
+                (pt.take - bisected).abs() < 1e-6,
+                "{a} {b}: {pt:?} {bisected}"
+            );
+            if a == b {
+                // At an even score the taker's recube is worth something: live below dead.
+                assert!(pt.take_live <= pt.take + 1e-9 && pt.take <= pt.take_dead + 1e-9);
+            }
+        }
+    }
+
+    #[test]
+    fn costs_measure_each_wrong_action_against_the_right_one() {
+        let s = settings();
+        // Double, take: not doubling and passing are the errors.
+        let d = analyse(&gammonless(0.74), &money(CubeOwner::Centered), &s, 0.68);
+        assert_eq!(d.action, DoubleAction::DoubleTake);
+        let c = d.costs();
+        assert_eq!((c.double, c.take), (0.0, 0.0));
+        assert!((c.no_double - (d.double_take - d.no_double)).abs() < 1e-12);
+        assert!((c.pass - (d.double_pass - d.double_take)).abs() < 1e-12);
+        assert_eq!(c.beaver, None);
+        // No double, take.
+        let d = analyse(&gammonless(0.55), &money(CubeOwner::Centered), &s, 0.68);
+        let c = d.costs();
+        assert_eq!(d.action, DoubleAction::NoDouble);
+        assert_eq!(c.no_double, 0.0);
+        assert!((c.double - (d.no_double - d.double_take)).abs() < 1e-12);
+        // Too good: doubling costs the gammons given up for a single point.
+        let p = Probabilities([0.92, 0.6, 0.05, 0.0, 0.0]);
+        let d = analyse(&p, &money(CubeOwner::Centered), &s, 0.68);
+        assert_eq!(d.action, DoubleAction::TooGood);
+        let c = d.costs();
+        assert!((c.double - (d.no_double - 1.0)).abs() < 1e-12, "{c:?}");
+        assert_eq!(c.pass, 0.0);
+        assert!(c.take > 0.0);
     }
 
     #[test]

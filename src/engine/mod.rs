@@ -27,6 +27,7 @@ use crate::game::{CubeOwner, Decision, Dice, MatchState, Play, Position};
 use crate::search::{Algorithm, Cancel, SearchSettings, Searcher, Utility};
 
 pub mod build;
+pub mod cube_detail;
 pub mod game;
 pub mod names;
 pub mod spec;
