@@ -122,6 +122,32 @@ fn the_cube_decision_agrees_with_the_command_line() {
             }
         }
         assert_eq!(api["evaluation"]["roller"], cli["evaluation"]["roller"]);
+        // The detail: gnubg's wording, take and cash points, costs, market losers.
+        for k in ["proper_text", "too_good"] {
+            assert_eq!(api["cube"][k], cli["cube"][k], "{pos} {k}");
+        }
+        let numbers = |v: &Value| -> Vec<(String, i64)> {
+            let mut out = Vec::new();
+            for k in ["cubeless", "take_point", "cash_point", "too_good_point"] {
+                if let Some(x) = v.get(k).filter(|x| !x.is_null()) {
+                    out.push((k.to_string(), round(x)));
+                }
+            }
+            for group in ["take_points", "cash_points", "costs", "market_losers"] {
+                if let Some(m) = v.get(group).and_then(Value::as_object) {
+                    out.extend(m.iter().map(|(k, x)| (format!("{group}.{k}"), round(x))));
+                }
+            }
+            out
+        };
+        assert_eq!(numbers(&api["cube"]), numbers(&cli["cube"]), "{pos}");
+        let available = cli["cube"]["cube_available"] == true;
+        assert_eq!(api["cube"].get("costs").is_some(), available, "{pos}");
+        assert_eq!(
+            api["cube"].get("market_losers").is_some(),
+            available,
+            "{pos}"
+        );
     }
 }
 

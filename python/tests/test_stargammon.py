@@ -151,6 +151,27 @@ def test_cube_matches_the_cli():
     assert engine.cube(stargammon.Position.parse(OPENING))["cube"]["action"] == "no double"
 
 
+def test_cube_detail_in_gnubgs_terms():
+    engine = stargammon.Engine("net,cube_depth=1")
+    # 2-away/2-away: after the take the cube is dead for both sides, so the take point is
+    # the table's 2-away/1-away Crawford chance whatever the model.
+    c = engine.cube(stargammon.Position.parse("4HPwATDgc/ABMA:cAngAFAAKAAE"))["cube"]
+    for k in ("dead", "live", "model"):
+        assert abs(c["take_points"][k] - 0.32264) < 1e-5
+        assert abs(c["cash_points"][k] - 0.67736) < 1e-5
+    assert c["proper_text"] == "Double, take"
+    assert c["costs"]["double"] == 0 and c["costs"]["take"] == 0
+    assert c["costs"]["no_double"] > 0 and c["costs"]["pass"] > 0
+    # A gammonless race: the money points are the textbook 25% (dead) and 20% (live).
+    race = "2+4OAADb3Q0AAA:MAEAAAAAAAAA"
+    c = engine.cube(stargammon.Position.parse(race))["cube"]
+    assert abs(c["take_points"]["dead"] - 0.25) < 1e-3
+    assert abs(c["take_points"]["live"] - 0.20) < 1e-3
+    assert c["too_good_point"] is None
+    assert 0 < c["market_losers"]["pass"] < 1
+    assert c == cli_json("hint", race, "--plies", "0")["cube"]
+
+
 def test_evaluate_and_choose():
     engine = stargammon.Engine("net")
     p = stargammon.Position.parse(OPENING)

@@ -8,9 +8,10 @@ use super::api::{on_pool, request_engine};
 use super::params::{before_roll, Params};
 use super::reply::{describe, internal, pool_error, probs_json, r6, value_unit};
 use super::{ApiError, App};
+use crate::engine::cube_detail::{cube_detail, proper_action_text};
 use crate::engine::{cube_answer, no_cube_reason, Depth, Engine, EvalOptions, Work};
 use crate::game::{Decision, MatchState};
-use crate::search::SearchOutcome;
+use crate::search::{Cancel, SearchOutcome};
 use crate::server::{Detail, Searched};
 
 /// `/v1/cube`: the cube decision with cubeful equities, written on the worker that
@@ -49,7 +50,9 @@ fn decision(engine: &Engine, state: &MatchState, searched: Searched) -> Result<S
     };
     let probs = e.probs;
     let reached = e.depth;
-    let analysis = engine.cube_analysis(state, &probs);
+    let detail = cube_detail(engine, state, &probs, &Cancel::new())
+        .map_err(|e| internal(&format!("the cube detail: {e}")))?;
+    let analysis = detail.analysis;
     let taking = state.decision == Decision::TakeOrDrop;
     let mut equities = json!({
         "no_double": r6(analysis.no_double),
@@ -74,6 +77,11 @@ fn decision(engine: &Engine, state: &MatchState, searched: Searched) -> Result<S
             "equities": equities,
             "unit": value_unit(state),
             "proper": analysis.action.to_string(),
+            "proper_text": if blocked.is_some() {
+                "No double".to_string()
+            } else {
+                proper_action_text(state, &analysis)
+            },
             "response": analysis.response.to_string(),
             "efficiency": analysis.efficiency,
             "jacoby": cube.jacoby,
@@ -89,6 +97,9 @@ fn decision(engine: &Engine, state: &MatchState, searched: Searched) -> Result<S
         "capped_from": searched.capped_from,
         "ms": e.elapsed.as_secs_f64() * 1000.0,
     });
+    if let Some(fields) = answer["cube"].as_object_mut() {
+        fields.extend(detail.json_fields());
+    }
     if let Some((code, why)) = blocked {
         answer["cube"]["reason"] = json!(code);
         answer["cube"]["reason_text"] = json!(why);

@@ -100,7 +100,15 @@ class CubeAnswer(TypedDict, total=False):
     reason: str
     reason_text: str
     take_point: float
+    cash_point: float
+    too_good_point: Optional[float]
+    take_points: Dict[str, float]
+    cash_points: Dict[str, float]
     taker_wins: float
+    doubler_wins: float
+    cubeless: float
+    costs: Dict[str, float]
+    market_losers: Dict[str, float]
 
 class CubeHint(TypedDict):
     position_id: str
