@@ -154,7 +154,7 @@ pub fn parse_depth(s: &str) -> Result<u8, SettingError> {
 pub enum PlayOrder {
     /// Generation order.
     None,
-    /// [`order::heuristic_score`]: hits, points made, exposed blots. No evaluations.
+    /// [`crate::game::core::heuristic_score`]: hits, points made, exposed blots. No evaluations.
     Heuristic,
     /// The evaluator's static value of each play (costs one evaluation per play, cached).
     Evaluator,
@@ -165,7 +165,7 @@ pub enum PlayOrder {
 pub enum ProbeChoice {
     /// The first generated play.
     First,
-    /// The best play by [`order::heuristic_score`] (the paper's rule, refined).
+    /// The best play by [`crate::game::core::heuristic_score`] (the paper's rule, refined).
     Heuristic,
     /// The best play by static evaluation where the child is deeper than depth 1, the
     /// heuristic at depth 1 (where evaluating every play is the full search).
