@@ -180,7 +180,7 @@ impl Default for EngineConfig {
             evaluator: EvaluatorKind::Net(None),
             algorithm: Algorithm::Filter,
             depth: Depth::FIVE,
-            cube_depth: Depth::THREE,
+            cube_depth: Depth::FIVE,
             time_ms: Budget::from_millis(500),
             min_depth: Depth::THREE,
             cubeful_plays: true,
@@ -696,7 +696,7 @@ mod tests {
         let e = c.engine_spec();
         assert_eq!(
             (e.depth.get(), e.min_depth.get(), e.cube_depth.get()),
-            (5, 3, 3)
+            (5, 3, 5)
         );
         assert!(e.budget.duration().is_some_and(|b| b.as_millis() <= 1000));
         let text = include_str!("../config/throughput.toml");
@@ -755,7 +755,7 @@ mod tests {
         assert_eq!(c.engine.depth.get(), 3);
         assert_eq!(
             c.engine_spec().to_string(),
-            "net,depth=3,algorithm=filter,cube_depth=3,time_ms=500,min_depth=3,cubeful_plays=on,tt_megabytes=64,filter=9:0.16/3:0.06"
+            "net,depth=3,algorithm=filter,cube_depth=5,time_ms=500,min_depth=3,cubeful_plays=on,tt_megabytes=64,filter=9:0.16/3:0.06"
         );
         let e = Config::from_toml("[engine]\nevaluator = \"alpha\"\n", "t").unwrap_err();
         assert!(e.to_string().contains("unknown player 'alpha'"), "{e}");
@@ -771,7 +771,7 @@ mod tests {
             Config::from_toml("[engine]\ndepth = 5\nmin_depth = 3\ntime_ms = 400\n", "t").unwrap();
         assert_eq!(
             c.engine_spec().to_string(),
-            "net,depth=5,algorithm=filter,cube_depth=3,time_ms=400,min_depth=3,cubeful_plays=on,tt_megabytes=64,filter=9:0.16/3:0.06"
+            "net,depth=5,algorithm=filter,cube_depth=5,time_ms=400,min_depth=3,cubeful_plays=on,tt_megabytes=64,filter=9:0.16/3:0.06"
         );
         // One line away from the depth-1 engine: the guaranteed depth follows the depth.
         let c = Config::from_toml("[engine]\ndepth = 1\n", "t").unwrap();

@@ -159,8 +159,8 @@ fn spec_parser() {
     assert!(matches!(err("net,depth"), SpecError::MalformedOption(_)));
     assert_eq!(
         err("net,breadth=2").to_string(),
-        "unknown option 'breadth' for player 'net' (known: depth, algo, noise, cube_noise, cube_depth, time, min_depth, cubeful, \
-         tt, playouts, playout, truncate, precision, filter, width)"
+        "unknown option 'breadth' for player 'net' (known: depth, algorithm, noise, cube_noise, cube_depth, time_ms, min_depth, \
+         cubeful_plays, tt_megabytes, playouts, playout, truncate, precision, filter, width)"
     );
     // Search depths are odd: depth=2 is refused when the spec is parsed.
     assert!(matches!(err("net,depth=2"), SpecError::BadValue { .. }));
