@@ -18,7 +18,6 @@
 use crate::cube::{self, CubeView};
 use crate::engine::{build as engine_build, EngineSpec};
 use crate::eval::luck::{After, Judge};
-use crate::eval::Probabilities;
 use crate::game::{CubeOwner, Dice, Position};
 
 use super::referee::{Event, GameRecord, GameSetup};
@@ -60,22 +59,6 @@ pub fn duel_luck(judge: &mut Judge, turns: &[(Position, Dice)]) -> f64 {
     net
 }
 
-/// The mover's match-winning chance if the game ended as `p` says, with the cube at
-/// `cube`, for a mover needing `away` points against `opp_away`.
-fn match_value(p: &Probabilities, view: &CubeView) -> f64 {
-    let Some((win, lose)) = cube::result_chances(view) else {
-        return p.equity() as f64;
-    };
-    let q = p.0.map(f64::from);
-    let (w, wg, wbg, lg, lbg) = (q[0], q[1], q[2], q[3], q[4]);
-    (w - wg) * win[0]
-        + (wg - wbg) * win[1]
-        + wbg * win[2]
-        + (1.0 - w - lg) * lose[0]
-        + (lg - lbg) * lose[1]
-        + lbg * lose[2]
-}
-
 /// A's luck minus B's over one refereed game, `a_seat` being the seat A sat in: in points
 /// (the judge's cubeless equity times the cube) in money play, in match-winning chance
 /// at the score in match play. The game is replayed from its events: every roll, the
@@ -111,7 +94,10 @@ pub fn game_luck(judge: &mut Judge, setup: &GameSetup, record: &GameRecord, a_se
                         post_crawford: setup.post_crawford,
                     };
                     judge.luck(&position, *dice, first, |a: &After| {
-                        match_value(&a.probabilities(), &view)
+                        cube::value_at_score(
+                            &a.probabilities(),
+                            cube::result_chances(&view).as_ref(),
+                        )
                     })
                 };
                 if seat == a_seat {

@@ -451,6 +451,23 @@ pub fn cubeful_value(p: &Probabilities, view: &CubeView, settings: &CubeSettings
     }
 }
 
+/// The cubeless value of a side with probabilities `p`: its money equity, or, given its
+/// match-winning chances after each result (`chances`, as [`result_chances`] gives them),
+/// its match-winning chance if the game ended as `p` says.
+pub fn value_at_score(p: &Probabilities, chances: Option<&([f64; 3], [f64; 3])>) -> f64 {
+    let Some((win, lose)) = chances else {
+        return p.equity() as f64;
+    };
+    let q = p.0.map(f64::from);
+    let (w, wg, wbg, lg, lbg) = (q[0], q[1], q[2], q[3], q[4]);
+    (w - wg) * win[0]
+        + (wg - wbg) * win[1]
+        + wbg * win[2]
+        + (1.0 - w - lg) * lose[0]
+        + (lg - lbg) * lose[1]
+        + lbg * lose[2]
+}
+
 /// The roller's match-winning chances after it wins (`.0[k]`) or loses (`.1[k]`) a single
 /// game (k = 0), a gammon (1) or a backgammon (2) with the cube where it is; `None` in
 /// money play.

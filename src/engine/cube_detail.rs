@@ -79,22 +79,6 @@ pub fn cube_detail(
     })
 }
 
-/// The cubeless value at the score of a side with probabilities `p`: money equity, or its
-/// match-winning chance from `chances` ([`cube::result_chances`]).
-fn score_value(p: &Probabilities, chances: &Option<([f64; 3], [f64; 3])>) -> f64 {
-    let Some((win, lose)) = chances else {
-        return p.equity() as f64;
-    };
-    let pr = p.0.map(f64::from);
-    let (w, wg, wbg, lg, lbg) = (pr[0], pr[1], pr[2], pr[3], pr[4]);
-    (w - wg) * win[0]
-        + (wg - wbg) * win[1]
-        + wbg * win[2]
-        + (1.0 - w - lg) * lose[0]
-        + (lg - lbg) * lose[1]
-        + lbg * lose[2]
-}
-
 /// After the best play of `dice` in `pos` by the evaluator: the position (the other side
 /// to act) and that side's probabilities, or `None` when the play ends the game.
 fn best_reply(
@@ -115,8 +99,8 @@ fn best_reply(
         .evaluate_batch(&next, &mut probs);
     // The mover's value of each play is its own view of the probabilities after it.
     let best = (0..next.len()).max_by(|&a, &b| {
-        let va = score_value(&probs[a].invert(), chances);
-        let vb = score_value(&probs[b].invert(), chances);
+        let va = crate::cube::value_at_score(&probs[a].invert(), chances.as_ref());
+        let vb = crate::cube::value_at_score(&probs[b].invert(), chances.as_ref());
         va.total_cmp(&vb).then(b.cmp(&a))
     })?;
     Some((next[best], probs[best]))

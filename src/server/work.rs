@@ -176,19 +176,8 @@ impl Shared {
                 utility,
             } => (Query::Position { position }, depth, utility),
         };
-        let (mut settings, capped_from) = request_settings(&self.plan, depth, &self.server);
+        let (mut settings, capped_from) = self.capped_settings(depth, detail);
         settings.utility = utility;
-        if let Detail::Ranked(n) = detail {
-            settings.rank = n;
-            settings.probabilities = true;
-        }
-        if let Some(asked) = capped_from {
-            info!(
-                asked,
-                cap = self.server.max_request_depth.get(),
-                "request deeper than server.max_request_depth: answered at the cap"
-            );
-        }
         self.submit(query, settings, move |outcome| {
             finish(
                 &engine,
@@ -215,7 +204,23 @@ impl Shared {
     ) -> Result<MoveDecision<TavliPlay>, String> {
         let searcher = self.tavli_searcher(position.variant())?;
         let asked = depth.unwrap_or(self.engine.settings().depth);
-        let (mut settings, capped_from) = request_settings(&self.plan, asked, &self.server);
+        let (settings, _) = self.capped_settings(asked, detail);
+        let query = Query::Tavli {
+            searcher,
+            position,
+            dice,
+        };
+        match self.submit(query, settings, |outcome| outcome).await {
+            Ok(SearchOutcome::Tavli(d)) => Ok(d),
+            Ok(_) => Err(PoolError::Failed.to_string()),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+
+    /// The settings of a request at `depth` under the server's caps ([`request_settings`])
+    /// with `detail`'s ranking, and the depth asked for when the cap lowered it (logged).
+    fn capped_settings(&self, depth: u32, detail: Detail) -> (SearchSettings, Option<u32>) {
+        let (mut settings, capped_from) = request_settings(&self.plan, depth, &self.server);
         if let Detail::Ranked(n) = detail {
             settings.rank = n;
             settings.probabilities = true;
@@ -227,16 +232,7 @@ impl Shared {
                 "request deeper than server.max_request_depth: answered at the cap"
             );
         }
-        let query = Query::Tavli {
-            searcher,
-            position,
-            dice,
-        };
-        match self.submit(query, settings, |outcome| outcome).await {
-            Ok(SearchOutcome::Tavli(d)) => Ok(d),
-            Ok(_) => Err(PoolError::Failed.to_string()),
-            Err(e) => Err(e.to_string()),
-        }
+        (settings, capped_from)
     }
 
     /// Submits one query to the pool with a queue slot of its lane (waiting for one:
