@@ -2,21 +2,21 @@
 //! decision (double or roll, take or drop) from the searched probabilities.
 //!
 //! Position input: `POS` in any format [`parse_pos_arg`] reads (gnubg ids, XGID, FIBS
-//! board), or `--slots` with the 26 signed slot counts of [`Position`] (side to act's
+//! board), or `--slots` with the 26 signed slot counts of [`crate::game::Position`] (side to act's
 //! view, money play, centred cube).
 
 use std::sync::Arc;
 
 use clap::Args;
 
-use super::pos_arg::parse_pos_arg;
+use super::pos_arg::{parse_pos_arg, parse_slots, SlotsError};
 use super::CliError;
 use crate::cube::{CubeDecision, CubeSettings, DoubleAction, TakeAction};
 use crate::engine::build as engine_build;
 use crate::engine::cube_detail::{cube_detail, double_word, proper_action_text, CubeDetail};
 use crate::engine::{Budget, Depth, EngineSpec, EvaluatorKind, PlayProbs};
 use crate::eval::{Evaluator, Probabilities};
-use crate::game::{Decision, Dice, MatchState, Position};
+use crate::game::{Decision, Dice, MatchState};
 use crate::notation::{format_play, MoveStyle};
 use crate::search::{Algorithm, Cancel, MoveDecision, PositionEvaluation, SearchSettings};
 
@@ -246,46 +246,6 @@ pub fn load_evaluator(kind: &EvaluatorKind) -> Result<Arc<dyn Evaluator>, CliErr
     Ok(engine_build::evaluator(kind)?)
 }
 
-/// Why a position argument was rejected.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PosArgError {
-    /// Not a well-formed Position ID or slot list.
-    Syntax(String),
-    /// Well-formed but not a legal position.
-    Illegal(String),
-    Missing,
-}
-
-impl std::fmt::Display for PosArgError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            PosArgError::Syntax(s) => write!(f, "cannot parse position: {s}"),
-            PosArgError::Illegal(s) => write!(f, "not a legal position: {s}"),
-            PosArgError::Missing => f.write_str("a position is required (POS or --slots)"),
-        }
-    }
-}
-
-impl std::error::Error for PosArgError {}
-
-/// Parses 26 comma-separated signed slot counts.
-pub fn parse_slots(text: &str) -> Result<Position, PosArgError> {
-    let mut slots = [0i8; 26];
-    let parts: Vec<&str> = text.split(',').map(str::trim).collect();
-    if parts.len() != 26 {
-        return Err(PosArgError::Syntax(format!(
-            "expected 26 slot counts, got {}",
-            parts.len()
-        )));
-    }
-    for (i, p) in parts.iter().enumerate() {
-        slots[i] = p
-            .parse()
-            .map_err(|_| PosArgError::Syntax(format!("bad slot count {p:?}")))?;
-    }
-    Position::from_slots(slots).map_err(|e| PosArgError::Illegal(e.to_string()))
-}
-
 fn on_off(b: bool) -> &'static str {
     if b {
         "on"
@@ -477,7 +437,7 @@ pub fn run(a: HintArgs) -> Result<(), CliError> {
     let state = match (&a.slots, &a.pos) {
         (Some(s), _) => MatchState::money(parse_slots(s)?, Decision::DoubleOrRoll),
         (None, Some(text)) => parse_pos_arg(text)?,
-        (None, None) => return Err(PosArgError::Missing.into()),
+        (None, None) => return Err(SlotsError::Missing.into()),
     };
     let dice = super::pos_arg::roll_arg(a.dice.as_deref(), &state)?;
     let engine = engine_build::engine(&spec)?;
@@ -982,22 +942,5 @@ impl CubeHint {
             );
         }
         println!(" Decision: {action}");
-    }
-}
-
-#[cfg(test)]
-#[allow(clippy::unwrap_used)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn parses_slots() {
-        let s: Vec<String> = Position::OPENING
-            .slots()
-            .iter()
-            .map(|c| c.to_string())
-            .collect();
-        assert_eq!(parse_slots(&s.join(",")).unwrap(), Position::OPENING);
-        assert!(matches!(parse_slots("1,2"), Err(PosArgError::Syntax(_))));
     }
 }

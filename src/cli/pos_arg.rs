@@ -1,6 +1,7 @@
 //! The `POS` argument of the commands that take a position: every format a user may paste,
 //! read by [`crate::notation::text`] (the HTTP API reads positions with the same function).
 
+use crate::game::Position;
 pub use crate::notation::text::{
     parse_position_text as parse_pos_arg, PositionTextError as PosArgError,
 };
@@ -21,9 +22,63 @@ pub fn roll_arg(
     }
 }
 
+/// Why `--slots` (or a missing position) was rejected.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SlotsError {
+    /// Not a well-formed Position ID or slot list.
+    Syntax(String),
+    /// Well-formed but not a legal position.
+    Illegal(String),
+    Missing,
+}
+
+impl std::fmt::Display for SlotsError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SlotsError::Syntax(s) => write!(f, "cannot parse position: {s}"),
+            SlotsError::Illegal(s) => write!(f, "not a legal position: {s}"),
+            SlotsError::Missing => f.write_str("a position is required (POS or --slots)"),
+        }
+    }
+}
+
+impl std::error::Error for SlotsError {}
+
+/// Parses 26 comma-separated signed slot counts.
+pub fn parse_slots(text: &str) -> Result<Position, SlotsError> {
+    let mut slots = [0i8; 26];
+    let parts: Vec<&str> = text.split(',').map(str::trim).collect();
+    if parts.len() != 26 {
+        return Err(SlotsError::Syntax(format!(
+            "expected 26 slot counts, got {}",
+            parts.len()
+        )));
+    }
+    for (i, p) in parts.iter().enumerate() {
+        slots[i] = p
+            .parse()
+            .map_err(|_| SlotsError::Syntax(format!("bad slot count {p:?}")))?;
+    }
+    Position::from_slots(slots).map_err(|e| SlotsError::Illegal(e.to_string()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parses_slots() {
+        let s: Vec<String> = Position::OPENING
+            .slots()
+            .iter()
+            .map(|c| c.to_string())
+            .collect();
+        assert_eq!(
+            parse_slots(&s.join(",")).expect("the opening slots"),
+            Position::OPENING
+        );
+        assert!(matches!(parse_slots("1,2"), Err(SlotsError::Syntax(_))));
+    }
     use crate::game::{Decision, Position};
 
     #[test]
