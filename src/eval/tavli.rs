@@ -509,10 +509,7 @@ impl TavliNets {
                     return TavliProbs::of_outcome(o);
                 }
                 match pos.to_backgammon() {
-                    Some(bg) => {
-                        let p = ev.evaluate(&bg).0;
-                        TavliProbs([p[0], p[1], p[3]])
-                    }
+                    Some(bg) => TavliProbs::of_probabilities(&ev.evaluate(&bg)),
                     None => TavliProbs([0.5, 0.0, 0.0]),
                 }
             }
@@ -527,6 +524,13 @@ impl TavliProbs {
     pub fn to_probabilities(self) -> super::Probabilities {
         let [w, wd, ld] = self.0;
         super::Probabilities([w, wd, 0.0, ld, 0.0])
+    }
+
+    /// The Tavli games' three chances of five probabilities (a backgammon counts as a
+    /// double game): the inverse of [`TavliProbs::to_probabilities`].
+    #[inline]
+    pub fn of_probabilities(p: &super::Probabilities) -> TavliProbs {
+        TavliProbs([p.0[0], p.0[1], p.0[3]])
     }
 }
 

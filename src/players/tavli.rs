@@ -28,7 +28,6 @@ use crate::engine::EngineSpec;
 use crate::eval::pubeval;
 pub use crate::eval::tavli::TavliNets;
 use crate::eval::tavli::{TavliNet, TavliProbs};
-use crate::game::GamePlay;
 use crate::game::Rng;
 use crate::search::{Cancel, Utility};
 use crate::tavli::position::TavliPosition;
@@ -202,23 +201,13 @@ pub fn hint_plays(decision: &crate::search::MoveDecision<TavliPlay>) -> Vec<Tavl
     decision
         .plays
         .iter()
-        .map(|r| {
-            let p = r.probs.0;
-            TavliHintPlay {
-                play: r.play,
-                notation: crate::tavli::format_play(&r.play),
-                value: r.equity,
-                depth: r.depth,
-                probs: match r.play.ending() {
-                    Some(_) => TavliProbs::of_outcome(
-                        r.play
-                            .after
-                            .result()
-                            .unwrap_or(crate::tavli::position::TavliResult::Tie),
-                    ),
-                    None => TavliProbs([p[0], p[1], p[3]]),
-                },
-            }
+        .map(|r| TavliHintPlay {
+            play: r.play,
+            notation: crate::tavli::format_play(&r.play),
+            value: r.equity,
+            depth: r.depth,
+            // A play that ends the game carries its certain outcome already.
+            probs: TavliProbs::of_probabilities(&r.probs),
         })
         .collect()
 }
