@@ -6,7 +6,7 @@
 
 use proptest::prelude::*;
 use stargammon::game::Dice;
-use stargammon::players::tavli::TavliSpec;
+use stargammon::players::PlayerSpec;
 use stargammon::protocol::tavli::{is_tavli_line, parse_request};
 use stargammon::tavli::{parse_play, parse_position_string, RuleSwitches, TavliPosition, Variant};
 
@@ -26,7 +26,7 @@ fn everything(text: &str) {
             assert!(r.position.result().is_none());
         }
         if v.is_tavli() {
-            let _ = TavliSpec::parse(text, v);
+            let _ = PlayerSpec::parse(text);
             let start = TavliPosition::start(v);
             let _ = parse_play(
                 &start,

@@ -9,16 +9,32 @@ mod common;
 use std::io::{BufRead, BufReader, Write};
 
 use common::ServerThread;
-use stargammon::arena::tavli::{duel_players, play_matches, Seat, TAVLI_ROTATION};
+use stargammon::arena::tavli::{play_matches, Seat, TAVLI_ROTATION};
+use stargammon::arena::{duel_from, DuelConfig, DuelResult};
 use stargammon::config::Config;
-use stargammon::players::tavli::{TavliPlayer, TavliSpec};
-use stargammon::tavli::Variant;
+use stargammon::players::tavli::factory;
+use stargammon::tavli::{TavliPosition, Variant};
 
-fn seat(spec: &TavliSpec) -> Seat {
+fn seat(spec: &str) -> Seat {
     TAVLI_ROTATION
         .iter()
-        .map(|&v| (v, TavliPlayer::build(spec, v, 1).unwrap()))
+        .map(|&v| (v, factory(spec, v).unwrap()))
         .collect()
+}
+
+fn duel(variant: Variant, a: &str, b: &str, games: u64) -> DuelResult {
+    duel_from(
+        TavliPosition::start(variant),
+        &factory(a, variant).unwrap(),
+        &factory(b, variant).unwrap(),
+        &DuelConfig {
+            games,
+            seed: 1,
+            threads: 1,
+            progress: false,
+            judge: None,
+        },
+    )
 }
 
 #[test]
@@ -26,8 +42,7 @@ fn the_server_plays_tavli_matches_over_its_socket() {
     let mut config = Config::throughput();
     config.engine.threads = 2;
     let server = ServerThread::from_config(&config);
-    let remote = TavliSpec::parse(&format!("tcp://{}", server.addr), Variant::Fevga).unwrap();
-    let (a, b) = (seat(&remote), seat(&TavliSpec::Heuristic));
+    let (a, b) = (seat(&format!("tcp://{}", server.addr)), seat("heuristic"));
     let mut records = Vec::new();
     play_matches(3, &TAVLI_ROTATION, [&a, &b], 4, 5, 2, &mut |_, r| {
         records.push(r.clone())
@@ -60,16 +75,7 @@ fn an_engine_answering_illegal_plays_forfeits_its_games() {
         }
     });
     let variant = Variant::Plakoto;
-    let remote = TavliPlayer::build(&TavliSpec::Tcp(addr.to_string()), variant, 1).unwrap();
-    let d = duel_players(
-        variant,
-        [
-            ("tcp".into(), remote),
-            ("heuristic".into(), TavliPlayer::Heuristic),
-        ],
-        6,
-        1,
-    );
+    let d = duel(variant, &format!("tcp://{addr}"), "heuristic", 6);
     assert_eq!(d.forfeits_a, 6);
     assert_eq!(d.ppg, -2.0);
     assert!(d.first_forfeit.unwrap().contains("illegal"));
@@ -77,15 +83,6 @@ fn an_engine_answering_illegal_plays_forfeits_its_games() {
     let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let gone = closed.local_addr().unwrap();
     drop(closed);
-    let remote = TavliPlayer::build(&TavliSpec::Tcp(gone.to_string()), variant, 1).unwrap();
-    let d = duel_players(
-        variant,
-        [
-            ("tcp".into(), remote),
-            ("random".into(), TavliPlayer::Heuristic),
-        ],
-        2,
-        1,
-    );
-    assert_eq!(d.forfeits_a, 2);
+    let d = duel(variant, &format!("tcp://{gone}"), "random", 4);
+    assert_eq!(d.forfeits_a, 4);
 }

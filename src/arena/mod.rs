@@ -1,110 +1,134 @@
-//! In-process games between players, and duels that measure strength honestly.
+//! In-process games between players, and duels that measure strength honestly, in every
+//! game: backgammon without the cube, and the Tavli games.
 //!
 //! A duel plays N/2 *mirrored pairs*: one dice sequence, derived from (seed, pair index),
 //! is played twice with the players swapped, and the mean of the two results is one
 //! sample. Luck largely cancels inside a pair, so the interval computed from the pair
 //! samples is much narrower than from single games. Pairs are spread over threads and
 //! aggregated in index order, so a seed gives the same figures whatever the thread count.
+//! Cubeful games and matches of backgammon are the [`referee`]'s.
 
+pub mod duel;
 pub mod export;
 pub mod luck;
 pub mod referee;
 pub mod stats;
 pub mod tavli;
 
-use crate::game::Rng;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
-use std::time::Instant;
+use crate::game::{Ending, GamePlay, GameResult, Rng};
 
+pub use duel::{duel, duel_from, summarise, summarise_judged, DuelConfig, DuelResult, Judged};
 pub use stats::mean_ci95;
 
-use crate::engine::Action;
-use crate::eval::luck::Judge;
-use crate::game::{
-    generate_plays, splitmix, Decision, Dice, GameResult, MatchState, PlayList, Position,
-};
-use crate::players::{Decide, PlayerFactory};
+use crate::game::{splitmix, Dice, Position};
+use crate::players::{Decide, Game, MONEY};
 
-/// How one game of backgammon ended (no cube), from the first player's view.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct BackgammonOutcome {
-    /// True when the first player (`p0`, who rolled first) won.
-    pub first_won: bool,
-    pub result: GameResult,
-    /// Plays made by both sides.
-    pub plies: u32,
+/// A game longer than this many turns (passes included) is stopped and reported: the
+/// rules end every game, so the guard only keeps a defect from hanging a run.
+pub const MAX_TURNS: u32 = 5_000;
+
+/// How one cubeless game ended, from the first player's view.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GameEnd {
+    /// A play ended it: made by the first player (`by_first`) or the second, with the
+    /// ending for the side that made it.
+    Ended { by_first: bool, ending: Ending },
+    /// Stopped at [`MAX_TURNS`].
+    Unfinished,
+    /// A player's decider failed or answered no legal play: it loses the most a game of
+    /// the kind can cost. `first`: whether it was the first player.
+    Forfeit { first: bool, reason: String },
 }
 
-impl BackgammonOutcome {
-    /// Points for the first player: +1/+2/+3 for a win, negative for a loss.
-    pub fn points(&self) -> i32 {
-        if self.first_won {
-            self.result.points()
-        } else {
-            -self.result.points()
-        }
-    }
+/// One cubeless game: how it ended and how many turns it took (passes included).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CubelessGame {
+    pub end: GameEnd,
+    pub turns: u32,
 }
 
-/// The opening roll: re-rolled until it is not a double, as in real play.
-pub fn opening_roll(rng: &mut Rng) -> Dice {
-    loop {
-        let d = Dice::roll(rng);
-        if !d.is_double() {
-            return d;
-        }
-    }
-}
-
-/// Plays one game from the opening, `p0` rolling first, dice from `rng`.
-pub fn play_game(
-    p0: &mut dyn Decide,
-    p1: &mut dyn Decide,
+/// Plays one cubeless game from `start`: the first player rolls `first_roll`, then the
+/// sides alternate, dice from `rng`. Each side values the final scores as its entry of
+/// `values` says (see [`Game::turn`]); `visit` sees each checker decision (the position
+/// of the side to act, its roll and its legal plays) before the side answers: how
+/// positions are sampled from games between players.
+#[allow(clippy::too_many_arguments)]
+pub fn play_cubeless<G: Game>(
+    start: G,
+    first_roll: Dice,
     rng: &mut Rng,
-    list: &mut PlayList,
-) -> BackgammonOutcome {
-    play_game_visiting(p0, p1, rng, list, |_, _, _| {})
-}
-
-/// [`play_game`], showing `visit` each checker decision (the position of the side to act,
-/// its roll and its legal plays) before the side answers: how positions are sampled from
-/// games between players.
-pub fn play_game_visiting(
-    p0: &mut dyn Decide,
-    p1: &mut dyn Decide,
-    rng: &mut Rng,
-    list: &mut PlayList,
-    mut visit: impl FnMut(&Position, Dice, &PlayList),
-) -> BackgammonOutcome {
-    let mut pos = Position::OPENING;
+    players: [&mut dyn Decide<G>; 2],
+    values: [[f64; 4]; 2],
+    list: &mut G::List,
+    mut visit: impl FnMut(&G, Dice, &[G::Play]),
+) -> CubelessGame {
+    let [first, second] = players;
+    let mut pos = start;
+    let mut dice = first_roll;
     let mut mover = 0usize;
-    let mut plies = 0u32;
-    let mut dice = opening_roll(rng);
-    loop {
-        generate_plays(&pos, dice, list);
+    for turn in 1..=MAX_TURNS {
+        pos.generate(dice, list);
+        if list.is_empty() {
+            // A finished position: no play ended it, which the rules never allow.
+            break;
+        }
         visit(&pos, dice, list);
-        let player: &mut dyn Decide = if mover == 0 { &mut *p0 } else { &mut *p1 };
-        let state = MatchState::money(pos, Decision::Move(dice));
-        // In-process players answer checker plays with a legal play (the referee, not
-        // the duel, is where untrusted answers are checked); should one ever fail, the
-        // first legal play keeps the duel going.
-        let play = match player.decide(&state, list) {
-            Ok(Action::Move(p)) => p,
-            _ => list[0],
+        let player: &mut dyn Decide<G> = if mover == 0 {
+            &mut *first
+        } else {
+            &mut *second
         };
-        plies += 1;
-        if let Some(result) = play.position.mover_result() {
-            return BackgammonOutcome {
-                first_won: mover == 0,
-                result,
-                plies,
+        let forfeit = |reason: String| CubelessGame {
+            end: GameEnd::Forfeit {
+                first: mover == 0,
+                reason,
+            },
+            turns: turn,
+        };
+        let play = match player.decide(&G::turn(pos, dice, values[mover]), list) {
+            Ok(action) => match G::play_of(action) {
+                Some(p) if list.iter().any(|q| q.after() == p.after()) => p,
+                Some(p) => return forfeit(format!("illegal play {p:?}")),
+                None => return forfeit("a cube action at a checker play".into()),
+            },
+            Err(e) => return forfeit(e.to_string()),
+        };
+        if let Some(ending) = play.ending() {
+            return CubelessGame {
+                end: GameEnd::Ended {
+                    by_first: mover == 0,
+                    ending,
+                },
+                turns: turn,
             };
         }
-        pos = play.next_position();
+        pos = play.next();
         mover ^= 1;
-        dice = Dice::roll(rng);
+        dice = rng.dice();
     }
+    CubelessGame {
+        end: GameEnd::Unfinished,
+        turns: MAX_TURNS,
+    }
+}
+
+/// The opening roll of backgammon: re-rolled until it is not a double, as in real play.
+pub fn opening_roll(rng: &mut Rng) -> Dice {
+    <Position as Game>::opening_roll(rng)
+}
+
+/// [`play_cubeless`] of a money game from `start`, the first player rolling the game's
+/// opening roll from `rng`, both sides playing for points.
+pub fn play_game_visiting<G: Game>(
+    start: G,
+    p0: &mut dyn Decide<G>,
+    p1: &mut dyn Decide<G>,
+    rng: &mut Rng,
+    list: &mut G::List,
+    visit: impl FnMut(&G, Dice, &[G::Play]),
+) -> CubelessGame {
+    let dice = G::opening_roll(rng);
+    play_cubeless(start, dice, rng, [p0, p1], [MONEY; 2], list, visit)
 }
 
 /// The seed of pair `index` in a duel seeded with `seed`.
@@ -112,39 +136,106 @@ pub fn pair_seed(seed: u64, index: u64) -> u64 {
     splitmix(seed ^ splitmix(index.wrapping_add(0x5EED)))
 }
 
-/// Both games of a mirrored pair, from A's view: (A rolled first, B rolled first).
-pub fn play_pair(
-    a: &mut dyn Decide,
-    b: &mut dyn Decide,
+/// One game's result from A's view.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PairGame {
+    /// A won (`a_won`) or B did, `result` the size of the win (a double game of the Tavli
+    /// games is a gammon).
+    Won { a_won: bool, result: GameResult },
+    /// Neither side won (Plakoto, both mothers pinned).
+    Tie,
+    /// Stopped at [`MAX_TURNS`]; it counts 0 points.
+    Unfinished,
+    /// A (`a_forfeited`) or B forfeited, losing `points`.
+    Forfeit {
+        a_forfeited: bool,
+        points: i32,
+        reason: String,
+    },
+}
+
+impl PairGame {
+    /// Points to A (negative when A lost).
+    pub fn points(&self) -> i32 {
+        match self {
+            PairGame::Won { a_won, result } => {
+                if *a_won {
+                    result.points()
+                } else {
+                    -result.points()
+                }
+            }
+            PairGame::Tie | PairGame::Unfinished => 0,
+            PairGame::Forfeit {
+                a_forfeited,
+                points,
+                ..
+            } => {
+                if *a_forfeited {
+                    -points
+                } else {
+                    *points
+                }
+            }
+        }
+    }
+
+    /// A game's end from its first player's view as A's result: `a_first` whether A
+    /// played first.
+    fn of(end: GameEnd, a_first: bool, most: i32) -> PairGame {
+        match end {
+            GameEnd::Ended { by_first, ending } => match ending {
+                Ending::Won(result) => PairGame::Won {
+                    a_won: by_first == a_first,
+                    result,
+                },
+                Ending::Tie => PairGame::Tie,
+            },
+            GameEnd::Unfinished => PairGame::Unfinished,
+            GameEnd::Forfeit { first, reason } => PairGame::Forfeit {
+                a_forfeited: first == a_first,
+                points: most,
+                reason,
+            },
+        }
+    }
+}
+
+/// Both games of a mirrored pair, from A's view: (A rolled first, B rolled first), each
+/// from `start`.
+pub fn play_pair<G: Judged>(
+    start: G,
+    a: &mut dyn Decide<G>,
+    b: &mut dyn Decide<G>,
     seed: u64,
-    list: &mut PlayList,
+    list: &mut G::List,
 ) -> [PairGame; 2] {
-    play_pair_judged(a, b, seed, list, None).0
+    play_pair_judged(start, a, b, seed, list, None).0
 }
 
 /// [`play_pair`], with A's net luck in each game (A's luck minus B's, see [`luck`]) when
 /// a judge is given (zero otherwise).
-pub fn play_pair_judged(
-    a: &mut dyn Decide,
-    b: &mut dyn Decide,
+pub fn play_pair_judged<G: Judged>(
+    start: G,
+    a: &mut dyn Decide<G>,
+    b: &mut dyn Decide<G>,
     seed: u64,
-    list: &mut PlayList,
-    mut judge: Option<&mut Judge>,
+    list: &mut G::List,
+    mut judge: Option<&mut G::Judge>,
 ) -> ([PairGame; 2], [f64; 2]) {
-    let mut turns: Vec<(Position, Dice)> = Vec::new();
-    let mut game = |first: &mut dyn Decide, second: &mut dyn Decide, list: &mut PlayList| {
+    let mut turns: Vec<(G, Dice)> = Vec::new();
+    let mut game = |first: &mut dyn Decide<G>, second: &mut dyn Decide<G>, list: &mut G::List| {
         let mut rng = Rng::seeded(seed);
         turns.clear();
-        let outcome = if judge.is_some() {
-            play_game_visiting(first, second, &mut rng, list, |pos, dice, _| {
+        let judged = judge.is_some();
+        let outcome = play_game_visiting(start, first, second, &mut rng, list, |pos, dice, _| {
+            if judged {
                 turns.push((*pos, dice))
-            })
-        } else {
-            play_game(first, second, &mut rng, list)
-        };
+            }
+        });
         let luck = judge
             .as_deref_mut()
-            .map_or(0.0, |j| luck::duel_luck(j, &turns));
+            .map_or(0.0, |j| G::game_luck(j, &turns));
         (outcome, luck)
     };
     a.new_game(splitmix(seed ^ 1));
@@ -154,239 +245,8 @@ pub fn play_pair_judged(
     b.new_game(splitmix(seed ^ 4));
     let (g2, l2) = game(b, a, list);
     let games = [
-        PairGame {
-            a_won: g1.first_won,
-            result: g1.result,
-        },
-        PairGame {
-            a_won: !g2.first_won,
-            result: g2.result,
-        },
+        PairGame::of(g1.end, true, G::MOST_POINTS),
+        PairGame::of(g2.end, false, G::MOST_POINTS),
     ];
     (games, [l1, -l2])
-}
-
-/// One game's result from A's view.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PairGame {
-    pub a_won: bool,
-    pub result: GameResult,
-}
-
-impl PairGame {
-    pub fn points(&self) -> i32 {
-        if self.a_won {
-            self.result.points()
-        } else {
-            -self.result.points()
-        }
-    }
-}
-
-/// Duel settings.
-#[derive(Debug, Clone)]
-pub struct DuelConfig {
-    /// Games; rounded down to an even number (whole pairs), at least one pair.
-    pub games: u64,
-    pub seed: u64,
-    pub threads: usize,
-    /// Draw a progress bar on stderr.
-    pub progress: bool,
-    /// Measure every game's luck with this judge and report luck-adjusted results too.
-    pub judge: Option<Judge>,
-}
-
-/// What a duel measured, from A's view.
-#[derive(Debug, Clone, PartialEq)]
-pub struct DuelResult {
-    pub a: String,
-    pub b: String,
-    pub games: u64,
-    pub pairs: u64,
-    pub ppg: f64,
-    pub ci95: f64,
-    pub a_wins: u64,
-    /// Games A won with a gammon or backgammon.
-    pub gammons_a: u64,
-    pub backgammons_a: u64,
-    pub gammons_b: u64,
-    pub backgammons_b: u64,
-    pub seconds: f64,
-    /// Luck-adjusted results, when the duel had a judge.
-    pub adjusted: Option<luck::Adjusted>,
-}
-
-impl DuelResult {
-    /// The JSON object of `stargammon duel --json`.
-    pub fn to_json(&self) -> serde_json::Value {
-        let num = stats::json_number;
-        let mut v = serde_json::json!({
-            "a": self.a,
-            "b": self.b,
-            "games": self.games,
-            "pairs": self.pairs,
-            "ppg": num(self.ppg),
-            "ci95": num(self.ci95),
-            "a_wins": self.a_wins,
-            "a_win_rate": num(self.a_wins as f64 / self.games as f64),
-            "gammons_a": self.gammons_a,
-            "gammons_b": self.gammons_b,
-            "backgammons_a": self.backgammons_a,
-            "backgammons_b": self.backgammons_b,
-            "gammon_rate_a": num(self.gammons_a as f64 / self.games as f64),
-            "gammon_rate_b": num(self.gammons_b as f64 / self.games as f64),
-            "seconds": self.seconds,
-        });
-        if let Some(adj) = &self.adjusted {
-            adj.add_to_json(&mut v, "adjusted_ppg", "adjusted_ci95");
-        }
-        v
-    }
-}
-
-/// Aggregates pair results, in index order.
-pub fn summarise(a: &str, b: &str, pairs: &[[PairGame; 2]], seconds: f64) -> DuelResult {
-    let samples: Vec<f64> = pairs
-        .iter()
-        .map(|p| stats::mean_of_sum(2, (p[0].points() + p[1].points()) as f64))
-        .collect();
-    let (ppg, ci95) = mean_ci95(&samples);
-    let mut r = DuelResult {
-        a: a.to_string(),
-        b: b.to_string(),
-        games: 2 * pairs.len() as u64,
-        pairs: pairs.len() as u64,
-        ppg,
-        ci95,
-        a_wins: 0,
-        gammons_a: 0,
-        backgammons_a: 0,
-        gammons_b: 0,
-        backgammons_b: 0,
-        seconds,
-        adjusted: None,
-    };
-    for g in pairs.iter().flatten() {
-        let gammon = g.result >= GameResult::Gammon;
-        let bg = g.result == GameResult::Backgammon;
-        if g.a_won {
-            r.a_wins += 1;
-            r.gammons_a += gammon as u64;
-            r.backgammons_a += bg as u64;
-        } else {
-            r.gammons_b += gammon as u64;
-            r.backgammons_b += bg as u64;
-        }
-    }
-    r
-}
-
-/// [`summarise`], with the luck-adjusted results of a judged duel: `luck[i]` is A's net
-/// luck in each game of pair `i`.
-pub fn summarise_judged(
-    a: &str,
-    b: &str,
-    pairs: &[[PairGame; 2]],
-    luck: &[[f64; 2]],
-    judge: &str,
-    seconds: f64,
-) -> DuelResult {
-    let mut r = summarise(a, b, pairs, seconds);
-    let mut plain = stats::Moments::default();
-    let mut adjusted = stats::Moments::default();
-    let mut games = stats::Moments::default();
-    for (p, l) in pairs.iter().zip(luck) {
-        plain.add(stats::mean_of_sum(
-            2,
-            (p[0].points() + p[1].points()) as f64,
-        ));
-        let adj = [p[0].points() as f64 - l[0], p[1].points() as f64 - l[1]];
-        games.add(adj[0]);
-        games.add(adj[1]);
-        adjusted.add(stats::mean_of_sum(2, adj[0] + adj[1]));
-    }
-    r.adjusted = Some(luck::Adjusted::new(
-        judge,
-        (plain.variance(), 2.0),
-        (adjusted.variance(), 2.0),
-        games.mean(),
-        adjusted.ci95(),
-    ));
-    r
-}
-
-/// Plays a duel between the players the two factories make.
-pub fn duel(a: &PlayerFactory, b: &PlayerFactory, cfg: &DuelConfig) -> DuelResult {
-    let pairs = (cfg.games / 2).max(1) as usize;
-    let threads = cfg.threads.clamp(1, pairs);
-    let start = Instant::now();
-    let bar = if cfg.progress {
-        let pb = indicatif::ProgressBar::new(2 * pairs as u64);
-        pb.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{elapsed_precise} [{bar:40}] {pos}/{len} games {per_sec} {msg}",
-            )
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        );
-        pb
-    } else {
-        indicatif::ProgressBar::hidden()
-    };
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<PairResult>>> = Mutex::new(vec![None; pairs]);
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            let mut judge = cfg.judge.clone();
-            let next = &next;
-            let results = &results;
-            let bar = &bar;
-            scope.spawn(move || {
-                let mut pa = a.make();
-                let mut pb = b.make();
-                let mut list = PlayList::new();
-                let mut local = Vec::new();
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    if i >= pairs {
-                        break;
-                    }
-                    let r = play_pair_judged(
-                        &mut *pa,
-                        &mut *pb,
-                        pair_seed(cfg.seed, i as u64),
-                        &mut list,
-                        judge.as_mut(),
-                    );
-                    local.push((i, r));
-                    bar.inc(2);
-                    if local.len() >= 64 {
-                        flush(results, &mut local);
-                    }
-                }
-                flush(results, &mut local);
-            });
-        }
-    });
-    bar.finish_and_clear();
-    let (all, luck): (Vec<[PairGame; 2]>, Vec<[f64; 2]>) = results
-        .into_inner()
-        .unwrap_or_else(|e| e.into_inner())
-        .into_iter()
-        .flatten()
-        .unzip();
-    let seconds = start.elapsed().as_secs_f64();
-    match &cfg.judge {
-        Some(j) => summarise_judged(a.name(), b.name(), &all, &luck, j.name(), seconds),
-        None => summarise(a.name(), b.name(), &all, seconds),
-    }
-}
-
-/// A pair's games and A's net luck in each.
-type PairResult = ([PairGame; 2], [f64; 2]);
-
-fn flush(results: &Mutex<Vec<Option<PairResult>>>, local: &mut Vec<(usize, PairResult)>) {
-    let mut r = results.lock().unwrap_or_else(|e| e.into_inner());
-    for (i, g) in local.drain(..) {
-        r[i] = Some(g);
-    }
 }

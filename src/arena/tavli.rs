@@ -1,290 +1,13 @@
-//! Duels in the Tavli games: seeded games of one variant between two players with
-//! mirrored dice (each pair of games is played on one dice sequence, A starting the first
-//! game and B the second), scored as Tavli scores them (1 or 2 points, 0 for a Plakoto
-//! tie, no triples).
+//! Tavli matches: the games of a rotation in turn (Portes, Plakoto, Fevga), the first game
+//! and any after a tie opened by C8, every other game started by the previous game's
+//! winner, each played by [`super::play_cubeless`] with match-aware values of the scores.
+//! Money duels of one Tavli game are [`super::duel_from`]'s, as backgammon's are.
 
-use std::time::Instant;
-
-use crate::game::{splitmix, Rng};
-use crate::players::tavli::{TavliPlayer, TavliSpec};
-use crate::tavli::position::{TavliPosition, TavliResult};
-use crate::tavli::{generate_plays, RuleSwitches, TavliPlayList, Variant};
-
-/// A game longer than this many turns is stopped and reported (the rules end every game;
-/// the guard keeps a defect from hanging a duel).
-pub const MAX_TURNS: u32 = 5_000;
-
-/// The figures of a duel, from A's view.
-#[derive(Debug, Clone, PartialEq)]
-pub struct TavliDuel {
-    pub variant: Variant,
-    pub a: String,
-    pub b: String,
-    pub games: u64,
-    pub pairs: u64,
-    pub ppg: f64,
-    pub ci95: f64,
-    pub a_wins: u64,
-    pub b_wins: u64,
-    pub ties: u64,
-    /// Games won with 2 points (gammons; in Plakoto mother wins too).
-    pub doubles_a: u64,
-    pub doubles_b: u64,
-    /// Games stopped at [`MAX_TURNS`] (0 unless a rule is broken); they count 0 points.
-    pub unfinished: u64,
-    /// Games an engine of A (B) forfeited (counted as lost by [`FORFEIT_POINTS`]), and
-    /// why the first of them was.
-    pub forfeits_a: u64,
-    pub forfeits_b: u64,
-    pub first_forfeit: Option<String>,
-    pub seconds: f64,
-}
-
-impl TavliDuel {
-    pub fn to_json(&self) -> serde_json::Value {
-        serde_json::json!({
-            "variant": self.variant.name(),
-            "a": self.a,
-            "b": self.b,
-            "games": self.games,
-            "pairs": self.pairs,
-            "ppg": self.ppg,
-            "ci95": self.ci95,
-            "a_wins": self.a_wins,
-            "b_wins": self.b_wins,
-            "ties": self.ties,
-            "doubles_a": self.doubles_a,
-            "doubles_b": self.doubles_b,
-            "unfinished": self.unfinished,
-            "forfeits": {"a": self.forfeits_a, "b": self.forfeits_b},
-            "first_forfeit": self.first_forfeit,
-            "seconds": self.seconds,
-        })
-    }
-}
-
-/// Points a side that forfeits a game loses (a double game: an engine that answers with
-/// no legal play, or not at all, loses the most a game can cost).
-pub const FORFEIT_POINTS: i32 = 2;
-
-/// How one game of a duel ended, from the first player's view.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum GameOutcome {
-    /// Points of the first player (negative when it lost; 0 a Plakoto tie).
-    Points(i32),
-    /// Stopped at [`MAX_TURNS`].
-    Unfinished,
-    /// A player's engine failed or answered with no legal play: it loses
-    /// [`FORFEIT_POINTS`]. `first`: whether it was the first player.
-    Forfeit { first: bool, reason: String },
-}
-
-/// Plays one game on the dice of `seed`: `first` moves first (the opening roll of C8
-/// decides only the first roll, which may be a double).
-pub fn play_game(
-    variant: Variant,
-    rules: &RuleSwitches,
-    players: [&mut TavliPlayer; 2],
-    seed: u64,
-) -> GameOutcome {
-    let [first, second] = players;
-    let mut rng = Rng::seeded(seed);
-    let (_, mut dice) = crate::tavli::driver::opening(&mut rng);
-    let mut pos = TavliPosition::start(variant);
-    let mut list = TavliPlayList::new();
-    for turn in 0..MAX_TURNS {
-        let side = (turn % 2) as usize;
-        generate_plays(&pos, dice, rules, &mut list);
-        let plays = list.as_slice();
-        if !plays.is_empty() {
-            let player = if side == 0 { &mut *first } else { &mut *second };
-            let k = match player.decide(&pos, dice, plays) {
-                Ok(k) => k,
-                Err(reason) => {
-                    return GameOutcome::Forfeit {
-                        first: side == 0,
-                        reason,
-                    }
-                }
-            };
-            let play = plays[k.min(plays.len() - 1)];
-            if let Some(done) = play.after.result() {
-                let points = match done {
-                    TavliResult::Tie => 0,
-                    o => o.mover_points(),
-                };
-                return GameOutcome::Points(if side == 0 { points } else { -points });
-            }
-            pos = play.next_position();
-        } else {
-            // No legal play: the turn passes.
-            pos = pos.swap();
-        }
-        dice = rng.dice();
-    }
-    GameOutcome::Unfinished
-}
-
-/// Plays `games` (an even number) games of `variant` between `a` and `b`.
-pub fn duel(
-    variant: Variant,
-    a: &TavliSpec,
-    b: &TavliSpec,
-    games: u64,
-    seed: u64,
-    threads: usize,
-) -> Result<TavliDuel, String> {
-    let pa = TavliPlayer::build(a, variant, splitmix(seed ^ 0xa))?;
-    let pb = TavliPlayer::build(b, variant, splitmix(seed ^ 0xb))?;
-    Ok(duel_players_on(
-        variant,
-        [(a.to_string(), pa), (b.to_string(), pb)],
-        games,
-        seed,
-        threads,
-    ))
-}
-
-/// [`duel`] between players already built (named for the report), on one thread.
-pub fn duel_players(
-    variant: Variant,
-    players: [(String, TavliPlayer); 2],
-    games: u64,
-    seed: u64,
-) -> TavliDuel {
-    duel_players_on(variant, players, games, seed, 1)
-}
-
-/// The two games of mirrored pair `pair`, each from A's view (A first in the first game,
-/// B first in the second).
-fn play_pair(
-    variant: Variant,
-    rules: &RuleSwitches,
-    pa: &mut TavliPlayer,
-    pb: &mut TavliPlayer,
-    seed: u64,
-    pair: u64,
-) -> [GameOutcome; 2] {
-    let dice_seed = splitmix(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ pair);
-    // A random player draws from a stream of the pair's own, whatever thread plays it.
-    pa.reseed(splitmix(dice_seed ^ 0xa));
-    pb.reseed(splitmix(dice_seed ^ 0xb));
-    let second = match play_game(variant, rules, [&mut *pb, &mut *pa], dice_seed) {
-        GameOutcome::Points(p) => GameOutcome::Points(-p),
-        GameOutcome::Forfeit { first, reason } => GameOutcome::Forfeit {
-            first: !first,
-            reason,
-        },
-        GameOutcome::Unfinished => GameOutcome::Unfinished,
-    };
-    [
-        play_game(variant, rules, [&mut *pa, &mut *pb], dice_seed),
-        second,
-    ]
-}
-
-/// [`duel_players`] with the pairs shared out over `threads` threads (each with its own
-/// copies of the players); the figures do not depend on the thread count.
-pub fn duel_players_on(
-    variant: Variant,
-    players: [(String, TavliPlayer); 2],
-    games: u64,
-    seed: u64,
-    threads: usize,
-) -> TavliDuel {
-    let rules = RuleSwitches::default();
-    let started = Instant::now();
-    let [(name_a, pa), (name_b, pb)] = players;
-    let pairs = games / 2;
-    let threads = threads.clamp(1, 256) as u64;
-    let mut results: Vec<(u64, [GameOutcome; 2])> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads)
-            .map(|t| {
-                let (mut a, mut b) = (pa.clone(), pb.clone());
-                let rules = &rules;
-                scope.spawn(move || {
-                    let mut out = Vec::new();
-                    let mut pair = t;
-                    while pair < pairs {
-                        out.push((pair, play_pair(variant, rules, &mut a, &mut b, seed, pair)));
-                        pair += threads;
-                    }
-                    out
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .filter_map(|h| h.join().ok())
-            .flatten()
-            .collect()
-    });
-    results.sort_by_key(|(pair, _)| *pair);
-    let mut r = TavliDuel {
-        variant,
-        a: name_a,
-        b: name_b,
-        games: pairs * 2,
-        pairs,
-        ppg: 0.0,
-        ci95: f64::NAN,
-        a_wins: 0,
-        b_wins: 0,
-        ties: 0,
-        doubles_a: 0,
-        doubles_b: 0,
-        unfinished: 0,
-        forfeits_a: 0,
-        forfeits_b: 0,
-        first_forfeit: None,
-        seconds: 0.0,
-    };
-    let mut pair_means = Vec::with_capacity(pairs as usize);
-    for (_, games) in &results {
-        let mut sum = 0i32;
-        for result in games {
-            let points = match result {
-                GameOutcome::Points(p) => *p,
-                GameOutcome::Unfinished => {
-                    r.unfinished += 1;
-                    continue;
-                }
-                // `first` is from A's view here: whether A forfeited.
-                GameOutcome::Forfeit { first, reason } => {
-                    if *first {
-                        r.forfeits_a += 1;
-                    } else {
-                        r.forfeits_b += 1;
-                    }
-                    r.first_forfeit.get_or_insert_with(|| reason.clone());
-                    if *first {
-                        -FORFEIT_POINTS
-                    } else {
-                        FORFEIT_POINTS
-                    }
-                }
-            };
-            sum += points;
-            match points {
-                0 => r.ties += 1,
-                p if p > 0 => {
-                    r.a_wins += 1;
-                    r.doubles_a += u64::from(p >= 2);
-                }
-                p => {
-                    r.b_wins += 1;
-                    r.doubles_b += u64::from(p <= -2);
-                }
-            }
-        }
-        pair_means.push(f64::from(sum) / 2.0);
-    }
-    let (mean, ci) = super::stats::mean_ci95(&pair_means);
-    r.ppg = mean;
-    r.ci95 = ci;
-    r.seconds = started.elapsed().as_secs_f64();
-    r
-}
+use super::{play_cubeless, CubelessGame, GameEnd, MAX_TURNS};
+use crate::game::{splitmix, Ending, GameResult, Rng};
+use crate::players::{Decide, PlayerFactory};
+use crate::tavli::position::TavliPosition;
+use crate::tavli::{TavliPlayList, Variant};
 
 /// A Tavli match's rotation: the games in the order they are played, repeating.
 pub const TAVLI_ROTATION: [Variant; 3] = [Variant::Portes, Variant::Plakoto, Variant::Fevga];
@@ -396,7 +119,7 @@ pub struct TavliGameRecord {
     pub score_before: [u32; 2],
     /// Stopped at [`MAX_TURNS`].
     pub unfinished: bool,
-    /// Why the loser's engine forfeited the game (it loses [`FORFEIT_POINTS`]).
+    /// Why the loser's engine forfeited the game (it loses a double game).
     pub forfeit: Option<String>,
 }
 
@@ -438,24 +161,53 @@ impl TavliMatchRecord {
 }
 
 /// The players of one seat: one per game of the rotation.
-pub type Seat = Vec<(Variant, TavliPlayer)>;
+pub type Seat = Vec<(Variant, PlayerFactory<TavliPosition>)>;
 
-fn seat_player(seat: &mut Seat, v: Variant) -> Option<&mut TavliPlayer> {
-    seat.iter_mut().find(|(w, _)| *w == v).map(|(_, p)| p)
+/// A seat's deciders, made for one thread.
+type Deciders = Vec<(Variant, Box<dyn Decide<TavliPosition>>)>;
+
+fn make(seat: &Seat) -> Deciders {
+    seat.iter().map(|(v, f)| (*v, f.make())).collect()
+}
+
+fn seat_player(seat: &mut Deciders, v: Variant) -> Option<&mut dyn Decide<TavliPosition>> {
+    seat.iter_mut()
+        .find(|(w, _)| *w == v)
+        .map(|(_, p)| p.as_mut() as &mut dyn Decide<TavliPosition>)
+}
+
+/// Points to A of one game whose first player was A (`a_first`) or B.
+fn a_points(game: &CubelessGame, a_first: bool) -> Option<(i32, Option<String>)> {
+    let first_points = match &game.end {
+        GameEnd::Ended { by_first, ending } => {
+            let p = match ending {
+                Ending::Won(GameResult::Single) => 1,
+                Ending::Won(_) => 2,
+                Ending::Tie => 0,
+            };
+            (if *by_first { p } else { -p }, None)
+        }
+        GameEnd::Unfinished => return None,
+        GameEnd::Forfeit { first, reason } => (if *first { -2 } else { 2 }, Some(reason.clone())),
+    };
+    Some(if a_first {
+        first_points
+    } else {
+        (-first_points.0, first_points.1)
+    })
 }
 
 /// Plays one Tavli match to `length` points on the dice of `seed`: the games of
 /// `rotation` in turn, the first game and any after a tie opened by C8, every other
-/// game started by the previous game's winner, who rolls both dice. Net players
-/// value each play by the chance of winning the match.
-pub fn play_match(
+/// game started by the previous game's winner, who rolls both dice. Each side values the
+/// scores of a game by its chance of winning the match after it.
+fn play_match(
     length: u32,
     rotation: &[Variant],
     table: &TavliMatchTable,
-    seats: [&mut Seat; 2],
+    seats: [&mut Deciders; 2],
     seed: u64,
 ) -> TavliMatchRecord {
-    let rules = RuleSwitches::default();
     let [a, b] = seats;
     let mut rng = Rng::seeded(seed);
     let mut score = [0u32; 2];
@@ -465,63 +217,51 @@ pub fn play_match(
     let mut k = 0usize;
     while score[0] < length && score[1] < length {
         let variant = rotation[k % rotation.len()];
-        let (first, mut dice) = match starter {
+        let (first, dice) = match starter {
             Some(s) => (s, rng.dice()),
             None => crate::tavli::driver::opening(&mut rng),
         };
-        let mut pos = TavliPosition::start(variant);
-        let mut side = first;
-        let mut result: Option<i32> = None;
-        let mut forfeit = None;
-        let mut turns = 0;
-        while turns < MAX_TURNS {
-            turns += 1;
-            generate_plays(&pos, dice, &rules, &mut list);
-            let plays = list.as_slice();
-            if plays.is_empty() {
-                break;
-            }
-            let seat: &mut Seat = if side == 0 { &mut *a } else { &mut *b };
-            let decided = match seat_player(seat, variant) {
-                Some(p) => {
-                    let need_me = length - score[side];
-                    let need_them = length - score[1 - side];
-                    p.set_values(table.values(need_me, need_them, k));
-                    p.decide(&pos, dice, plays)
-                }
-                None => Err(format!("no player for {variant}")),
-            };
-            let index = match decided {
-                Ok(i) => i,
-                Err(reason) => {
-                    forfeit = Some(reason);
-                    result = Some(if side == 0 {
-                        -FORFEIT_POINTS
-                    } else {
-                        FORFEIT_POINTS
-                    });
-                    break;
-                }
-            };
-            let play = plays[index.min(plays.len() - 1)];
-            if let Some(done) = play.after.result() {
-                let pts = match done {
-                    TavliResult::Tie => 0,
-                    o => o.mover_points(),
+        let values = [
+            table.values(length - score[0], length - score[1], k),
+            table.values(length - score[1], length - score[0], k),
+        ];
+        let game_seed = splitmix(seed ^ splitmix(k as u64));
+        let (pa, pb) = (seat_player(a, variant), seat_player(b, variant));
+        let played = match (pa, pb) {
+            (Some(pa), Some(pb)) => {
+                pa.new_game(splitmix(game_seed ^ 1));
+                pb.new_game(splitmix(game_seed ^ 2));
+                let (players, values) = if first == 0 {
+                    ([pa, pb], values)
+                } else {
+                    ([pb, pa], [values[1], values[0]])
                 };
-                result = Some(if side == 0 { pts } else { -pts });
-                break;
+                let start = TavliPosition::start(variant);
+                play_cubeless(
+                    start,
+                    dice,
+                    &mut rng,
+                    players,
+                    values,
+                    &mut list,
+                    |_, _, _| {},
+                )
             }
-            pos = play.next_position();
-            side = 1 - side;
-            dice = rng.dice();
-        }
-        let points = result.unwrap_or(0);
+            (pa, _) => CubelessGame {
+                end: GameEnd::Forfeit {
+                    first: (first == 0) == pa.is_none(),
+                    reason: format!("no player for {variant}"),
+                },
+                turns: 0,
+            },
+        };
+        let result = a_points(&played, first == 0);
+        let (points, forfeit) = result.clone().unwrap_or((0, None));
         games.push(TavliGameRecord {
             variant,
             a_started: first == 0,
             points,
-            turns,
+            turns: played.turns.min(MAX_TURNS),
             score_before: score,
             unfinished: result.is_none(),
             forfeit,
@@ -572,9 +312,9 @@ pub fn play_matches(
     let results: Vec<Vec<(u64, TavliMatchRecord)>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
             .map(|t| {
-                let (mut a, mut b) = (seats[0].clone(), seats[1].clone());
                 let table = &table;
                 scope.spawn(move || {
+                    let (mut a, mut b) = (make(seats[0]), make(seats[1]));
                     let mut out = Vec::new();
                     let mut i = t;
                     while i < matches {
@@ -612,23 +352,46 @@ pub fn play_matches(
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+    use crate::arena::{duel_from, DuelConfig};
+    use crate::players::tavli::factory;
+
+    fn duel(
+        variant: Variant,
+        a: &str,
+        b: &str,
+        games: u64,
+        seed: u64,
+        threads: usize,
+    ) -> crate::arena::DuelResult {
+        duel_from(
+            TavliPosition::start(variant),
+            &factory(a, variant).unwrap(),
+            &factory(b, variant).unwrap(),
+            &DuelConfig {
+                games,
+                seed,
+                threads,
+                progress: false,
+                judge: None,
+            },
+        )
+    }
 
     #[test]
     fn duels_finish_every_game_and_repeat_for_a_seed() {
         for variant in [Variant::Portes, Variant::Plakoto, Variant::Fevga] {
-            let d = duel(variant, &TavliSpec::Heuristic, &TavliSpec::Random, 20, 5, 2).unwrap();
+            let d = duel(variant, "heuristic", "random", 20, 5, 2);
             assert_eq!(d.unfinished, 0, "{variant:?}");
             assert_eq!(d.a_wins + d.b_wins + d.ties, 20);
             // The yardstick beats random play.
             assert!(d.ppg > 0.0, "{variant:?}: {d:?}");
-            let again = duel(variant, &TavliSpec::Heuristic, &TavliSpec::Random, 20, 5, 2).unwrap();
+            let again = duel(variant, "heuristic", "random", 20, 5, 2);
             assert_eq!((again.ppg, again.a_wins), (d.ppg, d.a_wins));
             // The thread count changes nothing.
-            let one = duel(variant, &TavliSpec::Heuristic, &TavliSpec::Random, 20, 5, 1).unwrap();
+            let one = duel(variant, "heuristic", "random", 20, 5, 1);
             assert_eq!((one.ppg, one.a_wins, one.ties), (d.ppg, d.a_wins, d.ties));
         }
     }
-
     #[test]
     fn the_match_table_is_a_probability_and_symmetric() {
         let t = TavliMatchTable::new(7, &TAVLI_ROTATION);
@@ -658,13 +421,13 @@ mod tests {
 
     #[test]
     fn tavli_matches_end_with_a_winner_and_rotate() {
-        let seat = |spec: TavliSpec| -> Seat {
+        let seat = |spec: &str| -> Seat {
             TAVLI_ROTATION
                 .iter()
-                .map(|&v| (v, TavliPlayer::build(&spec, v, 1).unwrap()))
+                .map(|&v| (v, factory(spec, v).unwrap()))
                 .collect()
         };
-        let (a, b) = (seat(TavliSpec::Heuristic), seat(TavliSpec::Random));
+        let (a, b) = (seat("heuristic"), seat("random"));
         let mut records = Vec::new();
         play_matches(5, &TAVLI_ROTATION, [&a, &b], 6, 9, 2, &mut |i, r| {
             records.push((i, r.clone()))
@@ -697,15 +460,7 @@ mod tests {
 
     #[test]
     fn a_player_against_itself_scores_zero_on_mirrored_dice() {
-        let d = duel(
-            Variant::Fevga,
-            &TavliSpec::Heuristic,
-            &TavliSpec::Heuristic,
-            10,
-            3,
-            2,
-        )
-        .unwrap();
+        let d = duel(Variant::Fevga, "heuristic", "heuristic", 10, 3, 2);
         assert_eq!(d.ppg, 0.0);
     }
 }

@@ -282,9 +282,10 @@ pub fn run_bearoff(
 pub fn tavli_engine_movegen_set(
     variant: crate::tavli::Variant,
 ) -> Result<Vec<(crate::tavli::TavliPosition, Dice)>, String> {
-    use crate::players::tavli::{TavliPlayer, TavliSpec};
     let rules = crate::tavli::RuleSwitches::default();
-    let mut player = TavliPlayer::build(&TavliSpec::net(1), variant, 2026)?;
+    let mut player = crate::players::tavli::net(variant, 1)
+        .map_err(|e| e.to_string())?
+        .make();
     let mut rng = crate::game::Rng::seeded(2026);
     let mut set = Vec::with_capacity(TAVLI_MOVEGEN_PAIRS);
     while set.len() < TAVLI_MOVEGEN_PAIRS {
@@ -293,7 +294,18 @@ pub fn tavli_engine_movegen_set(
             &rules,
             &mut rng,
             5000,
-            |_, pos, dice, plays| player.decide(pos, dice, plays).unwrap_or(0),
+            |_, pos, dice, plays| {
+                let turn = crate::players::TavliTurn {
+                    position: *pos,
+                    dice,
+                    values: crate::players::MONEY,
+                };
+                player
+                    .decide(&turn, plays)
+                    .ok()
+                    .and_then(|p| plays.iter().position(|q| q.after == p.after))
+                    .unwrap_or(0)
+            },
             |p, d| {
                 if set.len() < TAVLI_MOVEGEN_PAIRS {
                     set.push((*p, d));

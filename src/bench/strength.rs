@@ -251,6 +251,7 @@ pub fn sample(cfg: &SampleConfig) -> Result<Sample, String> {
         p1.new_game(splitmix(game_seed ^ 2));
         let (first, second) = if round % 2 == 1 { (p1, p0) } else { (p0, p1) };
         crate::arena::play_game_visiting(
+            Position::OPENING,
             first.as_mut(),
             second.as_mut(),
             &mut dice_rng,

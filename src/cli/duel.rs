@@ -6,9 +6,10 @@ use clap::Args;
 use std::fmt::Write;
 
 use super::{CliError, Report};
-use crate::arena::{duel, DuelConfig};
+use crate::arena::{duel_from, DuelConfig, Judged};
 use crate::eval::luck::Judge;
-use crate::players::{build, BuildOptions, PlayerSpec};
+use crate::game::Position;
+use crate::tavli::{TavliPosition, Variant};
 
 #[derive(Debug, Args)]
 pub struct DuelArgs {
@@ -30,8 +31,8 @@ pub struct DuelArgs {
     #[arg(long)]
     pub json: bool,
     /// The game: backgammon (default), portes, plakoto or fevga. In the Tavli games the
-    /// players are heuristic and random (and in Portes pubeval and the backgammon nets,
-    /// net or net:PATH); games run on one thread.
+    /// players are net (any depth and algorithm), heuristic, random, tcp://HOST:PORT, and
+    /// in Portes pubeval.
     #[arg(long)]
     pub variant: Option<crate::tavli::Variant>,
     #[command(flatten)]
@@ -114,17 +115,30 @@ pub fn run(a: DuelArgs) -> Result<(), CliError> {
 /// Plays the duel `a` describes (`progress`: a progress bar on stderr) and reports it as
 /// `duel` prints it.
 pub fn play(a: &DuelArgs, progress: bool) -> Result<Report, CliError> {
-    if let Some(v) = a.variant.filter(|v| v.is_tavli()) {
-        return play_tavli(a, v);
+    let variant = a.variant.unwrap_or(Variant::Backgammon);
+    if variant.is_tavli() {
+        play_game::<TavliPosition>(a, variant, progress)
+    } else {
+        play_game::<Position>(a, variant, progress)
     }
-    let spec_a = PlayerSpec::parse(&a.a).map_err(|e| format!("--a: {e}"))?;
-    let spec_b = PlayerSpec::parse(&a.b).map_err(|e| format!("--b: {e}"))?;
+}
+
+/// The duel of `a` in the game of `variant`.
+fn play_game<G: Judged>(
+    a: &DuelArgs,
+    variant: Variant,
+    progress: bool,
+) -> Result<Report, CliError> {
+    let fa = G::factory(&a.a, variant).map_err(|e| format!("--a: {e}"))?;
+    let fb = G::factory(&a.b, variant).map_err(|e| format!("--b: {e}"))?;
     check_games(a.games)?;
-    let fa = build(&spec_a, BuildOptions::default()).map_err(|e| format!("--a: {e}"))?;
-    let fb = build(&spec_b, BuildOptions::default()).map_err(|e| format!("--b: {e}"))?;
     let threads = super::threads_arg(a.threads)?;
-    let judge = a.luck.judge()?;
-    let r = duel(
+    let judge = match a.luck.vr {
+        true => Some(G::judge(&a.luck.judge).map_err(|e| format!("--judge: {e}"))?),
+        false => None,
+    };
+    let r = duel_from(
+        G::start(variant),
         &fa,
         &fb,
         &DuelConfig {
@@ -135,8 +149,12 @@ pub fn play(a: &DuelArgs, progress: bool) -> Result<Report, CliError> {
             judge,
         },
     );
+    let game = match variant {
+        Variant::Backgammon => String::new(),
+        v => format!(" --variant {}", v.name()),
+    };
     let command = format!(
-        "stargammon duel --a {} --b {} --games {} --seed {}{}",
+        "stargammon duel{game} --a {} --b {} --games {} --seed {}{}",
         a.a,
         a.b,
         r.games,
@@ -144,79 +162,63 @@ pub fn play(a: &DuelArgs, progress: bool) -> Result<Report, CliError> {
         a.luck.command_suffix()
     );
     let mut v = r.to_json();
+    if variant.is_tavli() {
+        v["variant"] = serde_json::json!(variant.name());
+        // The Tavli games' names of the double-game counts, kept for one release.
+        v["doubles_a"] = serde_json::json!(r.gammons_a);
+        v["doubles_b"] = serde_json::json!(r.gammons_b);
+    }
     v["seed"] = serde_json::json!(a.seed);
     v["threads"] = serde_json::json!(threads);
     v["command"] = serde_json::json!(command);
+    let percent = |n: u64| 100.0 * n as f64 / r.games as f64;
     let mut t = String::new();
     {
+        let game = match variant {
+            Variant::Backgammon => String::new(),
+            v => format!("{}: ", v.name()),
+        };
         writeln!(
             t,
-            "{} vs {}: {} games ({} mirrored pairs), seed {}",
+            "{game}{} vs {}: {} games ({} mirrored pairs), seed {}",
             r.a, r.b, r.games, r.pairs, a.seed
         )?;
         writeln!(t, "ppg (A's view): {:+.4} {}", r.ppg, interval_text(r.ci95))?;
         if let Some(adj) = &r.adjusted {
             writeln!(t, "{}", adj.text("ppg"))?;
         }
-        writeln!(
+        write!(
             t,
-            "A wins: {} ({:.1}%)",
+            "A wins: {} ({:.1}%), B wins: {}",
             r.a_wins,
-            100.0 * r.a_wins as f64 / r.games as f64
+            percent(r.a_wins),
+            r.b_wins
         )?;
-        writeln!(
-            t,
-            "gammons: A {} ({:.1}%), B {} ({:.1}%); backgammons: A {}, B {}",
-            r.gammons_a,
-            100.0 * r.gammons_a as f64 / r.games as f64,
-            r.gammons_b,
-            100.0 * r.gammons_b as f64 / r.games as f64,
-            r.backgammons_a,
-            r.backgammons_b
-        )?;
-        writeln!(t, "time: {:.1} s ({threads} threads)", r.seconds)?;
-        writeln!(t, "command: {command}")?;
-    }
-    Ok(Report { json: v, text: t })
-}
-
-fn play_tavli(a: &DuelArgs, variant: crate::tavli::Variant) -> Result<Report, CliError> {
-    use crate::players::tavli::TavliSpec;
-    a.luck.refuse_tavli()?;
-    let spec_a = TavliSpec::parse(&a.a, variant).map_err(|e| format!("--a: {e}"))?;
-    let spec_b = TavliSpec::parse(&a.b, variant).map_err(|e| format!("--b: {e}"))?;
-    check_games(a.games)?;
-    let threads = super::threads_arg(a.threads)?;
-    let r = crate::arena::tavli::duel(variant, &spec_a, &spec_b, a.games, a.seed, threads)?;
-    let command = format!(
-        "stargammon duel --variant {} --a {} --b {} --games {} --seed {}",
-        variant.name(),
-        a.a,
-        a.b,
-        r.games,
-        a.seed
-    );
-    let mut v = r.to_json();
-    v["seed"] = serde_json::json!(a.seed);
-    v["command"] = serde_json::json!(command);
-    let mut t = String::new();
-    {
-        writeln!(
-            t,
-            "{}: {} vs {}: {} games ({} mirrored pairs), seed {}",
-            variant.name(),
-            r.a,
-            r.b,
-            r.games,
-            r.pairs,
-            a.seed
-        )?;
-        writeln!(t, "ppg (A's view): {:+.4} {}", r.ppg, interval_text(r.ci95))?;
-        writeln!(
-            t,
-            "A wins: {}, B wins: {}, ties: {}; won with 2 points: A {}, B {}",
-            r.a_wins, r.b_wins, r.ties, r.doubles_a, r.doubles_b
-        )?;
+        if r.ties > 0 {
+            write!(t, ", ties: {}", r.ties)?;
+        }
+        writeln!(t)?;
+        if variant.is_tavli() {
+            writeln!(
+                t,
+                "won with 2 points: A {} ({:.1}%), B {} ({:.1}%)",
+                r.gammons_a,
+                percent(r.gammons_a),
+                r.gammons_b,
+                percent(r.gammons_b)
+            )?;
+        } else {
+            writeln!(
+                t,
+                "gammons: A {} ({:.1}%), B {} ({:.1}%); backgammons: A {}, B {}",
+                r.gammons_a,
+                percent(r.gammons_a),
+                r.gammons_b,
+                percent(r.gammons_b),
+                r.backgammons_a,
+                r.backgammons_b
+            )?;
+        }
         if r.unfinished > 0 {
             writeln!(t, "unfinished games: {}", r.unfinished)?;
         }
@@ -229,7 +231,7 @@ fn play_tavli(a: &DuelArgs, variant: crate::tavli::Variant) -> Result<Report, Cl
                 r.first_forfeit.as_deref().unwrap_or("")
             )?;
         }
-        writeln!(t, "time: {:.1} s", r.seconds)?;
+        writeln!(t, "time: {:.1} s ({threads} threads)", r.seconds)?;
         writeln!(t, "command: {command}")?;
     }
     Ok(Report { json: v, text: t })

@@ -90,7 +90,6 @@ pub struct MatchArgs {
 /// `match --variant ...`: Tavli matches (or money games of one game) between two seats.
 fn play_tavli(args: &MatchArgs, variant: &str, progress: bool) -> Result<Report, CliError> {
     use crate::arena::tavli::{play_matches, Seat, TAVLI_ROTATION};
-    use crate::players::tavli::{TavliPlayer, TavliSpec};
     use crate::tavli::Variant;
     let rotation: Vec<Variant> = match variant.trim().to_ascii_lowercase().as_str() {
         "tavli" => TAVLI_ROTATION.to_vec(),
@@ -116,13 +115,8 @@ fn play_tavli(args: &MatchArgs, variant: &str, progress: bool) -> Result<Report,
         rotation
             .iter()
             .map(|&v| {
-                let spec = TavliSpec::parse(text, v).map_err(|e| format!("{flag}: {e}"))?;
-                let p = TavliPlayer::build(
-                    &spec,
-                    v,
-                    crate::game::splitmix(args.seed ^ flag.len() as u64),
-                )
-                .map_err(|e| format!("{flag}: {e}"))?;
+                let p =
+                    crate::players::tavli::factory(text, v).map_err(|e| format!("{flag}: {e}"))?;
                 Ok((v, p))
             })
             .collect()
@@ -132,15 +126,20 @@ fn play_tavli(args: &MatchArgs, variant: &str, progress: bool) -> Result<Report,
     let (length, matches) = match (args.games, args.length, args.matches) {
         (Some(g), None, None) if g > 0 && rotation.len() == 1 => {
             // Money games of one game: a duel.
-            let r = crate::arena::tavli::duel(
-                rotation[0],
-                &TavliSpec::parse(&args.a, rotation[0])?,
-                &TavliSpec::parse(&args.b, rotation[0])?,
-                g,
-                args.seed,
-                args.parallel,
-            )?;
-            let json = r.to_json();
+            let r = crate::arena::duel_from(
+                crate::tavli::TavliPosition::start(rotation[0]),
+                &a[0].1,
+                &b[0].1,
+                &crate::arena::DuelConfig {
+                    games: g,
+                    seed: args.seed,
+                    threads: args.parallel,
+                    progress: false,
+                    judge: None,
+                },
+            );
+            let mut json = r.to_json();
+            json["variant"] = serde_json::json!(rotation[0].name());
             let text = format!("{json}\n");
             return Ok(Report { json, text });
         }

@@ -14,8 +14,9 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::engine::{Action, Engine};
-use crate::game::{Decision, Dice, MatchState, Play, Position};
+use crate::game::{Decision, Dice, GamePosition, MatchState, Play, Position};
 use crate::search::Cancel;
+use crate::tavli::{TavliPlay, TavliPosition, Variant};
 
 pub mod build;
 pub mod search;
@@ -90,8 +91,127 @@ impl DecideError {
     }
 }
 
-/// The one decision trait. A value lives on one thread and may keep scratch state.
-pub trait Decide: Send {
+/// What a decider of a game is shown and what it answers: backgammon's deciders see a
+/// [`MatchState`] (the cube and the score included) and answer an [`Action`]; the Tavli
+/// games' see a [`TavliTurn`] and answer a play.
+pub trait Game: GamePosition {
+    /// Everything one decision sees.
+    type State: fmt::Debug + Send + Sync;
+    /// The answer.
+    type Action: fmt::Debug + Send;
+
+    /// The most points one game can win or lose without the cube: what a side that
+    /// forfeits a game loses.
+    const MOST_POINTS: i32;
+
+    /// The question of a checker play: `dice` to play in `position` (the side to act's
+    /// view), each final score valued as `values` says (single and double win, single and
+    /// double loss; games with triples value those as doubles).
+    fn turn(position: Self, dice: Dice, values: [f64; 4]) -> Self::State;
+
+    /// The play of an answer to [`Game::turn`] (None: an answer of another kind).
+    fn play_of(action: Self::Action) -> Option<Self::Play>;
+
+    /// The roll that opens a game, for whoever starts it.
+    fn opening_roll(rng: &mut crate::game::Rng) -> Dice;
+
+    /// The starting position of `variant` (one of this game's).
+    fn start(variant: Variant) -> Self;
+
+    /// Parses a player spec (`net,depth=3`, `heuristic`, `tcp://HOST:PORT`, ...) for
+    /// `variant` and builds the deciders it stands for: the one path from a spec to the
+    /// players of any game.
+    fn factory(text: &str, variant: Variant) -> Result<PlayerFactory<Self>, GameBuildError>;
+}
+
+/// Why a player of some game cannot be built from its spec (the one-line reason).
+pub type GameBuildError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Each final score worth its points: money play without the cube.
+pub const MONEY: [f64; 4] = [1.0, 2.0, -1.0, -2.0];
+
+impl Game for Position {
+    type State = MatchState;
+    type Action = Action;
+    const MOST_POINTS: i32 = 3;
+
+    fn turn(position: Position, dice: Dice, _values: [f64; 4]) -> MatchState {
+        MatchState::money(position, Decision::Move(dice))
+    }
+
+    fn play_of(action: Action) -> Option<Play> {
+        match action {
+            Action::Move(p) => Some(p),
+            _ => None,
+        }
+    }
+
+    /// Re-rolled until it is not a double, as in real play.
+    fn opening_roll(rng: &mut crate::game::Rng) -> Dice {
+        loop {
+            let d = Dice::roll(rng);
+            if !d.is_double() {
+                return d;
+            }
+        }
+    }
+
+    fn start(_variant: Variant) -> Position {
+        Position::OPENING
+    }
+
+    fn factory(text: &str, _variant: Variant) -> Result<PlayerFactory, GameBuildError> {
+        build::factory(text, BuildOptions::default())
+    }
+}
+
+/// A checker play of a Tavli game, with the value of each final score to the side to act
+/// (money points, or its chances of winning a match after each).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TavliTurn {
+    pub position: TavliPosition,
+    pub dice: Dice,
+    pub values: [f64; 4],
+}
+
+impl Game for TavliPosition {
+    type State = TavliTurn;
+    type Action = TavliPlay;
+    const MOST_POINTS: i32 = 2;
+
+    fn turn(position: TavliPosition, dice: Dice, values: [f64; 4]) -> TavliTurn {
+        TavliTurn {
+            position,
+            dice,
+            values,
+        }
+    }
+
+    fn play_of(action: TavliPlay) -> Option<TavliPlay> {
+        Some(action)
+    }
+
+    /// The opening of C8: the higher of two single dice starts and rolls both dice again,
+    /// so the first roll may be a double.
+    fn opening_roll(rng: &mut crate::game::Rng) -> Dice {
+        crate::tavli::driver::opening(rng).1
+    }
+
+    fn start(variant: Variant) -> TavliPosition {
+        TavliPosition::start(variant)
+    }
+
+    fn factory(
+        text: &str,
+        variant: Variant,
+    ) -> Result<PlayerFactory<TavliPosition>, GameBuildError> {
+        tavli::factory(text, variant)
+    }
+}
+
+/// The one decision trait, for every game (backgammon's by default). A value lives on one
+/// thread and may keep scratch state.
+pub trait Decide<G: Game = Position>: Send {
     /// A short name for reports.
     fn name(&self) -> String;
 
@@ -105,10 +225,10 @@ pub trait Decide: Send {
     /// `Action::Move` with one of them; otherwise `plays` is empty and the answer is a
     /// cube action (`Roll`/`Double`, `Take`/`Drop`/`Beaver`). Callers check the answer
     /// against the rules again.
-    fn decide(&mut self, state: &MatchState, plays: &[Play]) -> Result<Action, DecideError>;
+    fn decide(&mut self, state: &G::State, plays: &[G::Play]) -> Result<G::Action, DecideError>;
 }
 
-impl Decide for Box<dyn Decide> {
+impl<G: Game> Decide<G> for Box<dyn Decide<G>> {
     fn name(&self) -> String {
         self.as_ref().name()
     }
@@ -117,7 +237,7 @@ impl Decide for Box<dyn Decide> {
         self.as_mut().new_game(seed)
     }
 
-    fn decide(&mut self, state: &MatchState, plays: &[Play]) -> Result<Action, DecideError> {
+    fn decide(&mut self, state: &G::State, plays: &[G::Play]) -> Result<G::Action, DecideError> {
         self.as_mut().decide(state, plays)
     }
 }
@@ -220,27 +340,46 @@ pub trait MakeDecider: Send + Sync {
     fn make(&self, worker: usize) -> Result<Box<dyn Decide>, String>;
 }
 
-type MakeFn = dyn Fn() -> Box<dyn Decide> + Send + Sync;
+type MakeFn<G> = dyn Fn() -> Box<dyn Decide<G>> + Send + Sync;
 
-/// Makes in-process deciders of one specification (they cannot fail once built).
-#[derive(Clone)]
-pub struct PlayerFactory {
+/// Makes in-process deciders of one specification (they cannot fail once built), for
+/// backgammon by default or for another [`Game`].
+pub struct PlayerFactory<G: Game = Position> {
     name: String,
-    make: Arc<MakeFn>,
+    make: Arc<MakeFn<G>>,
 }
 
-impl fmt::Debug for PlayerFactory {
+impl<G: Game> Clone for PlayerFactory<G> {
+    fn clone(&self) -> PlayerFactory<G> {
+        PlayerFactory {
+            name: self.name.clone(),
+            make: self.make.clone(),
+        }
+    }
+}
+
+impl<G: Game> fmt::Debug for PlayerFactory<G> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "PlayerFactory({})", self.name)
     }
 }
 
 impl PlayerFactory {
-    /// A factory from any constructor.
+    /// A factory of backgammon deciders from any constructor.
     pub fn new(
         name: impl Into<String>,
         make: impl Fn() -> Box<dyn Decide> + Send + Sync + 'static,
     ) -> PlayerFactory {
+        PlayerFactory::of_game(name, make)
+    }
+}
+
+impl<G: Game> PlayerFactory<G> {
+    /// A factory of deciders of game `G` from any constructor.
+    pub fn of_game(
+        name: impl Into<String>,
+        make: impl Fn() -> Box<dyn Decide<G>> + Send + Sync + 'static,
+    ) -> PlayerFactory<G> {
         PlayerFactory {
             name: name.into(),
             make: Arc::new(make),
@@ -252,7 +391,7 @@ impl PlayerFactory {
     }
 
     /// A new decider.
-    pub fn make(&self) -> Box<dyn Decide> {
+    pub fn make(&self) -> Box<dyn Decide<G>> {
         (self.make)()
     }
 }

@@ -128,6 +128,16 @@ impl RandomPlayer {
 }
 
 impl RandomPlayer {
+    /// Restarts the player's stream at `seed`.
+    pub fn reseed(&mut self, seed: u64) {
+        self.rng = Rng::seeded(seed);
+    }
+
+    /// A uniformly random index below `len`.
+    pub fn index(&mut self, len: usize) -> usize {
+        self.rng.index(len)
+    }
+
     /// The index into `plays` (every legal play, never empty) of the play to make.
     pub fn choose(&mut self, _pos: &Position, _dice: Dice, plays: &[Play]) -> usize {
         self.rng.index(plays.len())

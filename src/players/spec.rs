@@ -15,13 +15,15 @@ pub enum PlayerSpecError {
     Spec(SpecError),
     /// The configuration file of an `engine:CONFIG` spec cannot be used.
     Config(String),
+    /// A player the game cannot have, with the reason.
+    NotForGame(String),
 }
 
 impl fmt::Display for PlayerSpecError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             PlayerSpecError::Spec(e) => write!(f, "{e}"),
-            PlayerSpecError::Config(e) => write!(f, "{e}"),
+            PlayerSpecError::Config(e) | PlayerSpecError::NotForGame(e) => write!(f, "{e}"),
         }
     }
 }

@@ -1,165 +1,201 @@
-//! Players of the Tavli games (Portes, Plakoto, Fevga): they pick one of the legal plays
-//! of [`crate::tavli`].
+//! Players of the Tavli games (Portes, Plakoto, Fevga): backgammon's deciders, each a
+//! [`Decide<TavliPosition>`](Decide) too, built from the same player specs by
+//! [`factory`]:
 //!
-//! - `random`: a uniformly random legal play (seeded).
+//! - `random`: a uniformly random legal play (seeded by each game's seed);
 //! - `heuristic`: the yardstick of each game, one score of the position after the play
 //!   (see [`heuristic_score`]): the race, the safety of its checkers, and what the game
-//!   turns on (hits in Portes, pins in Plakoto, blocks and primes in Fevga).
+//!   turns on (hits in Portes, pins in Plakoto, blocks and primes in Fevga);
 //! - `pubeval` (Portes only): Tesauro's pubeval on the same checkers as a backgammon
-//!   position (Portes moves as backgammon does).
-//! - `net` / `net:PATH`: the game's net (three outputs, [`crate::eval::tavli`]); in Portes
-//!   `net` is the backgammon nets on the same checkers, valued with Tavli scoring (a
-//!   gammon counts 2 and there are no triples, so the backgammon outputs count as
-//!   gammons), and `net:PATH` either kind of weights file. The options of an engine spec
-//!   search it as they search backgammon (`depth=3`, `algo=filter`, `time=...`, MCTS's
-//!   `playouts=...`): the one searcher of [`crate::search`], built by
-//!   [`crate::engine::build::tavli`].
+//!   position (Portes moves as backgammon does);
+//! - `net` / `net:PATH`, with any option of an engine spec (`depth=3`, `algo=filter`,
+//!   `time_ms=...`, MCTS's `playouts=...`): the game's net searched by the one searcher of
+//!   [`crate::search`], built by [`crate::engine::build::tavli`]. In Portes `net` is the
+//!   backgammon nets on the same checkers, valued with Tavli scoring (a gammon counts 2
+//!   and there are no triples, so the backgammon outputs count as gammons), and
+//!   `net:PATH` either kind of weights file;
+//! - `tcp://HOST:PORT`: an engine over TCP answering Tavli request lines ([`RemoteTavli`]).
 //!
 //! Every net player maximises the expected value of the game's four scores (single and
-//! double win, single and double loss) under weights it is given: the points (money
-//! play, `[1, 2, -1, -2]`) by default, or the chances of winning a match after each
-//! score (`match --variant tavli`).
+//! double win, single and double loss) under the weights of its [`TavliTurn`]: the points
+//! in money play ([`super::MONEY`]), or the chances of winning a match after each score
+//! (`match --variant tavli`).
 
-use std::fmt;
 use std::sync::Arc;
 
+use super::{
+    Decide, DecideError, DecideErrorKind, GameBuildError, HeuristicPlayer, PlayerFactory,
+    PlayerSpec, PlayerSpecError, PubevalPlayer, RandomPlayer, SearchPlayer, TavliTurn,
+};
 use crate::engine::game::{utility_of_scores, GameEngine};
-use crate::engine::EngineSpec;
+use crate::engine::{EngineSpec, EvaluatorKind};
 use crate::eval::pubeval;
 pub use crate::eval::tavli::TavliNets;
 use crate::eval::tavli::{TavliNet, TavliProbs};
-use crate::game::Rng;
 use crate::search::{Cancel, Utility};
 use crate::tavli::position::TavliPosition;
 use crate::tavli::{RuleSwitches, TavliPlay, Variant};
 
-/// A Tavli player spec, as `duel --variant` reads it.
-#[derive(Debug, Clone, PartialEq)]
-pub enum TavliSpec {
-    Random,
-    Heuristic,
-    Pubeval,
-    /// The game's net searched as an engine spec says (`net`, `net:PATH`, any depth,
-    /// algorithm, time budget), built by the engine builder.
-    Net(Box<EngineSpec>),
-    /// An engine over TCP (`tcp://HOST:PORT`) answering Tavli request lines
-    /// (docs/VARIANTS.md, "Over the wire"): `stargammon serve` or any engine speaking them.
-    Tcp(String),
+/// Parses `text` as a player of `variant` and builds it (loading its nets once): a
+/// factory of one decider per thread. A player the game cannot have is refused with the
+/// reason.
+pub fn factory(
+    text: &str,
+    variant: Variant,
+) -> Result<PlayerFactory<TavliPosition>, GameBuildError> {
+    if !variant.is_tavli() {
+        return Err(PlayerSpecError::NotForGame(
+            "these players are for the Tavli games (portes, plakoto, fevga)".into(),
+        )
+        .into());
+    }
+    let text = text.trim();
+    if let Some(addrs) = super::socket::parse_tcp_engine(text) {
+        let [addr] = <[String; 1]>::try_from(addrs).map_err(|_| {
+            PlayerSpecError::NotForGame("a Tavli engine over TCP has one address".into())
+        })?;
+        return Ok(PlayerFactory::of_game(text, move || {
+            Box::new(RemoteTavli::new(&addr))
+        }));
+    }
+    if text.starts_with("tcp://") {
+        return Err(PlayerSpecError::NotForGame(format!(
+            "bad engine {:?}: expected tcp://HOST:PORT",
+            text.chars().take(60).collect::<String>()
+        ))
+        .into());
+    }
+    let spec = PlayerSpec::parse(text)?;
+    build(&spec.engine, spec.text(), variant)
 }
 
-impl TavliSpec {
-    /// Parses `text` for `variant`; a player the variant cannot have is refused with the
-    /// reason.
-    pub fn parse(text: &str, variant: Variant) -> Result<TavliSpec, String> {
-        if !variant.is_tavli() {
-            return Err("these players are for the Tavli games (portes, plakoto, fevga)".into());
+/// The factory of the net of `variant` searched at `depth`.
+pub fn net(variant: Variant, depth: u8) -> Result<PlayerFactory<TavliPosition>, GameBuildError> {
+    let spec = EngineSpec {
+        depth: crate::engine::Depth::new(u32::from(depth)).unwrap_or(crate::engine::Depth::ONE),
+        ..EngineSpec::default()
+    };
+    build(&spec, &spec.to_string(), variant)
+}
+
+/// Builds the player of an engine spec for `variant`, named `name`.
+fn build(
+    spec: &EngineSpec,
+    name: &str,
+    variant: Variant,
+) -> Result<PlayerFactory<TavliPosition>, GameBuildError> {
+    spec.validate()?;
+    let name = name.to_string();
+    Ok(match &spec.evaluator {
+        EvaluatorKind::Random => PlayerFactory::of_game(name, || Box::new(RandomPlayer::new(0))),
+        EvaluatorKind::Heuristic => {
+            PlayerFactory::of_game(name, || Box::new(HeuristicPlayer::new()))
         }
-        let t = text.trim();
-        if let Some(addr) = t.strip_prefix("tcp://") {
-            if addr.is_empty() || addr.contains(char::is_whitespace) || !addr.contains(':') {
-                return Err(format!(
-                    "bad engine {:?}: expected tcp://HOST:PORT",
-                    t.chars().take(60).collect::<String>()
-                ));
-            }
-            return Ok(TavliSpec::Tcp(addr.to_string()));
-        }
-        let head = t.split(',').next().unwrap_or("").trim();
-        let fixed = match head {
-            "random" => Some(TavliSpec::Random),
-            "heuristic" => Some(TavliSpec::Heuristic),
-            "pubeval" => Some(TavliSpec::Pubeval),
-            _ => None,
-        };
-        if let Some(spec) = fixed {
-            if t.contains(',') {
-                return Err(format!("'{head}' takes no options (only a net searches)"));
-            }
-            if spec == TavliSpec::Pubeval && variant != Variant::Portes {
-                return Err(format!(
+        EvaluatorKind::Pubeval => {
+            if variant != Variant::Portes {
+                return Err(PlayerSpecError::NotForGame(format!(
                     "pubeval plays {} only through backgammon's evaluation, which fits \
                      Portes alone; {} takes net, heuristic or random",
                     variant.name(),
                     variant.name()
-                ));
+                ))
+                .into());
             }
-            return Ok(spec);
+            PlayerFactory::of_game(name, || Box::new(PubevalPlayer))
         }
-        if !(head == "net" || head.starts_with("net:")) {
-            return Err(format!(
-                "unknown {} player '{}' (known: net, net:PATH, heuristic, random{})",
-                variant.name(),
-                head.chars().take(40).collect::<String>(),
-                if variant == Variant::Portes {
-                    ", pubeval"
-                } else {
-                    ""
-                }
-            ));
+        _ => {
+            let engine = crate::engine::build::tavli(spec, variant)?;
+            let player = SearchPlayer::new(
+                engine.searcher.clone(),
+                engine.settings(Utility::MONEY),
+                name.clone(),
+            );
+            PlayerFactory::of_game(name, move || Box::new(player.clone()))
         }
-        let spec: EngineSpec = t
-            .parse()
-            .map_err(|e: crate::engine::SpecError| e.to_string())?;
-        crate::engine::build::check_tavli(&spec).map_err(|e| e.to_string())?;
-        Ok(TavliSpec::Net(Box::new(spec)))
+    })
+}
+
+/// A player of an in-memory Tavli net searched at `depth` (training benchmarks).
+pub fn of_net(net: Arc<TavliNet>, depth: u8) -> SearchPlayer<TavliPosition> {
+    let spec = EngineSpec {
+        depth: crate::engine::Depth::new(u32::from(depth)).unwrap_or(crate::engine::Depth::ONE),
+        tt_megabytes: 1,
+        ..EngineSpec::default()
+    };
+    let table = Arc::new(crate::search::TranspositionTable::new(1));
+    let engine = crate::engine::build::game_engine(&spec, Arc::new(TavliNets::Tavli(net)), table);
+    SearchPlayer::new(
+        engine.searcher.clone(),
+        engine.settings(Utility::MONEY),
+        format!("net,depth={depth}"),
+    )
+}
+
+/// The play of `plays` at index `i` as an answer (the first when `i` is out of range:
+/// in-process choosers return an index of the list they were given).
+fn pick(plays: &[TavliPlay], i: usize) -> Result<TavliPlay, DecideError> {
+    plays.get(i).or(plays.first()).copied().ok_or(DecideError {
+        kind: DecideErrorKind::Illegal("no legal play to choose from".into()),
+        request: String::new(),
+        reply: String::new(),
+    })
+}
+
+impl Decide<TavliPosition> for SearchPlayer<TavliPosition> {
+    fn name(&self) -> String {
+        self.player_name()
     }
 
-    /// The spec of the game's net at `depth` (Star2).
-    pub fn net(depth: u8) -> TavliSpec {
-        TavliSpec::Net(Box::new(EngineSpec {
-            depth: crate::engine::Depth::new(u32::from(depth)).unwrap_or(crate::engine::Depth::ONE),
-            ..EngineSpec::default()
-        }))
+    fn decide(&mut self, turn: &TavliTurn, plays: &[TavliPlay]) -> Result<TavliPlay, DecideError> {
+        self.settings.utility = utility_of_scores(turn.values);
+        let i = self.choose(&turn.position, turn.dice, plays);
+        pick(plays, i)
     }
 }
 
-impl fmt::Display for TavliSpec {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            TavliSpec::Random => f.write_str("random"),
-            TavliSpec::Heuristic => f.write_str("heuristic"),
-            TavliSpec::Pubeval => f.write_str("pubeval"),
-            TavliSpec::Net(spec) => write!(f, "{spec}"),
-            TavliSpec::Tcp(addr) => write!(f, "tcp://{addr}"),
-        }
+impl Decide<TavliPosition> for RandomPlayer {
+    fn name(&self) -> String {
+        "random".into()
+    }
+
+    fn new_game(&mut self, seed: u64) {
+        self.reseed(seed);
+    }
+
+    fn decide(&mut self, _turn: &TavliTurn, plays: &[TavliPlay]) -> Result<TavliPlay, DecideError> {
+        let i = self.index(plays.len());
+        pick(plays, i)
     }
 }
 
-/// The value of each score to the player (single win, double win, single loss, double
-/// loss): points in money play.
-pub const MONEY: [f64; 4] = [1.0, 2.0, -1.0, -2.0];
-
-/// A net player: the game's engine and what the player maximises.
-#[derive(Clone, Debug)]
-pub struct TavliSearchPlayer {
-    pub engine: GameEngine<TavliPosition>,
-    /// Money points unless a match sets the chances of each score.
-    pub utility: Utility,
-}
-
-impl TavliSearchPlayer {
-    pub fn new(engine: GameEngine<TavliPosition>) -> TavliSearchPlayer {
-        TavliSearchPlayer {
-            engine,
-            utility: Utility::MONEY,
-        }
+impl Decide<TavliPosition> for HeuristicPlayer {
+    fn name(&self) -> String {
+        "heuristic".into()
     }
 
-    /// The index among `plays` (the legal plays of `dice` in `before`) of the engine's
-    /// choice.
-    pub fn best(
-        &self,
-        before: &TavliPosition,
-        dice: crate::game::Dice,
-        plays: &[TavliPlay],
-    ) -> usize {
-        let decision = self
-            .engine
-            .choose(before, dice, self.utility, &Cancel::new());
-        decision
-            .best()
-            .and_then(|b| plays.iter().position(|p| p.after == b.play.after))
-            .unwrap_or(0)
+    fn decide(&mut self, _turn: &TavliTurn, plays: &[TavliPlay]) -> Result<TavliPlay, DecideError> {
+        pick(
+            plays,
+            argmax(plays.iter().map(|p| heuristic_score(&p.after))),
+        )
+    }
+}
+
+impl Decide<TavliPosition> for PubevalPlayer {
+    fn name(&self) -> String {
+        "pubeval".into()
+    }
+
+    fn decide(&mut self, turn: &TavliTurn, plays: &[TavliPlay]) -> Result<TavliPlay, DecideError> {
+        let race = turn
+            .position
+            .to_backgammon()
+            .is_some_and(|b| pubeval::is_race(&b));
+        let best = argmax(plays.iter().map(|p| match p.after.to_backgammon() {
+            Some(after) => f64::from(pubeval::score(&after, race)),
+            None => f64::NEG_INFINITY,
+        }));
+        pick(plays, best)
     }
 }
 
@@ -242,29 +278,36 @@ impl RemoteTavli {
         }
     }
 
-    fn ask(&mut self, line: &str) -> Result<String, String> {
+    fn ask(&mut self, line: &str) -> Result<String, DecideError> {
         let timeout = std::time::Duration::from_secs(REMOTE_TIMEOUT_S);
+        let failed = |e: String| DecideError {
+            kind: DecideErrorKind::Io(e),
+            request: line.to_string(),
+            reply: String::new(),
+        };
         let conn = match self.conn.as_mut() {
             Some(c) => c,
             None => self.conn.insert(
                 super::socket::EngineConnection::connect(&self.addr, timeout)
-                    .map_err(|e| format!("cannot connect to {}: {e}", self.addr))?,
+                    .map_err(|e| failed(format!("cannot connect to {}: {e}", self.addr)))?,
             ),
         };
         conn.request(line).map_err(|e| {
             self.conn = None;
-            format!("{}: {e}", self.addr)
+            failed(format!("{}: {e}", self.addr))
         })
     }
+}
 
-    /// The engine's play of `dice` in `before`: the index among `plays` (the legal plays),
-    /// or why its answer is no legal play.
-    pub fn decide(
-        &mut self,
-        before: &TavliPosition,
-        dice: crate::game::Dice,
-        plays: &[TavliPlay],
-    ) -> Result<usize, String> {
+impl Decide<TavliPosition> for RemoteTavli {
+    fn name(&self) -> String {
+        format!("tcp://{}", self.addr)
+    }
+
+    /// The engine's play of the turn's roll: one of `plays` (the legal plays), or why its
+    /// answer is none of them.
+    fn decide(&mut self, turn: &TavliTurn, plays: &[TavliPlay]) -> Result<TavliPlay, DecideError> {
+        let (before, dice) = (&turn.position, turn.dice);
         let line = format!(
             "{} {}{}",
             crate::tavli::position_string(before),
@@ -272,111 +315,21 @@ impl RemoteTavli {
             dice.low()
         );
         let reply = self.ask(&line)?;
+        let error = |kind| DecideError {
+            kind,
+            request: line.clone(),
+            reply: reply.clone(),
+        };
         if reply.starts_with("Error") || reply.starts_with("sorry") {
-            return Err(format!("the engine refused {line:?}: {reply}"));
+            return Err(error(DecideErrorKind::EngineError));
         }
         let play = crate::tavli::parse_play(before, dice, &RuleSwitches::default(), &reply)
-            .map_err(|e| format!("answer to {line:?}: {e}"))?;
+            .map_err(|e| error(DecideErrorKind::Unparseable(e.to_string())))?;
         plays
             .iter()
-            .position(|p| p.after == play.after)
-            .ok_or_else(|| format!("answer to {line:?}: {reply:?} is not among the legal plays"))
-    }
-}
-
-/// A ready player: it picks the index of a play.
-#[derive(Clone)]
-pub enum TavliPlayer {
-    Random(Rng),
-    Heuristic,
-    Pubeval,
-    Net(Box<TavliSearchPlayer>),
-    Remote(Box<RemoteTavli>),
-}
-
-impl fmt::Debug for TavliPlayer {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            TavliPlayer::Random(_) => "TavliPlayer::Random",
-            TavliPlayer::Heuristic => "TavliPlayer::Heuristic",
-            TavliPlayer::Pubeval => "TavliPlayer::Pubeval",
-            TavliPlayer::Net(_) => "TavliPlayer::Net",
-            TavliPlayer::Remote(_) => "TavliPlayer::Remote",
-        })
-    }
-}
-
-impl TavliPlayer {
-    /// Builds the player of `spec` for `variant` (loads the nets once); `seed` seeds a
-    /// random player.
-    pub fn build(spec: &TavliSpec, variant: Variant, seed: u64) -> Result<TavliPlayer, String> {
-        Ok(match spec {
-            TavliSpec::Random => TavliPlayer::Random(Rng::seeded(seed)),
-            TavliSpec::Heuristic => TavliPlayer::Heuristic,
-            TavliSpec::Pubeval => TavliPlayer::Pubeval,
-            TavliSpec::Net(spec) => TavliPlayer::Net(Box::new(TavliSearchPlayer::new(
-                crate::engine::build::tavli(spec, variant).map_err(|e| e.to_string())?,
-            ))),
-            TavliSpec::Tcp(addr) => TavliPlayer::Remote(Box::new(RemoteTavli::new(addr))),
-        })
-    }
-
-    /// A player of an in-memory Tavli net (training benchmarks).
-    pub fn of_net(net: Arc<TavliNet>, depth: u8) -> TavliPlayer {
-        let spec = EngineSpec {
-            depth: crate::engine::Depth::new(u32::from(depth)).unwrap_or(crate::engine::Depth::ONE),
-            tt_megabytes: 1,
-            ..EngineSpec::default()
-        };
-        let table = Arc::new(crate::search::TranspositionTable::new(1));
-        TavliPlayer::Net(Box::new(TavliSearchPlayer::new(
-            crate::engine::build::game_engine(&spec, Arc::new(TavliNets::Tavli(net)), table),
-        )))
-    }
-
-    /// Restarts a random player's stream at `seed` (the others have none).
-    pub fn reseed(&mut self, seed: u64) {
-        if let TavliPlayer::Random(rng) = self {
-            *rng = Rng::seeded(seed);
-        }
-    }
-
-    /// Sets the value of each score (single win, double win, single loss, double loss)
-    /// for a net player; the others ignore it.
-    pub fn set_values(&mut self, values: [f64; 4]) {
-        if let TavliPlayer::Net(p) = self {
-            p.utility = utility_of_scores(values);
-        }
-    }
-
-    /// The index of the chosen play among `plays` (the legal plays of `dice`, not empty)
-    /// for the side to act of `before`; a remote engine's failure or illegal answer is the
-    /// error (the referee forfeits its game).
-    pub fn decide(
-        &mut self,
-        before: &TavliPosition,
-        dice: crate::game::Dice,
-        plays: &[TavliPlay],
-    ) -> Result<usize, String> {
-        Ok(match self {
-            TavliPlayer::Remote(r) => return r.decide(before, dice, plays),
-            TavliPlayer::Random(rng) => rng.index(plays.len()),
-            TavliPlayer::Heuristic => argmax(plays.iter().map(|p| heuristic_score(&p.after))),
-            TavliPlayer::Pubeval => {
-                let race = before.to_backgammon().is_some_and(|b| pubeval::is_race(&b));
-                argmax(plays.iter().map(|p| match p.after.to_backgammon() {
-                    Some(after) => f64::from(pubeval::score(&after, race)),
-                    None => f64::NEG_INFINITY,
-                }))
-            }
-            TavliPlayer::Net(p) => {
-                if plays.len() == 1 {
-                    0
-                } else {
-                    p.best(before, dice, plays)
-                }
-            }
-        })
+            .find(|p| p.after == play.after)
+            .copied()
+            .ok_or_else(|| error(DecideErrorKind::Illegal("not among the legal plays".into())))
     }
 }
 
@@ -457,37 +410,27 @@ pub fn heuristic_score(after: &TavliPosition) -> f64 {
 mod tests {
     use super::*;
     use crate::game::Dice;
+    use crate::players::MONEY;
     use crate::tavli::{legal_plays, RuleSwitches};
 
     #[test]
     fn specs_parse_by_variant() {
         assert_eq!(
-            TavliSpec::parse("heuristic", Variant::Fevga),
-            Ok(TavliSpec::Heuristic)
+            factory("heuristic", Variant::Fevga).unwrap().name(),
+            "heuristic"
         );
         assert_eq!(
-            TavliSpec::parse("net:x.sgnet", Variant::Portes)
-                .unwrap()
-                .to_string(),
-            "net:x.sgnet"
-        );
-        let deep = TavliSpec::parse("net,depth=3", Variant::Plakoto).unwrap();
-        assert_eq!(deep, TavliSpec::net(3));
-        assert_eq!(deep.to_string(), "net,depth=3");
-        let algo = TavliSpec::parse("net,depth=5,algorithm=star1", Variant::Fevga).unwrap();
-        assert_eq!(algo.to_string(), "net,depth=5,algorithm=star1");
-        assert_eq!(
-            TavliSpec::parse(&deep.to_string(), Variant::Plakoto),
-            Ok(deep)
+            factory("net,depth=3", Variant::Plakoto).unwrap().name(),
+            "net,depth=3"
         );
         // Every algorithm, depth and budget of backgammon's searcher plays the Tavli games.
         for text in [
             "net,depth=7",
             "net,algo=mcts,playouts=100",
             "net,depth=5,algo=filter,filter=9:0.16/3:0.06",
-            "net,depth=5,time=200",
+            "net,depth=5,time_ms=200",
         ] {
-            assert!(TavliSpec::parse(text, Variant::Plakoto).is_ok(), "{text}");
+            assert!(factory(text, Variant::Plakoto).is_ok(), "{text}");
         }
         for (text, variant) in [
             ("net,depth=2", Variant::Plakoto),
@@ -496,12 +439,15 @@ mod tests {
             ("net,speed=3", Variant::Plakoto),
             ("heuristic,depth=3", Variant::Plakoto),
             ("pubeval", Variant::Fevga),
+            ("pipsigmoid", Variant::Fevga),
             ("alpha", Variant::Portes),
             ("net:", Variant::Portes),
             ("net", Variant::Backgammon),
+            ("tcp://", Variant::Portes),
+            ("tcp://127.0.0.1:1,127.0.0.1:2", Variant::Portes),
             ("net,depth=\u{e9}\u{e9}", Variant::Fevga),
         ] {
-            let e = TavliSpec::parse(text, variant).unwrap_err();
+            let e = factory(text, variant).err().unwrap().to_string();
             assert!(!e.contains('\n'), "{e}");
         }
     }
@@ -514,34 +460,36 @@ mod tests {
             let start = TavliPosition::start(variant);
             let plays = legal_plays(&start, dice, &rules);
             assert!(!plays.is_empty());
-            let mut specs = vec![
-                TavliSpec::Random,
-                TavliSpec::Heuristic,
-                TavliSpec::net(1),
-                TavliSpec::net(3),
-            ];
+            let mut specs = vec!["random", "heuristic", "net", "net,depth=3"];
             if variant == Variant::Portes {
-                specs.push(TavliSpec::Pubeval);
+                specs.push("pubeval");
             }
             for spec in specs {
-                let mut p = TavliPlayer::build(&spec, variant, 1).unwrap();
-                assert!(
-                    p.decide(&start, dice, &plays).unwrap() < plays.len(),
-                    "{variant:?} {spec}"
-                );
+                let mut p = factory(spec, variant).unwrap().make();
+                let turn = TavliTurn {
+                    position: start,
+                    dice,
+                    values: MONEY,
+                };
+                let play = p.decide(&turn, &plays).unwrap();
+                assert!(plays.contains(&play), "{variant:?} {spec}");
             }
         }
     }
 
     #[test]
     fn the_heuristic_values_a_pin_in_plakoto_and_a_win_most() {
-        // Pinning costs the pinned side: the same checkers score higher with the opponent's
-        // checker pinned than with the mover's.
         let rules = RuleSwitches::default();
         let start = TavliPosition::start(Variant::Plakoto);
-        let plays = legal_plays(&start, Dice::new(5, 2).unwrap(), &rules);
         let dice = Dice::new(5, 2).unwrap();
-        let best = &plays[TavliPlayer::Heuristic.decide(&start, dice, &plays).unwrap()];
+        let plays = legal_plays(&start, dice, &rules);
+        let turn = TavliTurn {
+            position: start,
+            dice,
+            values: MONEY,
+        };
+        let best =
+            Decide::<TavliPosition>::decide(&mut HeuristicPlayer::new(), &turn, &plays).unwrap();
         assert!(heuristic_score(&best.after).is_finite());
         assert!(heuristic_score(&best.after) < 100.0);
     }

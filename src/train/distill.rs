@@ -362,6 +362,7 @@ fn make_chunk(
         let (first, second) = if (g / n) % 2 == 1 { (p1, p0) } else { (p0, p1) };
         let mut ply = 0u32;
         crate::arena::play_game_visiting(
+            Position::OPENING,
             first.as_mut(),
             second.as_mut(),
             &mut dice_rng,

@@ -23,10 +23,10 @@ use serde::{Deserialize, Serialize};
 use super::config::ScheduleStep;
 use super::curve::{append_csv, read_csv, svg, truncate_csv, CurvePoint};
 use super::{game_seed, io_err, Checkpointed, RunClock, StopReason, TrainError};
-use crate::arena::tavli::{duel_players, MAX_TURNS};
+use crate::arena::{duel_from, DuelConfig, MAX_TURNS};
 use crate::eval::tavli::{TavliNet, TavliProbs, TavliScratch, TAVLI_MAX_HIDDEN};
 use crate::game::{splitmix, Rng};
-use crate::players::tavli::TavliPlayer;
+use crate::players::{HeuristicPlayer, PlayerFactory};
 use crate::tavli::{generate_plays, RuleSwitches, TavliPlayList, TavliPosition, Variant};
 
 /// Everything that determines a Tavli training run (`config/tavli-*.toml`).
@@ -270,15 +270,18 @@ impl TavliTrainer {
     /// best net. Returns the ppg.
     pub fn benchmark(&mut self) -> Result<f64, TrainError> {
         let variant = self.net.variant();
-        let me = TavliPlayer::of_net(Arc::new(self.net.clone()), 1);
-        let r = duel_players(
-            variant,
-            [
-                ("net".into(), me),
-                ("heuristic".into(), TavliPlayer::Heuristic),
-            ],
-            self.config.bench_games,
-            self.config.bench_seed,
+        let me = crate::players::tavli::of_net(Arc::new(self.net.clone()), 1);
+        let r = duel_from(
+            TavliPosition::start(variant),
+            &PlayerFactory::of_game("net", move || Box::new(me.clone())),
+            &PlayerFactory::of_game("heuristic", || Box::new(HeuristicPlayer::new())),
+            &DuelConfig {
+                games: self.config.bench_games,
+                seed: self.config.bench_seed,
+                threads: 1,
+                progress: false,
+                judge: None,
+            },
         );
         let (alpha, lambda) = self.config.schedule_at(self.state.games);
         let point = CurvePoint {
