@@ -76,7 +76,7 @@ fn resume_matches_an_uninterrupted_run() {
     assert_eq!(reloaded.nets, whole.nets);
     // The learning curve has one row per benchmark, none repeated.
     let csv = std::fs::read_to_string(d2.join("curve.csv")).unwrap();
-    assert_eq!(csv.lines().count(), 1 + 2, "{csv}");
+    assert_eq!(csv.lines().count(), 1 + 3, "{csv}");
     assert!(d2.join("curve.svg").exists());
     assert!(d2.join("best.sgnet").exists());
 

@@ -82,7 +82,11 @@ fn run_tavli(a: TrainArgs, variant: crate::tavli::Variant) -> Result<(), CliErro
         let Some(dir) = &a.resume else {
             return Err("--export needs --resume DIR".into());
         };
-        let file = if a.latest { "net.sgnet" } else { "best.sgnet" };
+        let file = if a.latest {
+            crate::train::read_state(dir)?.weights_file
+        } else {
+            "best.sgnet".to_string()
+        };
         let net = crate::eval::tavli::TavliNet::load(&dir.join(file))?;
         if net.variant() != variant {
             return Err(format!("{} holds a {} net", dir.display(), net.variant()).into());
@@ -102,11 +106,11 @@ fn run_tavli(a: TrainArgs, variant: crate::tavli::Variant) -> Result<(), CliErro
             "config/tavli-{variant}.toml"
         )))?)?,
     };
-    if trainer.net.variant() != variant {
+    if trainer.nets.variant() != variant {
         return Err(format!(
             "the run in {} trains {}, not {variant}",
             trainer.dir().display(),
-            trainer.net.variant()
+            trainer.nets.variant()
         )
         .into());
     }
@@ -123,7 +127,7 @@ fn run_tavli(a: TrainArgs, variant: crate::tavli::Variant) -> Result<(), CliErro
         trainer.dir().display(),
         trainer.state.games,
         crate::eval::tavli::TAVLI_INPUTS,
-        trainer.net.hidden(),
+        trainer.nets.hidden(),
     );
     trainer.run(&stop, !a.quiet)?;
     Ok(())

@@ -19,16 +19,18 @@
 pub mod config;
 pub mod curve;
 pub mod distill;
+pub mod run;
 pub mod tavli;
 
 use crate::game::Rng;
 use serde::{Deserialize, Serialize};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 pub use config::{ScheduleStep, TrainConfig};
+pub use run::{Learner, Run, RunConfig};
 
 use crate::arena::{duel, opening_roll, DuelConfig};
 use crate::eval::encoding::SparseInput;
@@ -76,6 +78,7 @@ pub struct TrainState {
     pub best_ppg: Option<f64>,
     pub best_games: u64,
     /// File name of the weights of this checkpoint inside the run directory.
+    #[serde(default)]
     pub weights_file: String,
 }
 
@@ -194,16 +197,7 @@ pub fn train_game(
     n
 }
 
-/// A training run in a directory.
-#[derive(Debug)]
-pub struct Trainer {
-    pub config: TrainConfig,
-    pub nets: NetSet,
-    pub state: TrainState,
-    dir: PathBuf,
-}
-
-/// What stopped a call to [`Trainer::run`].
+/// What stopped a call to [`Run::run`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StopReason {
     MaxGames,
@@ -323,21 +317,84 @@ impl RunClock {
     }
 }
 
-impl Trainer {
-    /// Starts a new run in `config.run_dir` (which must not hold a run already).
-    pub fn create(config: TrainConfig) -> Result<Trainer, TrainError> {
-        config.check()?;
-        let dir = config.run_dir.clone();
-        if dir.join("state.json").exists() {
+/// Backgammon's run: the contact and race nets.
+pub type Trainer = Run<NetSet>;
+
+impl RunConfig for TrainConfig {
+    fn load(path: &Path) -> Result<TrainConfig, TrainError> {
+        TrainConfig::load(path)
+    }
+
+    fn check(&self) -> Result<(), TrainError> {
+        TrainConfig::check(self)
+    }
+
+    fn keeps(&self, stored: &TrainConfig) -> Result<(), TrainError> {
+        if self.contact_hidden != stored.contact_hidden || self.race_hidden != stored.race_hidden {
+            return Err(TrainError::Config(
+                "a resumed run keeps its net sizes".into(),
+            ));
+        }
+        if self.contact_encoding != stored.contact_encoding {
             return Err(TrainError::Config(format!(
-                "{} already holds a run; use --resume {}",
-                dir.display(),
-                dir.display()
+                "a resumed run keeps its contact encoding ({}; the config says {})",
+                stored.contact_encoding, self.contact_encoding
             )));
         }
-        std::fs::create_dir_all(&dir).map_err(|e| io_err(&dir, e))?;
+        Ok(())
+    }
+
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn run_dir(&self) -> &Path {
+        &self.run_dir
+    }
+
+    fn set_run_dir(&mut self, dir: &Path) {
+        self.run_dir = dir.to_path_buf();
+    }
+
+    fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    fn max_games(&self) -> u64 {
+        self.max_games
+    }
+
+    fn max_minutes(&self) -> f64 {
+        self.max_minutes
+    }
+
+    fn checkpoint_minutes(&self) -> f64 {
+        self.checkpoint_minutes
+    }
+
+    fn bench_every(&self) -> u64 {
+        self.bench_every
+    }
+
+    fn schedule_at(&self, games: u64) -> (f32, f32) {
+        TrainConfig::schedule_at(self, games)
+    }
+}
+
+/// A session's buffers: one workspace per thread, one learner copy per game of a round.
+#[derive(Debug)]
+pub struct Rounds {
+    workspaces: Vec<Workspace>,
+    learners: Vec<NetSet>,
+}
+
+impl Learner for NetSet {
+    type Config = TrainConfig;
+    type Workspace = Rounds;
+
+    fn fresh(config: &TrainConfig) -> Result<NetSet, TrainError> {
         let encoding = config.encoding()?;
-        let nets = match &config.init_weights {
+        Ok(match &config.init_weights {
             Some(p) => {
                 let nets = NetSet::load(p).map_err(TrainError::Weights)?;
                 if nets.encoding != encoding {
@@ -369,278 +426,110 @@ impl Trainer {
                     games: 0,
                 }
             }
-        };
-        let text =
-            toml::to_string_pretty(&config).map_err(|e| TrainError::Config(e.to_string()))?;
-        let cfg_path = dir.join("config.toml");
-        std::fs::write(&cfg_path, text).map_err(|e| io_err(&cfg_path, e))?;
-        let mut t = Trainer {
-            config,
-            nets,
-            state: TrainState {
-                games: 0,
-                seconds: 0.0,
-                best_ppg: None,
-                best_games: 0,
-                weights_file: String::new(),
-            },
-            dir,
-        };
-        t.checkpoint()?;
-        Ok(t)
-    }
-
-    /// Reopens the run in `dir`. `config` replaces the stored config when given (to
-    /// extend a schedule or change limits); the net sizes and the contact encoding must
-    /// stay the same.
-    pub fn resume(dir: &Path, config: Option<TrainConfig>) -> Result<Trainer, TrainError> {
-        let state = read_state(dir)?;
-        let cfg_path = dir.join("config.toml");
-        let stored = TrainConfig::load(&cfg_path)?;
-        let mut config = match config {
-            Some(c) => {
-                if c.contact_hidden != stored.contact_hidden || c.race_hidden != stored.race_hidden
-                {
-                    return Err(TrainError::Config(
-                        "a resumed run keeps its net sizes".into(),
-                    ));
-                }
-                if c.contact_encoding != stored.contact_encoding {
-                    return Err(TrainError::Config(format!(
-                        "a resumed run keeps its contact encoding ({}; the config says {})",
-                        stored.contact_encoding, c.contact_encoding
-                    )));
-                }
-                let text =
-                    toml::to_string_pretty(&c).map_err(|e| TrainError::Config(e.to_string()))?;
-                std::fs::write(&cfg_path, text).map_err(|e| io_err(&cfg_path, e))?;
-                c
-            }
-            None => stored,
-        };
-        config.run_dir = dir.to_path_buf();
-        config.check()?;
-        let nets = NetSet::load(&dir.join(&state.weights_file)).map_err(TrainError::Weights)?;
-        if nets.encoding != config.encoding()? {
-            return Err(TrainError::State(format!(
-                "weights read input encoding {}, the run's config says {}",
-                nets.encoding.id(),
-                config.contact_encoding
-            )));
-        }
-        if nets.games != state.games {
-            return Err(TrainError::State(format!(
-                "weights hold {} games, state says {}",
-                nets.games, state.games
-            )));
-        }
-        // Benchmark rows written after this checkpoint would be repeated: drop them.
-        curve::truncate_csv(&dir.join("curve.csv"), state.games)?;
-        Ok(Trainer {
-            config,
-            nets,
-            state,
-            dir: dir.to_path_buf(),
         })
     }
 
-    pub fn dir(&self) -> &Path {
-        &self.dir
+    fn load(path: &Path) -> Result<NetSet, crate::eval::WeightsError> {
+        NetSet::load(path)
     }
 
-    /// Saves weights and state atomically: a new weights file, then the state pointing
-    /// at it, then the old weights file is removed.
-    pub fn checkpoint(&mut self) -> Result<(), TrainError> {
-        self.nets.games = self.state.games;
-        let name = format!("checkpoint-{}.sgnet", self.state.games);
-        self.nets
-            .save(&self.dir.join(&name))
-            .map_err(TrainError::Weights)?;
-        let old = std::mem::replace(&mut self.state.weights_file, name);
-        let state_path = self.dir.join("state.json");
-        let tmp = self.dir.join("state.json.tmp");
-        let text = serde_json::to_string_pretty(&self.state)
-            .map_err(|e| TrainError::State(e.to_string()))?;
-        std::fs::write(&tmp, text).map_err(|e| io_err(&tmp, e))?;
-        std::fs::rename(&tmp, &state_path).map_err(|e| io_err(&state_path, e))?;
-        if !old.is_empty() && old != self.state.weights_file {
-            let _ = std::fs::remove_file(self.dir.join(old));
+    fn save(&self, path: &Path) -> Result<(), crate::eval::WeightsError> {
+        NetSet::save(self, path)
+    }
+
+    fn games(&self) -> u64 {
+        self.games
+    }
+
+    fn set_games(&mut self, games: u64) {
+        self.games = games;
+    }
+
+    fn fits(&self, config: &TrainConfig) -> Result<(), TrainError> {
+        if self.encoding != config.encoding()? {
+            return Err(TrainError::State(format!(
+                "weights read input encoding {}, the run's config says {}",
+                self.encoding.id(),
+                config.contact_encoding
+            )));
         }
         Ok(())
     }
 
-    /// Plays one round of self-play games (one learner copy each, all starting from the
-    /// current nets) and adds each game's change to the nets, in game order.
-    pub fn round(&mut self, workspaces: &mut [Workspace], learners: &mut [NetSet]) {
-        let (alpha, lambda) = self.config.schedule_at(self.state.games);
-        let eval = NeuralEvaluator::new(self.nets.clone(), "training");
-        for l in learners.iter_mut() {
-            l.clone_from(&self.nets);
+    fn workspace(&self, config: &TrainConfig) -> Rounds {
+        Rounds {
+            workspaces: (0..config.threads.max(1))
+                .map(|_| Workspace::default())
+                .collect(),
+            learners: (0..config.games_per_round).map(|_| self.clone()).collect(),
         }
-        let games = learners.len();
-        let threads = workspaces.len().clamp(1, games);
-        let first = self.state.games;
-        let seed = self.config.seed;
+    }
+
+    /// One round of self-play games (one learner copy each, all starting from the
+    /// current nets); each game's change is added to the nets, in game order.
+    fn step(&mut self, config: &TrainConfig, first: u64, ws: &mut Rounds) -> u64 {
+        let (alpha, lambda) = config.schedule_at(first);
+        let eval = NeuralEvaluator::new(self.clone(), "training");
+        for l in ws.learners.iter_mut() {
+            l.clone_from(self);
+        }
+        let games = ws.learners.len();
+        let threads = ws.workspaces.len().clamp(1, games);
+        let seed = config.seed;
         std::thread::scope(|scope| {
             let eval = &eval;
             // Game j goes to thread j % threads.
             let mut per_thread: Vec<Vec<(usize, &mut NetSet)>> =
                 (0..threads).map(|_| Vec::new()).collect();
-            for (j, g) in learners.iter_mut().enumerate() {
+            for (j, g) in ws.learners.iter_mut().enumerate() {
                 per_thread[j % threads].push((j, g));
             }
-            for (ws, jobs) in workspaces.iter_mut().zip(per_thread) {
+            for (w, jobs) in ws.workspaces.iter_mut().zip(per_thread) {
                 scope.spawn(move || {
                     for (j, g) in jobs {
-                        train_game(
-                            eval,
-                            game_seed(seed, first + j as u64),
-                            alpha,
-                            lambda,
-                            ws,
-                            g,
-                        );
+                        train_game(eval, game_seed(seed, first + j as u64), alpha, lambda, w, g);
                     }
                 });
             }
         });
         let base = eval.nets();
-        for l in learners.iter() {
-            self.nets.contact.add_difference(&l.contact, &base.contact);
-            self.nets.race.add_difference(&l.race, &base.race);
+        for l in ws.learners.iter() {
+            self.contact.add_difference(&l.contact, &base.contact);
+            self.race.add_difference(&l.race, &base.race);
         }
-        self.state.games += games as u64;
+        games as u64
     }
 
-    /// Benchmarks the current nets against pubeval, logs the figures, keeps the best nets.
-    pub fn benchmark(&mut self) -> Result<f64, TrainError> {
-        let eval = Arc::new(NeuralEvaluator::new(self.nets.clone(), "net"));
+    /// Depth 1 against pubeval.
+    fn benchmark(&self, config: &TrainConfig) -> crate::arena::DuelResult {
+        let eval = Arc::new(NeuralEvaluator::new(self.clone(), "net"));
         let a = PlayerFactory::new("net", move || {
             Box::new(NetPlayer::new(eval.clone(), 0.0, "net".into()))
         });
         let b = PlayerFactory::new("pubeval", || Box::new(PubevalPlayer));
-        let r = duel(
+        duel(
             &a,
             &b,
             &DuelConfig {
-                games: self.config.bench_games,
-                seed: self.config.bench_seed,
-                threads: self.config.threads,
+                games: config.bench_games,
+                seed: config.bench_seed,
+                threads: config.threads,
                 progress: false,
                 judge: None,
             },
-        );
-        let (alpha, lambda) = self.config.schedule_at(self.state.games);
-        curve::append_csv(
-            &self.dir.join("curve.csv"),
-            &curve::CurvePoint {
-                games: self.state.games,
-                minutes: self.state.seconds / 60.0,
-                ppg: r.ppg,
-                ci95: r.ci95,
-                alpha,
-                lambda,
-            },
-        )?;
-        let points = curve::read_csv(&self.dir.join("curve.csv"))?;
-        let svg = curve::svg(
-            &points,
-            &format!("{}: TD(lambda) self-play vs pubeval", self.config.name),
-        );
-        let svg_path = self.dir.join("curve.svg");
-        std::fs::write(&svg_path, svg).map_err(|e| io_err(&svg_path, e))?;
-        let snaps = self.dir.join("snapshots");
-        std::fs::create_dir_all(&snaps).map_err(|e| io_err(&snaps, e))?;
-        self.nets.games = self.state.games;
-        self.nets
-            .save(&snaps.join(format!("games-{}.sgnet", self.state.games)))
-            .map_err(TrainError::Weights)?;
-        if self.state.best_ppg.map_or(true, |b| r.ppg > b) {
-            self.state.best_ppg = Some(r.ppg);
-            self.state.best_games = self.state.games;
-            self.nets
-                .save(&self.dir.join("best.sgnet"))
-                .map_err(TrainError::Weights)?;
-        }
-        eprintln!(
-            "[train] games {}: vs pubeval {:+.3} +/- {:.3} ({} games, {:.0} s); best {:+.3} at {}",
-            self.state.games,
-            r.ppg,
-            r.ci95,
-            r.games,
-            r.seconds,
-            self.state.best_ppg.unwrap_or(f64::NAN),
-            self.state.best_games
-        );
-        Ok(r.ppg)
+        )
     }
 
-    /// Trains until `max_games`, the time limit, or `stop` is set; checkpoints on the way
-    /// and at the end.
-    pub fn run(&mut self, stop: &AtomicBool, progress: bool) -> Result<StopReason, TrainError> {
-        let threads = self.config.threads.max(1);
-        let mut workspaces: Vec<Workspace> = (0..threads).map(|_| Workspace::default()).collect();
-        let per_round = self.config.games_per_round;
-        let mut learners: Vec<NetSet> = (0..per_round).map(|_| self.nets.clone()).collect();
-        let mut clock = RunClock::new(
-            self.state.seconds,
-            self.state.games,
-            self.config.checkpoint_minutes,
-            self.config.max_minutes,
-        );
-        let bar = if progress {
-            let pb = indicatif::ProgressBar::new(self.config.max_games);
-            pb.set_style(
-                indicatif::ProgressStyle::with_template(
-                    "{elapsed_precise} [{bar:30}] {pos}/{len} games {msg}",
-                )
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-            );
-            pb.set_position(self.state.games);
-            pb
-        } else {
-            indicatif::ProgressBar::hidden()
-        };
-        let reason = loop {
-            if let Some(reason) = clock.stop(self.state.games, self.config.max_games, stop) {
-                break reason;
-            }
-            let before = self.state.games;
-            self.round(&mut workspaces, &mut learners);
-            self.state.seconds = clock.seconds();
-            let rate = clock.rate(self.state.games);
-            let (alpha, lambda) = self.config.schedule_at(self.state.games);
-            bar.set_position(self.state.games);
-            bar.set_message(format!("{rate:.0} games/s alpha {alpha} lambda {lambda}"));
-            if clock.log_due() {
-                eprintln!(
-                    "[train] games {} ({rate:.1} games/s this session), alpha {alpha}, lambda {lambda}",
-                    self.state.games
-                );
-            }
-            let (now, every) = (self.state.games, self.config.bench_every);
-            clock.tick(self, before, now, every)?;
-        };
-        self.state.seconds = clock.seconds();
-        self.checkpoint()?;
-        bar.finish_and_clear();
-        eprintln!(
-            "[train] stopped ({reason:?}) at {} games, {:.1} h in all; resume with: stargammon train --resume {}",
-            self.state.games,
-            self.state.seconds / 3600.0,
-            self.dir.display()
-        );
-        Ok(reason)
-    }
-}
-
-impl Checkpointed for Trainer {
-    fn benchmark(&mut self) -> Result<f64, TrainError> {
-        Trainer::benchmark(self)
+    fn opponent(&self) -> &'static str {
+        "pubeval"
     }
 
-    fn checkpoint(&mut self) -> Result<(), TrainError> {
-        Trainer::checkpoint(self)
+    fn tag(&self) -> String {
+        "[train]".into()
+    }
+
+    fn resume_flags(&self) -> String {
+        String::new()
     }
 }
 

@@ -15,15 +15,13 @@
 //! never stopped.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
 use super::config::ScheduleStep;
-use super::curve::{append_csv, read_csv, svg, truncate_csv, CurvePoint};
-use super::{game_seed, io_err, Checkpointed, RunClock, StopReason, TrainError};
-use crate::arena::{duel_from, DuelConfig, MAX_TURNS};
+use super::{game_seed, io_err, Learner, Run, RunConfig, TrainError};
+use crate::arena::{duel_from, DuelConfig, DuelResult, MAX_TURNS};
 use crate::eval::tavli::{TavliNet, TavliProbs, TavliScratch, TAVLI_MAX_HIDDEN};
 use crate::game::{splitmix, Rng};
 use crate::players::{HeuristicPlayer, PlayerFactory};
@@ -94,15 +92,6 @@ impl TavliTrainConfig {
     }
 }
 
-/// The saved state of a run besides the weights.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct TavliTrainState {
-    pub games: u64,
-    pub seconds: f64,
-    pub best_ppg: Option<f64>,
-    pub best_games: u64,
-}
-
 /// Plays one greedy self-play game with `net` on the dice of `seed` and trains the net on
 /// it (module docs). Returns the number of positions trained.
 pub fn train_game(
@@ -165,233 +154,175 @@ pub fn train_game(
     states.len()
 }
 
-/// A Tavli training run in a directory.
-#[derive(Debug)]
-pub struct TavliTrainer {
-    pub config: TavliTrainConfig,
-    pub net: TavliNet,
-    pub state: TavliTrainState,
-    dir: PathBuf,
+/// A Tavli game's run: the game's net.
+pub type TavliTrainer = Run<TavliNet>;
+
+impl RunConfig for TavliTrainConfig {
+    fn load(path: &Path) -> Result<TavliTrainConfig, TrainError> {
+        TavliTrainConfig::load(path)
+    }
+
+    fn check(&self) -> Result<(), TrainError> {
+        TavliTrainConfig::check(self)
+    }
+
+    fn keeps(&self, stored: &TavliTrainConfig) -> Result<(), TrainError> {
+        if self.hidden != stored.hidden || self.variant != stored.variant {
+            return Err(TrainError::Config(
+                "a resumed run keeps its game and net size".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn run_dir(&self) -> &Path {
+        &self.run_dir
+    }
+
+    fn set_run_dir(&mut self, dir: &Path) {
+        self.run_dir = dir.to_path_buf();
+    }
+
+    fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    fn max_games(&self) -> u64 {
+        self.max_games
+    }
+
+    fn max_minutes(&self) -> f64 {
+        self.max_minutes
+    }
+
+    fn checkpoint_minutes(&self) -> f64 {
+        self.checkpoint_minutes
+    }
+
+    fn bench_every(&self) -> u64 {
+        self.bench_every
+    }
+
+    fn schedule_at(&self, games: u64) -> (f32, f32) {
+        TavliTrainConfig::schedule_at(self, games)
+    }
 }
 
-impl TavliTrainer {
-    /// Starts a new run in `config.run_dir` (which must not hold a run already).
-    pub fn create(config: TavliTrainConfig) -> Result<TavliTrainer, TrainError> {
-        config.check()?;
-        let variant = config.variant()?;
-        let dir = config.run_dir.clone();
-        if dir.join("state.json").exists() {
-            return Err(TrainError::Config(format!(
-                "{} already holds a run; use --resume {}",
-                dir.display(),
-                dir.display()
-            )));
-        }
-        std::fs::create_dir_all(&dir).map_err(|e| io_err(&dir, e))?;
+/// A session's buffers for single games.
+#[derive(Debug, Default)]
+pub struct GameBuffers {
+    states: Vec<TavliPosition>,
+    list: TavliPlayList,
+    scratch: TavliScratch,
+}
+
+impl Learner for TavliNet {
+    type Config = TavliTrainConfig;
+    type Workspace = GameBuffers;
+
+    fn fresh(config: &TavliTrainConfig) -> Result<TavliNet, TrainError> {
         let mut rng = Rng::seeded(splitmix(config.seed ^ 0x7a71));
-        let net = TavliNet::random(variant, config.hidden, config.init_scale, &mut rng)
-            .ok_or_else(|| TrainError::Config("no net for this variant and size".into()))?;
-        let text =
-            toml::to_string_pretty(&config).map_err(|e| TrainError::Config(e.to_string()))?;
-        let cfg_path = dir.join("config.toml");
-        std::fs::write(&cfg_path, text).map_err(|e| io_err(&cfg_path, e))?;
-        let mut t = TavliTrainer {
-            config,
-            net,
-            state: TavliTrainState {
-                games: 0,
-                seconds: 0.0,
-                best_ppg: None,
-                best_games: 0,
-            },
-            dir,
-        };
-        t.checkpoint()?;
-        Ok(t)
+        TavliNet::random(
+            config.variant()?,
+            config.hidden,
+            config.init_scale,
+            &mut rng,
+        )
+        .ok_or_else(|| TrainError::Config("no net for this variant and size".into()))
     }
 
-    /// Reopens the run in `dir`; `config` replaces the stored one when given (the net
-    /// size and game must stay).
-    pub fn resume(
-        dir: &Path,
-        config: Option<TavliTrainConfig>,
-    ) -> Result<TavliTrainer, TrainError> {
-        let state_path = dir.join("state.json");
-        let text = std::fs::read_to_string(&state_path).map_err(|e| io_err(&state_path, e))?;
-        let state: TavliTrainState =
-            serde_json::from_str(&text).map_err(|e| TrainError::State(e.to_string()))?;
-        let stored = TavliTrainConfig::load(&dir.join("config.toml"))?;
-        let mut config = match config {
-            Some(c) if c.hidden != stored.hidden || c.variant != stored.variant => {
-                return Err(TrainError::Config(
-                    "a resumed run keeps its game and net size".into(),
-                ))
-            }
-            Some(c) => c,
-            None => stored,
-        };
-        config.run_dir = dir.to_path_buf();
-        let net = TavliNet::load(&dir.join("net.sgnet")).map_err(TrainError::Weights)?;
-        if net.games != state.games {
+    fn load(path: &Path) -> Result<TavliNet, crate::eval::WeightsError> {
+        TavliNet::load(path)
+    }
+
+    fn save(&self, path: &Path) -> Result<(), crate::eval::WeightsError> {
+        TavliNet::save(self, path)
+    }
+
+    fn games(&self) -> u64 {
+        self.games
+    }
+
+    fn set_games(&mut self, games: u64) {
+        self.games = games;
+    }
+
+    fn fits(&self, config: &TavliTrainConfig) -> Result<(), TrainError> {
+        if self.variant() != config.variant()? || self.hidden() != config.hidden {
             return Err(TrainError::State(format!(
-                "net.sgnet holds {} games, state.json {}",
-                net.games, state.games
+                "the weights are a {} net of {} hidden units, the run's config says {} and {}",
+                self.variant(),
+                self.hidden(),
+                config.variant,
+                config.hidden
             )));
         }
-        // Benchmarks written after the checkpoint are dropped: they will be made again.
-        truncate_csv(&dir.join("curve.csv"), state.games)?;
-        Ok(TavliTrainer {
-            config,
-            net,
-            state,
-            dir: dir.to_path_buf(),
-        })
+        Ok(())
     }
 
-    pub fn dir(&self) -> &Path {
-        &self.dir
+    fn workspace(&self, _config: &TavliTrainConfig) -> GameBuffers {
+        GameBuffers {
+            states: Vec::with_capacity(512),
+            ..GameBuffers::default()
+        }
     }
 
-    /// Writes the weights, then the state that names them.
-    pub fn checkpoint(&mut self) -> Result<(), TrainError> {
-        self.net.games = self.state.games;
-        self.net
-            .save(&self.dir.join("net.sgnet"))
-            .map_err(TrainError::Weights)?;
-        let path = self.dir.join("state.json");
-        let tmp = self.dir.join("state.json.tmp");
-        let text = serde_json::to_string_pretty(&self.state)
-            .map_err(|e| TrainError::State(e.to_string()))?;
-        std::fs::write(&tmp, text).map_err(|e| io_err(&tmp, e))?;
-        std::fs::rename(&tmp, &path).map_err(|e| io_err(&path, e))
+    /// One game, learnt from as it is walked back (module docs).
+    fn step(&mut self, config: &TavliTrainConfig, first: u64, ws: &mut GameBuffers) -> u64 {
+        let (alpha, lambda) = config.schedule_at(first);
+        let seed = game_seed(config.seed, first);
+        train_game(
+            self,
+            seed,
+            alpha,
+            lambda,
+            &mut ws.states,
+            &mut ws.list,
+            &mut ws.scratch,
+        );
+        1
     }
 
-    /// Plays the benchmark against the game's heuristic player, records it and keeps the
-    /// best net. Returns the ppg.
-    pub fn benchmark(&mut self) -> Result<f64, TrainError> {
-        let variant = self.net.variant();
-        let me = crate::players::tavli::of_net(Arc::new(self.net.clone()), 1);
-        let r = duel_from(
-            TavliPosition::start(variant),
+    /// Depth 1 against the game's heuristic player.
+    fn benchmark(&self, config: &TavliTrainConfig) -> DuelResult {
+        let me = crate::players::tavli::of_net(Arc::new(self.clone()), 1);
+        duel_from(
+            TavliPosition::start(self.variant()),
             &PlayerFactory::of_game("net", move || Box::new(me.clone())),
             &PlayerFactory::of_game("heuristic", || Box::new(HeuristicPlayer::new())),
             &DuelConfig {
-                games: self.config.bench_games,
-                seed: self.config.bench_seed,
+                games: config.bench_games,
+                seed: config.bench_seed,
                 threads: 1,
                 progress: false,
                 judge: None,
             },
-        );
-        let (alpha, lambda) = self.config.schedule_at(self.state.games);
-        let point = CurvePoint {
-            games: self.state.games,
-            minutes: self.state.seconds / 60.0,
-            ppg: r.ppg,
-            ci95: r.ci95,
-            alpha,
-            lambda,
-        };
-        let csv = self.dir.join("curve.csv");
-        append_csv(&csv, &point)?;
-        let points = read_csv(&csv)?;
-        let title = format!(
-            "{}: {} net against the heuristic player (ppg, {} games each)",
-            self.config.name, variant, self.config.bench_games
-        );
-        let svg_path = self.dir.join("curve.svg");
-        std::fs::write(&svg_path, svg(&points, &title)).map_err(|e| io_err(&svg_path, e))?;
-        if self.state.best_ppg.map_or(true, |b| r.ppg > b) {
-            self.state.best_ppg = Some(r.ppg);
-            self.state.best_games = self.state.games;
-            let mut best = self.net.clone();
-            best.games = self.state.games;
-            best.save(&self.dir.join("best.sgnet"))
-                .map_err(TrainError::Weights)?;
-        }
-        eprintln!(
-            "[train {variant}] games {}: {:+.3} +/- {:.3} ppg against the heuristic (best {:+.3} at {})",
-            self.state.games,
-            r.ppg,
-            r.ci95,
-            self.state.best_ppg.unwrap_or(r.ppg),
-            self.state.best_games
-        );
-        Ok(r.ppg)
+        )
     }
 
-    /// Trains until `max_games`, the time limit, or `stop`; checkpoints on the way and at
-    /// the end.
-    pub fn run(&mut self, stop: &AtomicBool, progress: bool) -> Result<StopReason, TrainError> {
-        let mut states = Vec::with_capacity(512);
-        let mut list = TavliPlayList::new();
-        let mut scratch = TavliScratch::default();
-        let mut clock = RunClock::new(
-            self.state.seconds,
-            self.state.games,
-            self.config.checkpoint_minutes,
-            self.config.max_minutes,
-        );
-        if self.state.games == 0 && self.config.bench_every > 0 {
-            self.benchmark()?;
-        }
-        let reason = loop {
-            if let Some(reason) = clock.stop(self.state.games, self.config.max_games, stop) {
-                break reason;
-            }
-            let (alpha, lambda) = self.config.schedule_at(self.state.games);
-            let seed = game_seed(self.config.seed, self.state.games);
-            train_game(
-                &mut self.net,
-                seed,
-                alpha,
-                lambda,
-                &mut states,
-                &mut list,
-                &mut scratch,
-            );
-            self.state.games += 1;
-            self.state.seconds = clock.seconds();
-            if progress && clock.log_due() {
-                eprintln!(
-                    "[train {}] games {} ({:.1} games/s), alpha {alpha}, lambda {lambda}",
-                    self.net.variant(),
-                    self.state.games,
-                    clock.rate(self.state.games)
-                );
-            }
-            let (now, every) = (self.state.games, self.config.bench_every);
-            clock.tick(self, now - 1, now, every)?;
-        };
-        self.state.seconds = clock.seconds();
-        self.checkpoint()?;
-        eprintln!(
-            "[train {}] stopped ({reason:?}) at {} games, {:.1} h in all; resume with: \
-             stargammon train --variant {} --resume {}",
-            self.net.variant(),
-            self.state.games,
-            self.state.seconds / 3600.0,
-            self.net.variant(),
-            self.dir.display()
-        );
-        Ok(reason)
-    }
-}
-
-impl Checkpointed for TavliTrainer {
-    fn benchmark(&mut self) -> Result<f64, TrainError> {
-        TavliTrainer::benchmark(self)
+    fn opponent(&self) -> &'static str {
+        "the heuristic"
     }
 
-    fn checkpoint(&mut self) -> Result<(), TrainError> {
-        TavliTrainer::checkpoint(self)
+    fn tag(&self) -> String {
+        format!("[train {}]", self.variant())
+    }
+
+    fn resume_flags(&self) -> String {
+        format!(" --variant {}", self.variant())
     }
 }
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
+    use super::super::curve::read_csv;
     use super::*;
+    use std::sync::atomic::AtomicBool;
 
     fn config(dir: &Path, variant: &str) -> TavliTrainConfig {
         TavliTrainConfig {
@@ -442,7 +373,7 @@ mod tests {
             let mut t3 = TavliTrainer::resume(&parts, Some(config(&parts, variant))).unwrap();
             t3.run(&stop, false).unwrap();
             assert_eq!(t3.state.games, 6);
-            assert_eq!(t3.net, t.net, "{variant}");
+            assert_eq!(t3.nets, t.nets, "{variant}");
             assert_eq!(read_csv(&parts.join("curve.csv")).unwrap().len(), 3);
             assert!(parts.join("best.sgnet").exists());
             let _ = std::fs::remove_dir_all(&root);
