@@ -90,6 +90,26 @@ fn plays_agree_with_the_command_line() {
         };
         assert_eq!(api["cubeful_unit"], unit);
         assert_eq!(api["depth"], 1);
+        // One position summary: `show --json` gives the API's, key for key.
+        let shown = json_of(&stargammon(&["show", pos, "--json"]));
+        let keys = |v: &Value| -> Vec<String> { v.as_object().unwrap().keys().cloned().collect() };
+        assert_eq!(keys(&shown), keys(&api["position"]), "{pos}");
+        for key in [
+            "variant",
+            "position_id",
+            "board",
+            "pips",
+            "off",
+            "bar",
+            "cube",
+            "cube_owner",
+            "match_length",
+            "score",
+            "crawford",
+            "acting_player",
+        ] {
+            assert_eq!(shown[key], api["position"][key], "{pos}: {key}");
+        }
     }
 }
 

@@ -9,6 +9,7 @@ use serde::Serialize;
 use super::pos_arg::parse_pos_arg;
 use super::CliError;
 use crate::game::{CubeOwner, Decision, MatchState, Position};
+use crate::notation::summary::PositionSummary;
 use crate::notation::{encode_match_state, parse_gnubg_ids, MatchId, Xgid};
 
 #[derive(Debug, Args)]
@@ -23,41 +24,6 @@ pub struct ShowArgs {
     /// Print one JSON object on stdout.
     #[arg(long)]
     pub json: bool,
-}
-
-#[derive(Debug, Serialize)]
-struct ShowOut {
-    position_id: String,
-    match_id: String,
-    xgid: String,
-    /// "move", "double_or_roll", "take_or_drop", "beaver_answer" or "game_over".
-    decision: &'static str,
-    dice: Option<[u8; 2]>,
-    /// Pip counts (side to act, opponent).
-    pips: [u32; 2],
-    /// Checkers borne off (side to act, opponent).
-    off: [u8; 2],
-    /// Checkers on the bar (side to act, opponent).
-    bar: [u8; 2],
-    cube: u32,
-    /// "centered", "me" (the side to act) or "opponent".
-    cube_owner: &'static str,
-    match_length: u32,
-    /// Scores (side to act, opponent).
-    score: [u32; 2],
-    crawford: bool,
-    /// gnubg's number (0 or 1) of the side to act.
-    acting_player: u8,
-}
-
-fn decision_name(d: Decision) -> &'static str {
-    match d {
-        Decision::Move(_) => "move",
-        Decision::DoubleOrRoll => "double_or_roll",
-        Decision::TakeOrDrop => "take_or_drop",
-        Decision::BeaverAnswer => "beaver_answer",
-        Decision::GameOver => "game_over",
-    }
 }
 
 /// One board cell: the checker mark for row `row` (0 = nearest the edge) of a point
@@ -250,34 +216,15 @@ pub fn run(args: ShowArgs) -> Result<(), CliError> {
             }
         }
     }
-    let xgid = Xgid::from_match_state(&ms).to_string();
-    let p = &ms.position;
     if args.json {
-        let out = ShowOut {
-            position_id,
-            match_id,
-            xgid,
-            decision: decision_name(ms.decision),
-            dice: match ms.decision {
-                Decision::Move(d) => Some([d.high(), d.low()]),
-                _ => None,
-            },
-            pips: [p.pips(), p.opp_pips()],
-            off: [p.off(), p.opp_off()],
-            bar: [p.bar(), p.opp_bar()],
-            cube: ms.cube,
-            cube_owner: match ms.cube_owner {
-                CubeOwner::Centered => "centered",
-                CubeOwner::Me => "me",
-                CubeOwner::Opponent => "opponent",
-            },
-            match_length: ms.match_length,
-            score: [ms.score, ms.opp_score],
-            crawford: ms.crawford,
-            acting_player: ms.acting_player & 1,
+        let out = PositionSummary {
+            match_id: Some(match_id),
+            ..PositionSummary::of(&ms)
         };
         println!("{}", serde_json::to_string(&out)?);
     } else {
+        let xgid = Xgid::from_match_state(&ms).to_string();
+        let p = &ms.position;
         print!(
             " Position ID: {position_id}\n Match ID   : {match_id}\n {xgid}\n{}{}",
             draw_board(p),

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::api::{on_pool, request_engine};
 use super::params::{playable, Params};
-use super::reply::{describe, internal, pool_error, probs4, r6, value_unit, Summary};
+use super::reply::{describe, internal, pool_error, probs4, r6, value_unit};
 use super::{ApiError, App};
 use crate::engine::{Depth, Engine, EngineSettings, PlayProbs, Work};
 use crate::game::{Decision, Dice, MatchState};
@@ -70,7 +70,7 @@ struct PlayOut {
 /// worker for every request, so it goes without an intermediate JSON tree).
 #[derive(Debug, Serialize)]
 struct MoveOut {
-    position: Summary,
+    position: crate::notation::summary::PositionSummary,
     dice: [u8; 2],
     plays: Vec<PlayOut>,
     cubeful_unit: &'static str,

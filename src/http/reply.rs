@@ -3,12 +3,11 @@
 
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::eval::Probabilities;
-use crate::game::{CubeOwner, Decision, MatchState};
-use crate::notation::{encode_match_state, position_id, Xgid};
+use crate::game::MatchState;
+use crate::notation::summary::PositionSummary;
 use crate::server::PoolError;
 
 /// An error answer: `{"error": message}` with a 4xx (or 5xx) status.
@@ -79,55 +78,10 @@ pub(super) fn probs_json(p: &Probabilities) -> Value {
     json!(probs4(p))
 }
 
-/// The position a request was about, in every notation, with the board to draw.
-#[derive(Debug, Serialize)]
-pub(super) struct Summary {
-    position_id: String,
-    match_id: Option<String>,
-    xgid: String,
-    board: [i8; 26],
-    pips: [u32; 2],
-    cube: u32,
-    cube_owner: &'static str,
-    match_length: u32,
-    score: [u32; 2],
-    crawford: bool,
-    decision: &'static str,
-    dice: Option<[u8; 2]>,
-}
-
-pub(super) fn describe(state: &MatchState) -> Summary {
-    let (position_id, match_id) = match encode_match_state(state) {
-        Ok((p, m)) => (p, Some(m)),
-        Err(_) => (position_id(&state.position), None),
-    };
-    Summary {
-        position_id,
-        match_id,
-        xgid: Xgid::from_match_state(state).to_string(),
-        board: *state.position.slots(),
-        pips: [state.position.pips(), state.position.opp_pips()],
-        cube: state.cube,
-        cube_owner: match state.cube_owner {
-            CubeOwner::Centered => "centered",
-            CubeOwner::Me => "self",
-            CubeOwner::Opponent => "opponent",
-        },
-        match_length: state.match_length,
-        score: [state.score, state.opp_score],
-        crawford: state.crawford,
-        decision: match state.decision {
-            Decision::Move(_) => "move",
-            Decision::DoubleOrRoll => "double or roll",
-            Decision::TakeOrDrop => "take or drop",
-            Decision::BeaverAnswer => "beaver answer",
-            Decision::GameOver => "game over",
-        },
-        dice: match state.decision {
-            Decision::Move(d) => Some([d.high(), d.low()]),
-            _ => None,
-        },
-    }
+/// The position a request was about, in every notation, with the board to draw: the one
+/// summary `show --json` prints too.
+pub(super) fn describe(state: &MatchState) -> PositionSummary {
+    PositionSummary::of(state)
 }
 
 pub(super) fn value_unit(state: &MatchState) -> &'static str {

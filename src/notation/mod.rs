@@ -10,6 +10,7 @@ pub mod fibs_board;
 pub mod ids;
 pub mod match_file;
 pub mod moves;
+pub mod summary;
 pub mod text;
 pub mod xgid;
 
