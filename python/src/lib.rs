@@ -210,13 +210,9 @@ impl Position {
     /// `beaver_answer` or `game_over`.
     #[getter]
     fn decision(&self) -> PyResult<&'static str> {
-        Ok(match self.state()?.decision {
-            Decision::Move(_) => "move",
-            Decision::DoubleOrRoll => "double_or_roll",
-            Decision::TakeOrDrop => "take_or_drop",
-            Decision::BeaverAnswer => "beaver_answer",
-            Decision::GameOver => "game_over",
-        })
+        Ok(stargammon::notation::summary::decision_word(
+            self.state()?.decision,
+        ))
     }
 
     /// The roll to play (high die first), or None before the roll.
