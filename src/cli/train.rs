@@ -10,8 +10,9 @@ use clap::Args;
 
 use super::CliError;
 use crate::eval::net::Mlp;
+use crate::eval::tavli::TavliNet;
 use crate::eval::NetSet;
-use crate::train::{stop_on_signals, TrainConfig, Trainer};
+use crate::train::{stop_on_signals, Learner, Run, RunConfig, TrainConfig};
 
 #[derive(Debug, Args)]
 pub struct TrainArgs {
@@ -45,6 +46,30 @@ pub struct TrainArgs {
     pub variant: Option<crate::tavli::Variant>,
 }
 
+/// Opens the run the flags name (resumed from `--resume`, or created from the config, or
+/// from `default_config`), checks it with `header` (which returns its first log line),
+/// applies the limits and trains until a limit or a signal stops it.
+fn train<L: Learner>(
+    a: &TrainArgs,
+    config: Option<L::Config>,
+    default_config: &str,
+    header: impl FnOnce(&Run<L>) -> Result<String, CliError>,
+) -> Result<(), CliError> {
+    let mut trainer = match (&a.resume, config) {
+        (Some(dir), c) => Run::<L>::resume(dir, c)?,
+        (None, Some(c)) => Run::create(c)?,
+        (None, None) => Run::create(L::Config::load(&PathBuf::from(default_config))?)?,
+    };
+    let line = header(&trainer)?;
+    let (minutes, games) = trainer.config.limits_mut();
+    apply_limits(a, minutes, games)?;
+    let stop = Arc::new(AtomicBool::new(false));
+    stop_on_signals(stop.clone())?;
+    eprintln!("{line}");
+    trainer.run(&stop, !a.quiet)?;
+    Ok(())
+}
+
 /// `--max-minutes` and `--max-games` over a run's config.
 fn apply_limits(a: &TrainArgs, minutes: &mut f64, games: &mut u64) -> Result<(), CliError> {
     if let Some(m) = a.max_minutes {
@@ -60,7 +85,7 @@ fn apply_limits(a: &TrainArgs, minutes: &mut f64, games: &mut u64) -> Result<(),
 }
 
 fn run_tavli(a: TrainArgs, variant: crate::tavli::Variant) -> Result<(), CliError> {
-    use crate::train::tavli::{TavliTrainConfig, TavliTrainer};
+    use crate::train::tavli::TavliTrainConfig;
     if !variant.is_tavli() {
         return Err(
             "--variant takes portes, plakoto or fevga (backgammon trains without it)".into(),
@@ -99,38 +124,25 @@ fn run_tavli(a: TrainArgs, variant: crate::tavli::Variant) -> Result<(), CliErro
         );
         return Ok(());
     }
-    let mut trainer = match (&a.resume, config) {
-        (Some(dir), c) => TavliTrainer::resume(dir, c)?,
-        (None, Some(c)) => TavliTrainer::create(c)?,
-        (None, None) => TavliTrainer::create(TavliTrainConfig::load(&PathBuf::from(format!(
-            "config/tavli-{variant}.toml"
-        )))?)?,
-    };
-    if trainer.nets.variant() != variant {
-        return Err(format!(
-            "the run in {} trains {}, not {variant}",
+    let default = format!("config/tavli-{variant}.toml");
+    train::<TavliNet>(&a, config, &default, |trainer| {
+        if trainer.nets.variant() != variant {
+            return Err(format!(
+                "the run in {} trains {}, not {variant}",
+                trainer.dir().display(),
+                trainer.nets.variant()
+            )
+            .into());
+        }
+        Ok(format!(
+            "[train {variant}] run {} in {}: {} games so far, net {}x{}x3",
+            trainer.config.name,
             trainer.dir().display(),
-            trainer.nets.variant()
-        )
-        .into());
-    }
-    apply_limits(
-        &a,
-        &mut trainer.config.max_minutes,
-        &mut trainer.config.max_games,
-    )?;
-    let stop = Arc::new(AtomicBool::new(false));
-    stop_on_signals(stop.clone())?;
-    eprintln!(
-        "[train {variant}] run {} in {}: {} games so far, net {}x{}x3",
-        trainer.config.name,
-        trainer.dir().display(),
-        trainer.state.games,
-        crate::eval::tavli::TAVLI_INPUTS,
-        trainer.nets.hidden(),
-    );
-    trainer.run(&stop, !a.quiet)?;
-    Ok(())
+            trainer.state.games,
+            crate::eval::tavli::TAVLI_INPUTS,
+            trainer.nets.hidden(),
+        ))
+    })
 }
 
 pub fn run(a: TrainArgs) -> Result<(), CliError> {
@@ -186,30 +198,18 @@ pub fn run(a: TrainArgs) -> Result<(), CliError> {
         );
         return Ok(());
     }
-    let mut trainer = match (&a.resume, config) {
-        (Some(dir), c) => Trainer::resume(dir, c)?,
-        (None, Some(c)) => Trainer::create(c)?,
-        (None, None) => Trainer::create(TrainConfig::load(&PathBuf::from("config/train.toml"))?)?,
-    };
-    apply_limits(
-        &a,
-        &mut trainer.config.max_minutes,
-        &mut trainer.config.max_games,
-    )?;
-    let stop = Arc::new(AtomicBool::new(false));
-    stop_on_signals(stop.clone())?;
-    eprintln!(
-        "[train] run {} in {}: {} games so far, contact {}x{} (encoding {}), race {}x{}, {} threads",
-        trainer.config.name,
-        trainer.dir().display(),
-        trainer.state.games,
-        trainer.nets.contact.inputs(),
-        trainer.nets.contact.hidden(),
-        trainer.nets.encoding.id(),
-        trainer.nets.race.inputs(),
-        trainer.nets.race.hidden(),
-        trainer.config.threads
-    );
-    trainer.run(&stop, !a.quiet)?;
-    Ok(())
+    train::<NetSet>(&a, config, "config/train.toml", |trainer| {
+        Ok(format!(
+            "[train] run {} in {}: {} games so far, contact {}x{} (encoding {}), race {}x{}, {} threads",
+            trainer.config.name,
+            trainer.dir().display(),
+            trainer.state.games,
+            trainer.nets.contact.inputs(),
+            trainer.nets.contact.hidden(),
+            trainer.nets.encoding.id(),
+            trainer.nets.race.inputs(),
+            trainer.nets.race.hidden(),
+            trainer.config.threads
+        ))
+    })
 }

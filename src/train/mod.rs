@@ -368,6 +368,10 @@ impl RunConfig for TrainConfig {
         self.max_minutes
     }
 
+    fn limits_mut(&mut self) -> (&mut f64, &mut u64) {
+        (&mut self.max_minutes, &mut self.max_games)
+    }
+
     fn checkpoint_minutes(&self) -> f64 {
         self.checkpoint_minutes
     }

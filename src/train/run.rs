@@ -37,6 +37,9 @@ pub trait RunConfig: Serialize + DeserializeOwned + Clone {
     fn seed(&self) -> u64;
     fn max_games(&self) -> u64;
     fn max_minutes(&self) -> f64;
+    /// The stopping limits to change from the command line: minutes of this session and
+    /// games in all.
+    fn limits_mut(&mut self) -> (&mut f64, &mut u64);
     fn checkpoint_minutes(&self) -> f64;
     fn bench_every(&self) -> u64;
     /// Alpha and lambda for game number `games`.

@@ -199,6 +199,10 @@ impl RunConfig for TavliTrainConfig {
         self.max_minutes
     }
 
+    fn limits_mut(&mut self) -> (&mut f64, &mut u64) {
+        (&mut self.max_minutes, &mut self.max_games)
+    }
+
     fn checkpoint_minutes(&self) -> f64 {
         self.checkpoint_minutes
     }
