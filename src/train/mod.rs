@@ -344,41 +344,7 @@ impl RunConfig for TrainConfig {
         Ok(())
     }
 
-    fn name(&self) -> &str {
-        &self.name
-    }
-
-    fn run_dir(&self) -> &Path {
-        &self.run_dir
-    }
-
-    fn set_run_dir(&mut self, dir: &Path) {
-        self.run_dir = dir.to_path_buf();
-    }
-
-    fn seed(&self) -> u64 {
-        self.seed
-    }
-
-    fn max_games(&self) -> u64 {
-        self.max_games
-    }
-
-    fn max_minutes(&self) -> f64 {
-        self.max_minutes
-    }
-
-    fn limits_mut(&mut self) -> (&mut f64, &mut u64) {
-        (&mut self.max_minutes, &mut self.max_games)
-    }
-
-    fn checkpoint_minutes(&self) -> f64 {
-        self.checkpoint_minutes
-    }
-
-    fn bench_every(&self) -> u64 {
-        self.bench_every
-    }
+    run::run_config_fields!();
 
     fn schedule_at(&self, games: u64) -> (f32, f32) {
         TrainConfig::schedule_at(self, games)

@@ -46,6 +46,50 @@ pub trait RunConfig: Serialize + DeserializeOwned + Clone {
     fn schedule_at(&self, games: u64) -> (f32, f32);
 }
 
+/// The accessors of [`RunConfig`] for a config struct with the fields every run's config
+/// has (`name`, `run_dir`, `seed`, `max_games`, `max_minutes`, `checkpoint_minutes`,
+/// `bench_every`), inside its `impl RunConfig`.
+macro_rules! run_config_fields {
+    () => {
+        fn name(&self) -> &str {
+            &self.name
+        }
+
+        fn run_dir(&self) -> &std::path::Path {
+            &self.run_dir
+        }
+
+        fn set_run_dir(&mut self, dir: &std::path::Path) {
+            self.run_dir = dir.to_path_buf();
+        }
+
+        fn seed(&self) -> u64 {
+            self.seed
+        }
+
+        fn max_games(&self) -> u64 {
+            self.max_games
+        }
+
+        fn max_minutes(&self) -> f64 {
+            self.max_minutes
+        }
+
+        fn limits_mut(&mut self) -> (&mut f64, &mut u64) {
+            (&mut self.max_minutes, &mut self.max_games)
+        }
+
+        fn checkpoint_minutes(&self) -> f64 {
+            self.checkpoint_minutes
+        }
+
+        fn bench_every(&self) -> u64 {
+            self.bench_every
+        }
+    };
+}
+pub(crate) use run_config_fields;
+
 /// The nets a run trains, and how self-play moves them.
 pub trait Learner: Sized {
     type Config: RunConfig;
