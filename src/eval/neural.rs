@@ -166,36 +166,42 @@ pub fn finished(pos: &Position) -> Option<Probabilities> {
         .map(|r| Probabilities::from_result(r, true))
 }
 
+thread_local! {
+    /// A thread's scratch space, kept between calls: no buffers to allocate or clear per
+    /// evaluation, and the integer nets sum successive positions (the children of one
+    /// position) from each other.
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+}
+
+impl NeuralEvaluator {
+    /// `f` with this thread's scratch space, or with fresh space when it is in use (an
+    /// evaluation inside an evaluation).
+    #[inline]
+    fn with_scratch<T>(&self, f: impl FnOnce(&mut Scratch) -> T) -> T {
+        SCRATCH.with(|cell| match cell.try_borrow_mut() {
+            Ok(mut s) => f(&mut s),
+            Err(_) => f(&mut Scratch::default()),
+        })
+    }
+}
+
 impl Evaluator for NeuralEvaluator {
     fn evaluate(&self, pos: &Position) -> Probabilities {
         if let Some(p) = exact(pos) {
             return p;
         }
-        if self.quant_for(pos).is_some() {
-            thread_local! {
-                static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
-            }
-            // A thread's scratch space, kept between calls so that successive positions
-            // (the children of one position) are summed from each other.
-            if let Some(p) = SCRATCH.with(|s| {
-                s.try_borrow_mut()
-                    .ok()
-                    .map(|mut s| self.evaluate_with(pos, &mut s))
-            }) {
-                return p;
-            }
-        }
-        let mut input = SparseInput::default();
-        self.encode(pos, &mut input);
-        let raw = self.net_for(pos).forward(&input);
-        consistent(raw, pos.off(), pos.opp_off())
+        self.with_scratch(|s| {
+            let raw = self.raw_with(pos, s);
+            consistent(raw, pos.off(), pos.opp_off())
+        })
     }
 
     fn evaluate_batch(&self, positions: &[Position], out: &mut [Probabilities]) {
-        let mut scratch = Scratch::default();
-        for (p, o) in positions.iter().zip(out.iter_mut()) {
-            *o = self.evaluate_with(p, &mut scratch);
-        }
+        self.with_scratch(|s| {
+            for (p, o) in positions.iter().zip(out.iter_mut()) {
+                *o = self.evaluate_with(p, s);
+            }
+        })
     }
 
     fn name(&self) -> String {
