@@ -236,55 +236,56 @@ fn hit_mask(m: &super::encoding::Masks, bar: u8, dice: Dice) -> u32 {
 
 /// Rolls out of 36 that let a checker on slot `p` (1..=25) get past the furthest
 /// blocked point (bit mask, bits 1..=24) among the 12 in front of it; 36 when none
-/// block it. The same count as encoding 1's escape feature, from `escape_patterns`:
-/// the non-doubles and, for each double that gets past with its landings inside the
-/// window, one look at the landing point beyond it.
+/// block it. The same count as encoding 1's escape feature, from `escape_counts`: the
+/// rolls the 12 points decide, plus one look beyond them for each double whose last
+/// landing lies further ahead.
 #[inline]
 pub fn escapes36(blocked: u32, p: usize) -> u32 {
+    escapes36_in(escape_counts(), blocked, p)
+}
+
+/// [`escapes36`] with the table of [`escape_counts`] at hand.
+#[inline(always)]
+pub(crate) fn escapes36_in(table: &[u32; 4096], blocked: u32, p: usize) -> u32 {
     let pattern = if p >= 13 {
         (blocked >> (p - 12)) & 0xFFF
     } else {
         (blocked << (12 - p)) & 0xFFF
     };
-    if pattern == 0 {
-        return 36;
-    }
-    let e = escape_patterns()[pattern as usize];
-    let mut count = e.non_doubles as u32;
-    let mut dice = e.doubles;
+    let e = table[pattern as usize];
     // Slot q is bit q + 24: slots at or below 0 (off the board) read as open.
     let ext = (blocked as u64) << 24;
-    while dice != 0 {
-        let a = dice.trailing_zeros() as usize;
-        dice &= dice - 1;
-        let landing = p + 24 - e.landing[a] as usize;
-        count += ((ext >> landing) & 1 == 0) as u32;
+    let mut count = e & 0x3F;
+    for k in 0..3 {
+        let ahead = ((e >> (8 + 5 * k)) & 0x1F) as usize;
+        // `ahead` 0: no landing to look at (the bit read is then the checker's own
+        // slot, which the mask never blocks for it).
+        let open = (ext >> (p + 24 - ahead)) & 1 == 0;
+        count += (open & (ahead != 0)) as u32;
     }
     count
 }
 
-/// What one pattern of blocked points in front of a checker decides about its escapes.
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct EscapePattern {
-    /// Non-double rolls (of the 30) that get past the furthest blocked point.
-    non_doubles: u8,
-    /// Bit a set: with the double a-a, the checker's landings before it gets past are
-    /// all open (and it gets past within four moves).
-    doubles: u8,
-    /// For such a double, how far ahead it lands once past: the escape needs that
-    /// landing point open too, and it may lie beyond the 12 points.
-    landing: [u8; 7],
-}
-
 /// For each pattern of blocked points among the 12 points in front of a checker (bit 11
-/// = the point just in front, bit 0 = twelve points ahead), its [`EscapePattern`].
-fn escape_patterns() -> &'static [EscapePattern; 4096] {
-    static TABLE: std::sync::OnceLock<Box<[EscapePattern; 4096]>> = std::sync::OnceLock::new();
+/// = the point just in front, bit 0 = twelve points ahead), packed in a `u32`:
+///
+/// - bits 0..6: the rolls out of 36 the pattern alone decides get past the furthest
+///   blocked point: the non-doubles (at most two moves of 11 pips, all inside the 12
+///   points) and the doubles whose landings before they get past are open and whose
+///   last landing lies within the 12 points (past the furthest blocked one, so open);
+///   36 for the empty pattern;
+/// - bits 8..13, 13..18, 18..23: for the doubles 4-4, 5-5 and 6-6, when they get past
+///   with open landings on the way but land beyond the 12 points, how far ahead they
+///   land (13..=24; that point must be open too), else 0. Smaller doubles never land
+///   beyond: four moves of 3 reach 12 points ahead at most.
+fn escape_counts() -> &'static [u32; 4096] {
+    static TABLE: std::sync::OnceLock<Box<[u32; 4096]>> = std::sync::OnceLock::new();
     TABLE.get_or_init(|| {
         let non_doubles = escape_table();
-        let mut t = Box::new([EscapePattern::default(); 4096]);
+        let mut t = Box::new([0u32; 4096]);
+        t[0] = 36;
         for (pattern, entry) in t.iter_mut().enumerate().skip(1) {
-            entry.non_doubles = non_doubles[pattern];
+            let mut count = non_doubles[pattern] as u32;
             // The checker sits at 12 relative to the pattern's bits.
             let lowest = (pattern as u32).trailing_zeros() as usize;
             let distance = 12 - lowest;
@@ -295,11 +296,17 @@ fn escape_patterns() -> &'static [EscapePattern; 4096] {
                     continue;
                 }
                 let open_before = (1..moves).all(|k| pattern & (1 << (12 - k * a)) == 0);
-                if open_before {
-                    entry.doubles |= 1 << a;
-                    entry.landing[a] = (moves * a) as u8;
+                if !open_before {
+                    continue;
+                }
+                let ahead = moves * a;
+                if ahead <= 12 {
+                    count += 1;
+                } else {
+                    *entry |= (ahead as u32) << (8 + 5 * (a - 4));
                 }
             }
+            *entry |= count;
         }
         t
     })
@@ -408,12 +415,13 @@ pub(crate) fn extras_with_shots(pos: &Position, shots: &Shots, out: &mut [f32]) 
     out[4] = shots.loss_expected / 24.0;
     out[5] = shots.loss_worst as f32 / 24.0;
     // Escapes.
+    let table = escape_counts();
     let mut escapes = 0u32;
     let mut trapped = 0u32;
     for p in 19..=25 {
         let n = s[p].max(0) as u32;
         if n > 0 {
-            escapes += n * escapes36(blocked, p);
+            escapes += n * escapes36_in(table, blocked, p);
             trapped += n;
         }
     }
@@ -424,7 +432,7 @@ pub(crate) fn extras_with_shots(pos: &Position, shots: &Shots, out: &mut [f32]) 
     };
     let mut least = 36;
     for p in 15..=24 {
-        least = least.min(escapes36(blocked, p));
+        least = least.min(escapes36_in(table, blocked, p));
     }
     let containment = 1.0 - least as f32 / 36.0;
     out[7] = containment;
