@@ -247,6 +247,54 @@ impl Mlp {
         self.forward_on(best_path(), index, value, hidden)
     }
 
+    /// [`Mlp::forward_into`] in two steps, with the same outputs bit for bit: the hidden
+    /// sums of the biases and the first `split` nonzero inputs are left in `prefix`
+    /// (computed there unless `reuse`, when `prefix` already holds them for this net and
+    /// the same first `split` inputs: the caller's promise), then the other inputs are
+    /// added to them. Positions that share their first inputs (the children of one
+    /// position share the side to move's checkers) sum those once.
+    pub(crate) fn forward_split(
+        &self,
+        x: &SparseInput,
+        split: usize,
+        prefix: &mut [f32],
+        reuse: bool,
+        hidden: &mut [f32],
+    ) -> [f32; OUTPUTS] {
+        #[inline(always)]
+        fn with<K: Kernels>(
+            net: &Mlp,
+            k: K,
+            x: &SparseInput,
+            split: usize,
+            prefix: &mut [f32],
+            reuse: bool,
+            hidden: &mut [f32],
+        ) -> [f32; OUTPUTS] {
+            let h = net.hidden;
+            let (index, value) = (&x.index[..x.len], &x.value[..x.len]);
+            let split = split.min(index.len());
+            let prefix = &mut prefix[..h];
+            if !reuse {
+                k.sums(prefix, &net.b1, &net.w1, &index[..split], &value[..split]);
+            }
+            let hidden = &mut hidden[..h];
+            k.sums(hidden, prefix, &net.w1, &index[split..], &value[split..]);
+            k.sigmoids(hidden);
+            let dots = k.output_dots(hidden, &net.w2);
+            let mut out = [0.0; OUTPUTS];
+            for (j, o) in out.iter_mut().enumerate() {
+                *o = sigmoid(dots[j] + net.b2[j]);
+            }
+            out
+        }
+        match best_path() {
+            Path::Portable => with(self, Portable, x, split, prefix, reuse, hidden),
+            #[cfg(target_arch = "x86_64")]
+            Path::Avx2Fma(k) => with(self, k, x, split, prefix, reuse, hidden),
+        }
+    }
+
     /// One step of gradient descent on the cross-entropy between the outputs listed in
     /// `trained` and `target` (the other outputs and their weights stay as they are), with
     /// learning rate `alpha`, for the nonzero inputs `index`/`value`. `hidden` and `back`
@@ -340,9 +388,10 @@ impl Mlp {
         let h = self.hidden;
         let hidden = &mut hidden[..h];
         k.hidden_layer(hidden, &self.b1, &self.w1, index, value);
+        let dots = k.output_dots(hidden, &self.w2);
         let mut out = [0.0; OUTPUTS];
         for (j, o) in out.iter_mut().enumerate() {
-            *o = sigmoid(k.dot(hidden, &self.w2[j * h..(j + 1) * h]) + self.b2[j]);
+            *o = sigmoid(dots[j] + self.b2[j]);
         }
         out
     }
@@ -449,9 +498,10 @@ pub(crate) fn output_layer(
     ) -> [f32; OUTPUTS] {
         let hidden = &mut hidden[..width];
         k.sigmoids(hidden);
+        let dots = k.output_dots(hidden, w2);
         let mut out = [0.0; OUTPUTS];
         for (j, o) in out.iter_mut().enumerate() {
-            *o = sigmoid(k.dot(hidden, &w2[j * width..(j + 1) * width]) + b2[j]);
+            *o = sigmoid(dots[j] + b2[j]);
         }
         out
     }
@@ -508,6 +558,17 @@ trait Kernels: Copy {
         }
         sigmoid_slice(hidden);
     }
+    /// [`Kernels::hidden_layer`] before its sigmoids, from `start` instead of the biases:
+    /// `hidden[j] = start[j] + the products`, each unit summed exactly as `hidden_layer`
+    /// sums it (so sums resumed from sums of some first inputs are the sums of all).
+    fn sums(self, hidden: &mut [f32], start: &[f32], w1: &[f32], index: &[u16], value: &[f32]) {
+        let h = hidden.len();
+        hidden.copy_from_slice(&start[..h]);
+        for (&i, &v) in index.iter().zip(value) {
+            let i = i as usize;
+            self.axpy(hidden, v, &w1[i * h..(i + 1) * h]);
+        }
+    }
     /// Every element replaced by its sigmoid.
     fn sigmoids(self, v: &mut [f32]) {
         sigmoid_slice(v);
@@ -516,6 +577,13 @@ trait Kernels: Copy {
     fn axpy(self, y: &mut [f32], a: f32, x: &[f32]);
     /// Sum of x[i] * y[i].
     fn dot(self, x: &[f32], y: &[f32]) -> f32;
+    /// The [`OUTPUTS`] dot products of `hidden` with the consecutive rows of
+    /// `hidden.len()` weights in `w2`, each exactly as [`Kernels::dot`] sums it. Panics
+    /// (never reads outside a slice) when `w2` holds fewer than `OUTPUTS` rows.
+    fn output_dots(self, hidden: &[f32], w2: &[f32]) -> [f32; OUTPUTS] {
+        let h = hidden.len();
+        std::array::from_fn(|j| self.dot(hidden, &w2[j * h..(j + 1) * h]))
+    }
 }
 
 /// Loops written so that LLVM vectorises them for any x86-64 (SSE2) or other target.
@@ -613,7 +681,13 @@ mod x86 {
         ) {
             // SAFETY: `self` exists, so `detect` found AVX2 and FMA; `hidden_layer`
             // checks every slice it reads.
-            unsafe { hidden_layer(hidden, b1, w1, index, value) }
+            unsafe { hidden_layer(hidden, b1, w1, index, value, true) }
+        }
+
+        #[inline]
+        fn sums(self, hidden: &mut [f32], start: &[f32], w1: &[f32], index: &[u16], value: &[f32]) {
+            // SAFETY: as in `hidden_layer`.
+            unsafe { hidden_layer(hidden, start, w1, index, value, false) }
         }
 
         #[inline]
@@ -643,7 +717,8 @@ mod x86 {
     /// [`Kernels::hidden_layer`]: each block of [`BLOCK`] units summed in eight vector
     /// registers over all the nonzero inputs and stored once (adding one input row at a
     /// time into memory stores and loads every sum again for each input), the rest of
-    /// the units as the portable path does; the sigmoids vectorised alike.
+    /// the units as the portable path does; the sigmoids vectorised alike (when `squash`;
+    /// otherwise `b1` is any start and the sums are left as they are).
     ///
     /// # Safety
     /// The processor must support AVX2 and FMA. The slices may have any lengths: the
@@ -655,6 +730,7 @@ mod x86 {
         w1: &[f32],
         index: &[u16],
         value: &[f32],
+        squash: bool,
     ) {
         let h = hidden.len();
         let b1 = &b1[..h];
@@ -696,7 +772,9 @@ mod x86 {
                 unsafe { axpy(rest, v, &w1[start + base..start + h]) };
             }
         }
-        super::sigmoid_slice(hidden);
+        if squash {
+            super::sigmoid_slice(hidden);
+        }
     }
 
     /// Every element replaced by its sigmoid, the loop vectorised for AVX2 and FMA.

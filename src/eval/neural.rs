@@ -14,7 +14,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::bearoff;
-use super::encoding::SparseInput;
+use super::encoding::{SparseInput, BOARD_SIDE};
 use super::net::{consistent, Mlp, MAX_HIDDEN, OUTPUTS};
 pub use super::qnet::Precision;
 use super::qnet::{QuantMlp, QuantState};
@@ -43,6 +43,22 @@ pub struct Scratch {
     pub hidden: Vec<f32>,
     /// The integer nets' remembered sums.
     pub quant: QuantState,
+    /// Within one batch, the float sums of the last position's first inputs (see
+    /// [`Prefix`]).
+    prefix: Prefix,
+}
+
+/// The float hidden sums of a position's first inputs, those of the side to act's
+/// checkers (board indices below [`BOARD_SIDE`]): the children of one position (a
+/// batch) share them unless a play hits, so a batch sums them once. Kept only within
+/// one batch, where the nets cannot change.
+#[derive(Debug, Clone)]
+struct Prefix {
+    /// Which net the sums are of: 0 none, 1 the contact net, 2 the race net.
+    net: u8,
+    /// The first inputs the sums are of.
+    input: SparseInput,
+    sums: Vec<f32>,
 }
 
 impl Default for Scratch {
@@ -51,6 +67,11 @@ impl Default for Scratch {
             input: SparseInput::default(),
             hidden: vec![0.0; MAX_HIDDEN],
             quant: QuantState::default(),
+            prefix: Prefix {
+                net: 0,
+                input: SparseInput::default(),
+                sums: vec![0.0; MAX_HIDDEN],
+            },
         }
     }
 }
@@ -138,6 +159,45 @@ impl NeuralEvaluator {
             .forward_into(&scratch.input, &mut scratch.hidden)
     }
 
+    /// [`NeuralEvaluator::evaluate_with`] for the positions of one batch: the float sums
+    /// of the side to act's checkers are taken from the batch's previous position where
+    /// those inputs are the same (the same outputs bit for bit).
+    #[inline]
+    fn evaluate_in_batch(&self, pos: &Position, scratch: &mut Scratch) -> Probabilities {
+        if let Some(p) = exact(pos) {
+            return p;
+        }
+        if self.quant_for(pos).is_some() {
+            let raw = self.raw_with(pos, scratch);
+            return consistent(raw, pos.off(), pos.opp_off());
+        }
+        self.encode(pos, &mut scratch.input);
+        let x = &scratch.input;
+        let split = x.index[..x.len].partition_point(|&i| (i as usize) < BOARD_SIDE);
+        let net = match pos.phase() {
+            Phase::Contact => 1,
+            Phase::Race => 2,
+        };
+        let p = &mut scratch.prefix;
+        let reuse = p.net == net
+            && p.input.len == split
+            && p.input.index[..split] == x.index[..split]
+            && p.input.value[..split]
+                .iter()
+                .zip(&x.value[..split])
+                .all(|(a, b)| a.to_bits() == b.to_bits());
+        if !reuse {
+            p.net = net;
+            p.input.len = split;
+            p.input.index[..split].copy_from_slice(&x.index[..split]);
+            p.input.value[..split].copy_from_slice(&x.value[..split]);
+        }
+        let raw =
+            self.net_for(pos)
+                .forward_split(x, split, &mut p.sums, reuse, &mut scratch.hidden);
+        consistent(raw, pos.off(), pos.opp_off())
+    }
+
     /// Evaluates with caller-provided scratch space.
     #[inline]
     pub fn evaluate_with(&self, pos: &Position, scratch: &mut Scratch) -> Probabilities {
@@ -198,13 +258,54 @@ impl Evaluator for NeuralEvaluator {
 
     fn evaluate_batch(&self, positions: &[Position], out: &mut [Probabilities]) {
         self.with_scratch(|s| {
+            s.prefix.net = 0;
             for (p, o) in positions.iter().zip(out.iter_mut()) {
-                *o = self.evaluate_with(p, s);
+                *o = self.evaluate_in_batch(p, s);
             }
+            s.prefix.net = 0;
         })
     }
 
     fn name(&self) -> String {
         self.name.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::{generate_plays, PlayList};
+
+    /// Batches of each position's children, contact and race, run back to back: every
+    /// child gets the probabilities a single evaluation gives it, bit for bit, with the
+    /// shipped nets and with the TD nets (encoding 1), in float and in int16.
+    #[test]
+    fn batches_give_the_single_evaluations_bit_for_bit() {
+        let shipped = NeuralEvaluator::default_nets().expect("embedded weights");
+        let td = NeuralEvaluator::load(Path::new("weights/td.sgnet")).expect("weights/td.sgnet");
+        let mut list = PlayList::new();
+        let bits = |p: &Probabilities| p.0.map(f32::to_bits);
+        let mut batches = 0;
+        for ev in [
+            shipped.clone(),
+            td,
+            shipped.with_precision(Precision::Int16),
+        ] {
+            for (pos, dice) in crate::testing::random_game_positions(41, 40) {
+                generate_plays(&pos, dice, &mut list);
+                let children: Vec<Position> = list
+                    .iter()
+                    .filter(|p| p.position.mover_result().is_none())
+                    .map(|p| p.next_position())
+                    .collect();
+                let mut out = vec![Probabilities::default(); children.len()];
+                ev.evaluate_batch(&children, &mut out);
+                for (c, o) in children.iter().zip(&out) {
+                    assert_eq!(bits(&ev.evaluate(c)), bits(o), "{c:?}");
+                }
+                batches += 1;
+            }
+        }
+        assert!(batches > 3000, "only {batches} batches");
     }
 }
