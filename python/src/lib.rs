@@ -568,6 +568,8 @@ impl Engine {
             no_vr: !variance_reduction,
             evaluator: Some(self.spec.evaluator.clone()),
             eval: None,
+            cubeful: false,
+            cube: false,
             json: true,
         };
         let spec = EngineSpec {
@@ -582,7 +584,12 @@ impl Engine {
                 stop: &stop,
                 progress: &|_| {},
             };
-            cli::rollout::report(&args, &spec, threads, &pos, dice, hooks, &|| {})
+            let target = cli::rollout::Target {
+                state: &state,
+                pos: &pos,
+                dice,
+            };
+            cli::rollout::report(&args, &spec, threads, &target, hooks, &|| {})
         })?;
         to_py(py, &report.json)
     }

@@ -18,6 +18,7 @@ pub mod moves;
 pub mod pos_arg;
 pub mod rollout;
 pub mod rollout_batch;
+pub mod rollout_cube;
 mod search_bench;
 pub mod serve;
 pub mod show;

@@ -87,6 +87,16 @@ pub struct RolloutArgs {
     /// The old name of --evaluator.
     #[arg(long, hide = true, value_parser = parse_evaluator_arg, conflicts_with = "evaluator")]
     pub eval: Option<EvaluatorKind>,
+    /// Cubeful rollout: every trial is played with the cube alive, both sides taking the
+    /// engine's cube decisions (at the spec's `cube_depth`), from the cube and match score
+    /// of POS; values are cubeful equity per unit of the cube now (money) or match-winning
+    /// chance (match play).
+    #[arg(long, conflicts_with_all = ["positions", "merge"])]
+    pub cubeful: bool,
+    /// Roll out the cube decision of POS (no double, double/take, double/pass) cubefully,
+    /// with the proper action and what each wrong one costs. POS without dice.
+    #[arg(long, conflicts_with_all = ["positions", "merge", "dice", "top"])]
+    pub cube: bool,
     /// Print one JSON object.
     #[arg(long)]
     pub json: bool,
@@ -107,7 +117,8 @@ pub fn run(a: RolloutArgs) -> Result<(), CliError> {
         .pos
         .as_deref()
         .ok_or("give a position, --positions FILE or --merge")?;
-    let (pos, dice) = what_to_roll_out(text, a.dice.as_deref())?;
+    let state = parse_pos_arg(text)?;
+    let (pos, dice) = roll_out_target(&state, a.dice.as_deref())?;
     let threads = super::threads_arg(a.threads)?;
     let stop = Arc::new(AtomicBool::new(false));
     stop_on_ctrl_c(stop.clone(), "finishing with the trials completed so far")?;
@@ -135,49 +146,88 @@ pub fn run(a: RolloutArgs) -> Result<(), CliError> {
             a.trials
         )
     };
-    let report = report(&a, &spec(&a)?, threads, &pos, dice, hooks, &announce);
+    let target = Target {
+        state: &state,
+        pos: &pos,
+        dice,
+    };
+    let report = report(&a, &spec(&a)?, threads, &target, hooks, &announce);
     bar.finish_and_clear();
     report?.print(a.json);
     Ok(())
 }
 
-/// Rolls out `pos` (the side about to roll, before rolling) or, with `dice`, the best
-/// `a.top` plays of that roll side by side, with the settings of `a` and the players of
-/// `spec` on `threads` threads, and reports it as `rollout` prints it. `announce` is
-/// called once the input is accepted, before the first trial.
+/// What a rollout rolls out: the state of POS, the position of its side about to roll (the
+/// doubler at a take question) and the roll whose plays are compared, if any.
+#[derive(Debug, Clone, Copy)]
+pub struct Target<'a> {
+    pub state: &'a MatchState,
+    pub pos: &'a Position,
+    pub dice: Option<Dice>,
+}
+
+/// Rolls out the target's position (the side about to roll, before rolling) or, with dice,
+/// the best `a.top` plays of that roll side by side, or with `--cube` the cube decision,
+/// with the settings of `a` and the players of `spec` on `threads` threads, and reports it
+/// as `rollout` prints it. `announce` is called once the input is accepted, before the
+/// first trial.
 pub fn report(
     a: &RolloutArgs,
     spec: &EngineSpec,
     threads: usize,
-    pos: &Position,
-    dice: Option<Dice>,
+    target: &Target<'_>,
     hooks: Hooks<'_>,
     announce: &dyn Fn(),
 ) -> Result<Report, CliError> {
+    let (pos, dice) = (target.pos, target.dice);
     let settings = settings(a, threads)?;
     let rollout = Rollout::new(spec)?;
-    // Refused input is reported before the rollout announces itself.
-    let candidates = match dice {
-        Some(d) => Some(rollout.candidates(pos, d, a.top)?),
-        None => None,
-    };
-    announce();
     let header = Header {
         args: a,
         spec,
         threads,
         pos,
     };
+    if a.cube {
+        if dice.is_some() {
+            return Err(
+                "--cube rolls out the cube decision before the roll: give a position without dice"
+                    .into(),
+            );
+        }
+        announce();
+        let r = rollout.cube(target.state, &settings, hooks)?;
+        return super::rollout_cube::cube_report(&header, target.state, &rollout, &r);
+    }
+    // Refused input is reported before the rollout announces itself.
+    let candidates = match dice {
+        Some(d) => Some(rollout.candidates(pos, d, a.top)?),
+        None => None,
+    };
+    announce();
     match (dice, candidates) {
         (Some(d), Some(candidates)) => {
-            let r = rollout.these_plays(&candidates, &settings, hooks)?;
+            let r = if a.cubeful {
+                // The plays are the acting side's: its state, the roll aside.
+                let mover = MatchState {
+                    decision: Decision::Move(d),
+                    ..target.state.clone()
+                };
+                rollout.these_plays_cubeful(&mover, &candidates, &settings, hooks)?
+            } else {
+                rollout.these_plays(&candidates, &settings, hooks)?
+            };
             Ok(Report {
                 json: plays_json(&header, d, &r),
                 text: plays_text(&header, d, &r)?,
             })
         }
         _ => {
-            let r = rollout.position(pos, &settings, hooks)?;
+            let r = if a.cubeful {
+                rollout.position_cubeful(target.state, &settings, hooks)?
+            } else {
+                rollout.position(pos, &settings, hooks)?
+            };
             Ok(Report {
                 json: position_json(&header, &r),
                 text: position_text(&header, &r)?,
@@ -266,9 +316,9 @@ pub(super) struct Header<'a> {
 }
 
 impl Header<'_> {
-    fn json(&self, trials: u64, partial: bool, seconds: f64) -> serde_json::Value {
+    pub(super) fn json(&self, trials: u64, partial: bool, seconds: f64) -> serde_json::Value {
         let a = self.args;
-        serde_json::json!({
+        let mut v = serde_json::json!({
             "trials": trials,
             "seed": a.seed,
             "truncate": a.truncate,
@@ -279,13 +329,18 @@ impl Header<'_> {
             "evaluator": self.spec.evaluator.to_string(),
             "threads": self.threads,
             "position_id": position_id(self.pos),
-        })
+        });
+        if a.cubeful || a.cube {
+            v["cubeful"] = serde_json::json!(true);
+            v["cube_depth"] = serde_json::json!(self.spec.cube_depth.get());
+        }
+        v
     }
 
-    fn text(&self, trials: u64, partial: bool, seconds: f64) -> String {
+    pub(super) fn text(&self, trials: u64, partial: bool, seconds: f64) -> String {
         let a = self.args;
         format!(
-            "{trials} trials{}, seed {}, {}, depth {}, variance reduction {}, {:.1} s",
+            "{trials} trials{}, seed {}, {}, depth {}{}, variance reduction {}, {:.1} s",
             if partial { " (stopped early)" } else { "" },
             a.seed,
             match a.truncate {
@@ -293,18 +348,23 @@ impl Header<'_> {
                 None => "full games".to_string(),
             },
             self.spec.depth,
+            if a.cubeful || a.cube {
+                format!(", cubeful (cube depth {})", self.spec.cube_depth)
+            } else {
+                String::new()
+            },
             if a.no_vr { "off" } else { "on" },
             seconds
         )
     }
 }
 
-fn r6(x: f64) -> f64 {
+pub(super) fn r6(x: f64) -> f64 {
     (x * 1e6).round() / 1e6
 }
 
 /// The figures of an estimate; none (null) when no trial completed.
-fn estimate_fields(
+pub(super) fn estimate_fields(
     e: &Estimate,
     raw: &Estimate,
     trials: u64,
@@ -356,7 +416,7 @@ pub(super) fn plays_json(h: &Header<'_>, dice: Dice, r: &PlaysRollout) -> serde_
     v
 }
 
-fn probs_text(e: &Estimate) -> String {
+pub(super) fn probs_text(e: &Estimate) -> String {
     let p = e.probs();
     format!(
         "win {:.3} {:.3} {:.3} - lose {:.3} {:.3} {:.3}",
@@ -379,7 +439,12 @@ fn position_text(h: &Header<'_>, r: &PositionRollout) -> Result<String, CliError
     writeln!(t, "{}", h.text(r.trials, r.partial, r.seconds))?;
     writeln!(
         t,
-        "cubeless equity {:+.4}  se {:.4}   {}",
+        "{} {:+.4}  se {:.4}   {}",
+        if h.args.cubeful {
+            "cubeful value"
+        } else {
+            "cubeless equity"
+        },
         r.estimate.equity(),
         r.estimate.equity_se(),
         probs_text(&r.estimate)

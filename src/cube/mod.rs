@@ -516,6 +516,21 @@ pub fn analyse(
         let dp = m.win_points(m.level_cube(0));
         (nd, dt, dp, None)
     };
+    decide(no_double, double_take, double_pass, beaver, view, x)
+}
+
+/// The decision that follows from the roller's values of its choices (from a model, as
+/// [`analyse`] gives them, or from rollouts): no double, double with the opponent taking,
+/// passing, or beavering (`beaver`: money play with beavers only); `x` is recorded as the
+/// efficiency used.
+pub fn decide(
+    no_double: f64,
+    double_take: f64,
+    double_pass: f64,
+    beaver: Option<f64>,
+    view: &CubeView,
+    x: f64,
+) -> CubeDecision {
     // The opponent answers to minimise the roller's value.
     let response = match beaver {
         Some(b) if double_take < -EPS && b < double_pass => TakeAction::Beaver,

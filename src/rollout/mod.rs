@@ -30,12 +30,15 @@ use std::time::Instant;
 use crate::engine::build::{self as engine_build, BuildError};
 use crate::engine::{Engine, EngineSpec};
 use crate::eval::Evaluator;
-use crate::game::{legal_plays, Dice, Play, Position};
+use crate::game::{legal_plays, Dice, MatchState, Play, Position};
 use crate::search::Cancel;
 
+mod cubeful;
 pub mod dice;
 pub mod stats;
 mod trial;
+
+pub use cubeful::{result_value, roller_state, CubefulStart};
 
 pub use dice::{Strata, TrialDice, STRATA};
 pub use stats::{Estimate, Vector, EQUITY};
@@ -179,11 +182,40 @@ pub struct PlaysRollout {
 }
 
 /// A start of the rollout: a position with its side to roll, and whether results are
-/// wanted for the other side (the one that just played to reach it).
-#[derive(Debug, Clone, Copy)]
-struct Start {
-    position: Position,
-    for_opponent: bool,
+/// wanted for the other side (the one that just played to reach it); or a cubeful start.
+#[derive(Debug, Clone)]
+enum Start {
+    Cubeless {
+        position: Position,
+        for_opponent: bool,
+    },
+    Cubeful(CubefulStart),
+}
+
+/// The rollout of a cube decision: the roller's three choices, from its view (money: equity
+/// per unit of the cube it holds now; match play: match-winning chance). "No double" and
+/// "double, take" are rolled out on the same dice; "double, pass" is exact.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CubeRollout {
+    pub trials: u64,
+    pub partial: bool,
+    pub seconds: f64,
+    /// The roller keeps the cube where it is for this roll (later turns use the cube).
+    pub no_double: Estimate,
+    pub no_double_raw: Estimate,
+    /// The cube doubled, the taker owning it; `None` where the roller may not double.
+    pub double_take: Option<Estimate>,
+    pub double_take_raw: Option<Estimate>,
+    /// The value of the opponent's pass.
+    pub double_pass: f64,
+    /// Money play with beavers: twice "double, take" (the cube at four times, the taker
+    /// keeping it), with twice its standard error.
+    pub double_beaver: Option<(f64, f64)>,
+    /// The standard error of "double, take" minus "no double" (small: shared dice).
+    pub diff_se: f64,
+    /// The decision that follows from the rolled-out values (the cube model's efficiency is
+    /// recorded, unused).
+    pub decision: crate::cube::CubeDecision,
 }
 
 /// Totals of a run over several starts on the same trials.
@@ -281,7 +313,7 @@ impl Rollout {
             return Err(RolloutError::GameOver);
         }
         let t = self.run(
-            &[Start {
+            &[Start::Cubeless {
                 position: *pos,
                 for_opponent: false,
             }],
@@ -359,12 +391,175 @@ impl Rollout {
         }
         let starts: Vec<Start> = candidates
             .iter()
-            .map(|p| Start {
+            .map(|p| Start::Cubeless {
                 position: p.next_position(),
                 for_opponent: true,
             })
             .collect();
+        Ok(self.run_plays(candidates, &starts, settings, hooks))
+    }
+
+    /// Rolls out the given plays (all from the acting side's position and roll in
+    /// `state`) cubefully on the same dice: each from the position after it, the opponent
+    /// to roll with the cube as `state` has it (free to double at once), results for the
+    /// side that plays (money: points per unit of the cube now; match play: match-winning
+    /// chance).
+    pub fn these_plays_cubeful(
+        &self,
+        state: &MatchState,
+        candidates: &[Play],
+        settings: &RolloutSettings,
+        hooks: Hooks<'_>,
+    ) -> Result<PlaysRollout, RolloutError> {
+        check(settings)?;
+        if candidates.is_empty() {
+            return Err(RolloutError::NoPlays);
+        }
+        let starts: Vec<Start> = candidates
+            .iter()
+            .map(|p| {
+                Start::Cubeful(CubefulStart {
+                    state: state.after_play(p),
+                    cube_now: true,
+                    unit: state.cube,
+                    for_opponent: true,
+                })
+            })
+            .collect();
+        Ok(self.run_plays(candidates, &starts, settings, hooks))
+    }
+
+    /// Rolls out the position of `state` cubefully, its side to roll (the doubler at a take
+    /// question) free to double at once: money, points per unit of the cube now; match
+    /// play, match-winning chance.
+    pub fn position_cubeful(
+        &self,
+        state: &MatchState,
+        settings: &RolloutSettings,
+        hooks: Hooks<'_>,
+    ) -> Result<PositionRollout, RolloutError> {
+        check(settings)?;
+        let roller = roller_state(state);
+        if roller.position.is_game_over() {
+            return Err(RolloutError::GameOver);
+        }
+        let t = self.run(
+            &[Start::Cubeful(CubefulStart {
+                unit: roller.cube,
+                state: roller,
+                cube_now: true,
+                for_opponent: false,
+            })],
+            settings,
+            hooks,
+        );
+        Ok(PositionRollout {
+            trials: t.trials,
+            partial: t.partial,
+            seconds: t.seconds,
+            estimate: t.adjusted[0].estimate(),
+            raw: t.raw[0].estimate(),
+        })
+    }
+
+    /// Rolls out the cube decision of `state` (the roller's, or at a take question the
+    /// doubler's): "no double" and, where the roller may double, "double, take" on the same
+    /// dice, and the decision with its costs from those values ([`CubeRollout`]).
+    pub fn cube(
+        &self,
+        state: &MatchState,
+        settings: &RolloutSettings,
+        hooks: Hooks<'_>,
+    ) -> Result<CubeRollout, RolloutError> {
+        check(settings)?;
+        let roller = roller_state(state);
+        if roller.position.is_game_over() {
+            return Err(RolloutError::GameOver);
+        }
+        let available = crate::engine::no_cube_reason(&roller).is_none();
+        let mut starts = vec![Start::Cubeful(CubefulStart {
+            state: roller.clone(),
+            cube_now: false,
+            unit: roller.cube,
+            for_opponent: false,
+        })];
+        if available {
+            starts.push(Start::Cubeful(CubefulStart {
+                state: MatchState {
+                    cube: roller.cube * 2,
+                    cube_owner: crate::game::CubeOwner::Opponent,
+                    ..roller.clone()
+                },
+                cube_now: true,
+                unit: roller.cube,
+                for_opponent: false,
+            }));
+        }
         let t = self.run(&starts, settings, hooks);
+        let view = crate::engine::cube_view(&roller);
+        let rules = self.engine.rules_for(&roller);
+        let money = roller.is_money();
+        let double_pass = if money {
+            1.0
+        } else {
+            crate::cube::result_chances(&view).map_or(1.0, |(win, _)| win[0])
+        };
+        let nd = t.adjusted[0].estimate();
+        let dt = available.then(|| t.adjusted[1].estimate());
+        let double_beaver = match &dt {
+            Some(e) if money && rules.beavers => Some((2.0 * e.equity(), 2.0 * e.equity_se())),
+            _ => None,
+        };
+        let x = rules.efficiency(roller.position.phase(), roller.position.pips());
+        let decision = match &dt {
+            Some(e) => crate::cube::decide(
+                nd.equity(),
+                e.equity(),
+                double_pass,
+                double_beaver.map(|b| b.0),
+                &view,
+                x,
+            ),
+            None => crate::cube::decide(
+                nd.equity(),
+                f64::NEG_INFINITY,
+                double_pass,
+                None,
+                &crate::cube::CubeView {
+                    owner: crate::game::CubeOwner::Opponent,
+                    ..view
+                },
+                x,
+            ),
+        };
+        Ok(CubeRollout {
+            trials: t.trials,
+            partial: t.partial,
+            seconds: t.seconds,
+            no_double: nd,
+            no_double_raw: t.raw[0].estimate(),
+            double_take: dt,
+            double_take_raw: available.then(|| t.raw[1].estimate()),
+            double_pass,
+            double_beaver,
+            diff_se: if available {
+                t.equities.diff_se(1, 0)
+            } else {
+                0.0
+            },
+            decision,
+        })
+    }
+
+    /// The plays' report from a run over their starts (one per candidate, in order).
+    fn run_plays(
+        &self,
+        candidates: &[Play],
+        starts: &[Start],
+        settings: &RolloutSettings,
+        hooks: Hooks<'_>,
+    ) -> PlaysRollout {
+        let t = self.run(starts, settings, hooks);
         let mut plays: Vec<PlayRollout> = candidates
             .iter()
             .enumerate()
@@ -390,12 +585,12 @@ impl Rollout {
                 p.diff_se = t.equities.diff_se(p.search_rank, best.0);
             }
         }
-        Ok(PlaysRollout {
+        PlaysRollout {
             trials: t.trials,
             partial: t.partial,
             seconds: t.seconds,
             plays,
-        })
+        }
     }
 
     /// Plays trial after trial of every start on worker threads, in trial order.
@@ -426,19 +621,34 @@ impl Rollout {
                         let mut results = Vec::with_capacity(starts.len());
                         for s in starts {
                             let mut dice = base.clone();
-                            let Some(r) =
-                                player.play(&s.position, &mut dice, &trial_settings, hooks.stop)
-                            else {
+                            let r = match s {
+                                Start::Cubeless {
+                                    position,
+                                    for_opponent,
+                                } => player
+                                    .play(position, &mut dice, &trial_settings, hooks.stop)
+                                    .map(|r| {
+                                        if *for_opponent {
+                                            TrialResult {
+                                                adjusted: invert_value(&r.adjusted),
+                                                raw: invert_value(&r.raw),
+                                            }
+                                        } else {
+                                            r
+                                        }
+                                    }),
+                                Start::Cubeful(c) => player.play_cubeful(
+                                    &self.engine,
+                                    c,
+                                    &mut dice,
+                                    &trial_settings,
+                                    hooks.stop,
+                                ),
+                            };
+                            let Some(r) = r else {
                                 break 'trials;
                             };
-                            results.push(if s.for_opponent {
-                                TrialResult {
-                                    adjusted: invert_value(&r.adjusted),
-                                    raw: invert_value(&r.raw),
-                                }
-                            } else {
-                                r
-                            });
+                            results.push(r);
                         }
                         collector
                             .lock()

@@ -24,7 +24,7 @@ use crate::search::Cancel;
 
 /// Games longer than this are cut and valued by the evaluator (real games end long before;
 /// this only bounds a pathological one).
-const MAX_PLIES: u32 = 10_000;
+pub(super) const MAX_PLIES: u32 = 10_000;
 
 /// How a trial is played and scored.
 #[derive(Debug, Clone, Copy)]
@@ -66,19 +66,20 @@ fn invert_difference(d: &Vector) -> Vector {
     [-d[0], d[3], d[4], d[1], d[2], -d[5]]
 }
 
-fn sub(a: &Vector, b: &Vector) -> Vector {
+pub(super) fn sub(a: &Vector, b: &Vector) -> Vector {
     std::array::from_fn(|i| a[i] - b[i])
 }
 
 /// The players of one worker thread (both sides play alike) with their scratch space.
 pub struct Player {
-    evaluator: Arc<dyn Evaluator>,
-    spec: EngineSpec,
+    pub(super) evaluator: Arc<dyn Evaluator>,
+    pub(super) spec: EngineSpec,
     /// This trial's engine when plays are searched (depth > 1): a fresh table per trial, so
     /// a trial's plays never depend on which trials the thread played before.
-    engine: Option<Engine>,
-    judge: Judge,
-    cancel: Cancel,
+    pub(super) engine: Option<Engine>,
+    pub(super) judge: Judge,
+    pub(super) cancel: Cancel,
+    pub(super) scratch: super::cubeful::CubefulScratch,
 }
 
 impl Player {
@@ -89,10 +90,11 @@ impl Player {
             spec: spec.clone(),
             engine: None,
             cancel: Cancel::new(),
+            scratch: super::cubeful::CubefulScratch::default(),
         }
     }
 
-    fn searches(&self) -> bool {
+    pub(super) fn searches(&self) -> bool {
         self.spec.depth.get() > 1
     }
 
@@ -121,7 +123,7 @@ impl Player {
         }
     }
 
-    fn evaluate(&self, pos: &Position) -> Vector {
+    pub(super) fn evaluate(&self, pos: &Position) -> Vector {
         value_of(&self.evaluator.evaluate(pos))
     }
 
