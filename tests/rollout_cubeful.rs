@@ -110,18 +110,25 @@ fn a_cube_rollout_is_the_same_on_one_and_two_threads() {
     assert_eq!(b, 2.0 * d.double_take);
     assert_eq!(b_se, 2.0 * one.double_take.unwrap().equity_se());
     // Plays on the same dice, cubefully.
-    let mover = MatchState::money(
-        Position::OPENING,
-        Decision::Move(Dice::new(3, 1).unwrap()),
-    );
+    let mover = MatchState::money(Position::OPENING, Decision::Move(Dice::new(3, 1).unwrap()));
     let candidates = r
         .candidates(&Position::OPENING, Dice::new(3, 1).unwrap(), 3)
         .unwrap();
     let a = r
-        .these_plays_cubeful(&mover, &candidates, &settings(24, Some(8), true, 1), Hooks::none())
+        .these_plays_cubeful(
+            &mover,
+            &candidates,
+            &settings(24, Some(8), true, 1),
+            Hooks::none(),
+        )
         .unwrap();
     let b = r
-        .these_plays_cubeful(&mover, &candidates, &settings(24, Some(8), true, 2), Hooks::none())
+        .these_plays_cubeful(
+            &mover,
+            &candidates,
+            &settings(24, Some(8), true, 2),
+            Hooks::none(),
+        )
         .unwrap();
     assert_eq!(a.plays, b.plays);
     assert_eq!(a.plays.len(), 3);
@@ -191,7 +198,15 @@ fn match_play_values_are_match_winning_chances_and_an_owned_cube_stays_put() {
 fn the_command_line_rolls_out_a_cube_decision_and_cubeful_plays() {
     let pos = position_id(&middle_game());
     let out = common::stargammon(&[
-        "rollout", &pos, "--cube", "--trials", "24", "--truncate", "6", "--threads", "2",
+        "rollout",
+        &pos,
+        "--cube",
+        "--trials",
+        "24",
+        "--truncate",
+        "6",
+        "--threads",
+        "2",
         "--json",
     ]);
     assert!(out.status.success(), "{out:?}");
@@ -210,8 +225,19 @@ fn the_command_line_rolls_out_a_cube_decision_and_cubeful_plays() {
     assert_eq!(v["trials"], 24);
     // The plays of a roll, cubefully.
     let out = common::stargammon(&[
-        "rollout", &pos, "--dice", "3", "1", "--cubeful", "--top", "2", "--trials", "12",
-        "--truncate", "4", "--json",
+        "rollout",
+        &pos,
+        "--dice",
+        "3",
+        "1",
+        "--cubeful",
+        "--top",
+        "2",
+        "--trials",
+        "12",
+        "--truncate",
+        "4",
+        "--json",
     ]);
     assert!(out.status.success(), "{out:?}");
     let v = common::json_of(&out);

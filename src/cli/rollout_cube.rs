@@ -194,11 +194,7 @@ fn cube_text(
         }
     )?;
     let blocked = no_cube_reason(state);
-    let mut rows = vec![(
-        "No double",
-        d.no_double,
-        Some(r.no_double.equity_se()),
-    )];
+    let mut rows = vec![("No double", d.no_double, Some(r.no_double.equity_se()))];
     if let Some(dt) = &r.double_take {
         rows.push(("Double, take", dt.equity(), Some(dt.equity_se())));
         rows.push(("Double, pass", r.double_pass, None));

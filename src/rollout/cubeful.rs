@@ -149,10 +149,49 @@ pub fn roller_state(state: &MatchState) -> MatchState {
     }
 }
 
+/// What values the plays of the acting side of a state: the cube as the opponent sees it
+/// after any play, and the rules in force then (the same for every play of every roll).
+struct After {
+    view: cube::CubeView,
+    rules: cube::CubeSettings,
+    cube: f64,
+    money: bool,
+}
+
+impl After {
+    fn of(engine: &Engine, state: &MatchState) -> After {
+        let after = state.after_play(&Play::none(state.position));
+        After {
+            view: cube_view(&after),
+            rules: engine.rules_for(&after),
+            cube: after.cube as f64,
+            money: after.is_money(),
+        }
+    }
+
+    /// The mover's value of a play that leaves `next` (the opponent to roll) with the
+    /// opponent's probabilities `p` there.
+    fn value(&self, next: &Position, p: &Probabilities) -> f64 {
+        let x = self.rules.efficiency(next.phase(), next.pips());
+        let v = cube::cubeful_value(p, &self.view, &self.rules, x);
+        if self.money {
+            -v * self.cube
+        } else {
+            1.0 - v
+        }
+    }
+}
+
 impl Player {
     /// The depth-1 cubeful choice of `dice` for the acting side of `state`: the play with
     /// the best value for the mover and that value (points or match-winning chance).
-    fn best_cubeful(&mut self, engine: &Engine, state: &MatchState, dice: Dice) -> (Play, f64) {
+    fn best_cubeful(
+        &mut self,
+        engine: &Engine,
+        state: &MatchState,
+        after: &After,
+        dice: Dice,
+    ) -> (Play, f64) {
         let s = &mut self.scratch;
         generate_plays(&state.position, dice, &mut s.list);
         s.positions.clear();
@@ -164,17 +203,13 @@ impl Player {
         s.probs.clear();
         s.probs.resize(s.positions.len(), Probabilities::default());
         self.evaluator.evaluate_batch(&s.positions, &mut s.probs);
-        let money = state.is_money();
-        let mut evaluated = s.probs.iter();
+        let mut evaluated = s.positions.iter().zip(s.probs.iter());
         let mut best: Option<(Play, f64)> = None;
         for play in s.list.iter() {
             let value = match play.position.mover_result() {
                 Some(r) => result_value(engine, state, r, true),
                 None => match evaluated.next() {
-                    Some(p) => {
-                        let after = state.after_play(play);
-                        other_side(cubeful_points(engine, &after, p), money)
-                    }
+                    Some((next, p)) => after.value(next, p),
                     None => continue,
                 },
             };
@@ -186,9 +221,9 @@ impl Player {
             Some(b) => b,
             None => {
                 let none = Play::none(state.position);
-                let after = state.after_play(&none);
-                let p = self.evaluator.evaluate(&after.position);
-                (none, other_side(cubeful_points(engine, &after, &p), money))
+                let next = none.next_position();
+                let p = self.evaluator.evaluate(&next);
+                (none, after.value(&next, &p))
             }
         }
     }
@@ -309,12 +344,13 @@ impl Player {
             }
             cube_now = true;
             let roll = dice.roll(ply);
+            let after = After::of(base, &state);
             let mut chosen = None;
             if settings.variance_reduction {
                 let mut mean = 0.0;
                 let mut actual = None;
                 for r in ALL_ROLLS {
-                    let (play, v) = self.best_cubeful(base, &state, r);
+                    let (play, v) = self.best_cubeful(base, &state, &after, r);
                     mean += r.weight() as f64 * v;
                     if r == roll {
                         actual = Some((play, v));
@@ -323,7 +359,7 @@ impl Player {
                 mean /= 36.0;
                 let (play, v) = match actual {
                     Some(a) => a,
-                    None => self.best_cubeful(base, &state, roll),
+                    None => self.best_cubeful(base, &state, &after, roll),
                 };
                 // A difference of mover values is the negated difference for the other side.
                 luck += if starter { v - mean } else { mean - v };
@@ -336,7 +372,7 @@ impl Player {
             };
             let play = match (play, chosen) {
                 (Some(p), _) | (None, Some(p)) => p,
-                (None, None) => self.best_cubeful(base, &state, roll).0,
+                (None, None) => self.best_cubeful(base, &state, &after, roll).0,
             };
             ply += 1;
             if let Some(r) = play.position.mover_result() {
@@ -376,7 +412,11 @@ impl Player {
     /// probabilities).
     fn finished_value(&self, base: &Engine, state: &MatchState, p: &Probabilities) -> f64 {
         let won = p.0[0] > 0.5;
-        let (g, bg) = if won { (p.0[1], p.0[2]) } else { (p.0[3], p.0[4]) };
+        let (g, bg) = if won {
+            (p.0[1], p.0[2])
+        } else {
+            (p.0[3], p.0[4])
+        };
         let result = if bg > 0.5 {
             GameResult::Backgammon
         } else if g > 0.5 {
