@@ -533,10 +533,12 @@ impl Engine {
     /// Rolls the position out as `stargammon rollout --json` does, every side played by
     /// this engine: without dice (and none in the position) the side about to roll,
     /// before its roll; with dice, the best `top` plays of that roll side by side on the
-    /// same dice. Returns the JSON object as a dict (`equity`, `se`, `probs`, ... or
-    /// `plays`).
+    /// same dice. `cubeful` plays every trial with the cube alive (`rollout --cubeful`);
+    /// `cube` rolls out the cube decision (`rollout --cube`, its `cube` dict shaped as
+    /// `Engine.cube`'s). Returns the JSON object as a dict (`equity`, `se`, `probs`, ...,
+    /// `plays`, or `cube`).
     #[pyo3(signature = (position, trials = 1296, seed = 1, dice = None, truncate = None,
-        top = 5, threads = None, variance_reduction = true))]
+        top = 5, threads = None, variance_reduction = true, cubeful = false, cube = false))]
     fn rollout<'py>(
         &self,
         py: Python<'py>,
@@ -548,6 +550,8 @@ impl Engine {
         top: usize,
         threads: Option<usize>,
         variance_reduction: bool,
+        cubeful: bool,
+        cube: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
         let state = self.state(position)?;
         let dice_list = dice.map(|(a, b)| vec![a, b]);
@@ -568,8 +572,8 @@ impl Engine {
             no_vr: !variance_reduction,
             evaluator: Some(self.spec.evaluator.clone()),
             eval: None,
-            cubeful: false,
-            cube: false,
+            cubeful,
+            cube,
             json: true,
         };
         let spec = EngineSpec {

@@ -201,6 +201,23 @@ def test_rollout_matches_the_cli():
     assert len(plays["plays"]) == 2
 
 
+def test_cubeful_rollout_of_a_cube_decision_matches_the_cli():
+    engine = stargammon.Engine("net")
+    p = stargammon.Position.parse(OPENING)
+    got = engine.rollout(p, trials=24, seed=2, truncate=6, threads=2, cube=True)
+    want = cli_json(
+        "rollout", OPENING, "--cube", "--trials", "24", "--seed", "2", "--truncate", "6",
+        "--threads", "2",
+    )
+    assert got["cube"] == want["cube"]
+    for key in ["no_double", "double_take", "double_pass"]:
+        assert key in got["cube"]["equities"], key
+        assert key in got["cube"]["se"], key
+    plays = engine.rollout(p, trials=12, dice=(3, 1), truncate=4, top=2, cubeful=True)
+    assert plays["cubeful"] is True
+    assert len(plays["plays"]) == 2
+
+
 def test_bearoff_matches_the_cli():
     text = "XGID=-BBBCB--------------bcbbb-:0:0:1:00:0:0:0:0:10"
     if not BIN.exists():

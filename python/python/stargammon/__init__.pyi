@@ -152,6 +152,8 @@ class Engine:
         top: int = 5,
         threads: Optional[int] = None,
         variance_reduction: bool = True,
+        cubeful: bool = False,
+        cube: bool = False,
     ) -> Dict[str, Any]: ...
 
 def bearoff(position: Position) -> Dict[str, Any]: ...
