@@ -96,12 +96,18 @@ fn gnubg_rollouts(states: &[MatchState], trials: u64) -> (Vec<GnubgValue>, f64, 
         .write_all(script.as_bytes())
         .unwrap();
     let gnubg = common::gnubg_path().unwrap();
+    // gnubg's CPU time where GNU time is installed (only the speed figure needs it).
+    let timer = if std::path::Path::new("/usr/bin/time").is_file() {
+        "/usr/bin/time -f 'gnubg CPU seconds %U %S' "
+    } else {
+        ""
+    };
     let started = Instant::now();
     // gnubg prints a rollout's results only to a terminal: `script` gives it one.
     let out = std::process::Command::new("script")
         .args(["-qec"])
         .arg(format!(
-            "/usr/bin/time -f 'gnubg CPU seconds %U %S' {} -t -q -r < {}",
+            "{timer}{} -t -q -r < {}",
             gnubg.display(),
             path.display()
         ))
