@@ -127,6 +127,7 @@
 pub mod analysis;
 pub mod arena;
 pub mod bench;
+pub mod bgammon;
 pub mod cli;
 pub mod config;
 pub mod cube;

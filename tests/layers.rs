@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[&str] = &[
     "game", "notation", "tavli", "testing", "eval", "cube", "search", "engine", "rollout",
     "analysis", "protocol", "config", "players", "arena", "train", "server", "http", "fibs",
-    "bench", "cli",
+    "bgammon", "bench", "cli",
 ];
 
 /// The layer whose fixtures the tests of every layer may use.

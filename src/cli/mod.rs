@@ -8,6 +8,7 @@ pub mod analyse_batch;
 pub mod batch;
 pub mod bearoff;
 pub mod bench;
+pub mod bgammon;
 pub mod distill;
 pub mod duel;
 pub mod engine_arg;
@@ -62,6 +63,8 @@ pub enum Command {
     Match(match_cmd::MatchArgs),
     /// Runs the FIBS bot account until stopped.
     Fibs(fibs::FibsArgs),
+    /// Runs a bot account on bgammon.org (or a server of its protocol) until stopped.
+    Bgammon(bgammon::BgammonArgs),
     /// Rolls out a position, or the best plays of a roll side by side.
     Rollout(rollout::RolloutArgs),
     /// Every legal play of a roll, with the Position ID after each (or, with --variant
@@ -166,6 +169,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Distill(args) => distill::run(args),
         Command::Match(args) => match_cmd::run(args),
         Command::Fibs(args) => fibs::run(args),
+        Command::Bgammon(args) => bgammon::run(args),
         Command::Rollout(args) => rollout::run(args),
         Command::Moves(args) => moves::run(args),
         Command::Show(args) => show::run(args),

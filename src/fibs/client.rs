@@ -51,7 +51,7 @@ impl Password {
         Password(text)
     }
 
-    fn reveal(&self) -> &str {
+    pub(crate) fn reveal(&self) -> &str {
         &self.0
     }
 }
