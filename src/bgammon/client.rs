@@ -222,6 +222,9 @@ struct Session {
     last_recv: Instant,
     /// Borne-off counts of the last board, to notice boards that contradict it.
     last_off: Option<(i64, i64)>,
+    /// The bot has sent its opening roll of this game (the opponent's roll changes the
+    /// board before the bot's shows on it).
+    opening_rolled: bool,
 }
 
 impl Bot {
@@ -321,6 +324,7 @@ impl Bot {
             last_sent: now,
             last_recv: now,
             last_off: None,
+            opening_rolled: false,
         };
         let login_by = now + t.login;
         let mut last_notice = String::new();
@@ -520,6 +524,7 @@ impl Bot {
                 s.answered = None;
                 s.in_flight = false;
                 s.last_off = None;
+                s.opening_rolled = false;
             }
             Event::FailedMove { reason }
             | Event::FailedOk { reason }
@@ -602,6 +607,9 @@ impl Bot {
             }
         }
         s.last_off = Some(reading.off);
+        if state.turn != 0 {
+            s.opening_rolled = false;
+        }
         if state.turn != 1 || state.roll1 == 0 {
             s.refusals = 0;
         }
@@ -659,7 +667,13 @@ impl Bot {
                     act(s, out, vec!["reset".into()]);
                 }
             }
-            Need::OpeningRoll | Need::Roll => act(s, out, vec!["roll".into()]),
+            Need::OpeningRoll => {
+                if !s.opening_rolled {
+                    s.opening_rolled = true;
+                    act(s, out, vec!["roll".into()]);
+                }
+            }
+            Need::Roll => act(s, out, vec!["roll".into()]),
             Need::Pass => act(s, out, vec!["ok".into()]),
             Need::Move(_) if following => {
                 let cmd = server_step(&state).unwrap_or_else(|| "ok".into());

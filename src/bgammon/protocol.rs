@@ -176,7 +176,8 @@ struct Common {
     roll1: i64,
     roll2: i64,
     points: i64,
-    games: Option<Vec<serde_json::Value>>,
+    /// A list of matches in `list`, a count in `welcome`.
+    games: serde_json::Value,
     moves: Option<Vec<Vec<i64>>>,
 }
 
@@ -214,7 +215,7 @@ pub fn parse_line(line: &[u8]) -> Result<Event, ProtocolError> {
             message: c.message,
         },
         "list" => Event::List {
-            games: c.games.map_or(0, |g| g.len()),
+            games: c.games.as_array().map_or(0, |g| g.len()),
         },
         "failedcreate" => Event::FailedCreate { reason: c.reason },
         "joined" => Event::Joined {
