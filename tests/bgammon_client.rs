@@ -62,7 +62,7 @@ async fn play(
 ) -> (Result<BotStats, BgammonError>, Report) {
     let _ = tracing_subscriber::fmt()
         .with_test_writer()
-        .with_env_filter("info")
+        .with_env_filter(std::env::var("BG_LOG").unwrap_or("info".into()))
         .try_init();
     let server = bgammon_server::start(stand_in_options(faults, seed)).await;
     let cfg = BotConfig {

@@ -928,6 +928,7 @@ impl World {
                     let me = self.name_of(mi, bs);
                     self.send(tx, json!({"Type":"rolled","Player":me,"Roll1":d,"Roll2":0,"Roll3":0,"Selected":false}));
                     self.opening(mi);
+                    self.alice(mi);
                 } else if g.turn == bs && g.dice[0] == 0 && !g.offered {
                     let mut rng = std::mem::replace(&mut self.rng, Rng::seeded(0));
                     self.matches[mi].g.roll(&mut rng);
