@@ -87,7 +87,11 @@ async fn a_match_is_played_to_the_end_with_the_cube() {
     assert_eq!(stats.matches(), 2, "{stats}");
     assert_eq!(rep.matches, 2, "{rep:?}");
     assert!(rep.games >= 2, "{rep:?}");
-    assert_eq!(stats.games_won + stats.games_lost, rep.games, "{stats} {rep:?}");
+    assert_eq!(
+        stats.games_won + stats.games_lost,
+        rep.games,
+        "{stats} {rep:?}"
+    );
     assert!(rep.doubles_by_alice + rep.doubles_by_bot > 0, "{rep:?}");
     assert_eq!(rep.illegal_steps, 0, "{rep:?}");
     assert_eq!(rep.failed_oks, 0, "{rep:?}");
@@ -175,7 +179,9 @@ async fn the_login_limit_and_a_wrong_password() {
     assert!(t.elapsed() >= Duration::from_millis(450));
     // Logged in, then quiet: dropped after the read limit.
     let mut sock = tokio::net::TcpStream::connect(server.addr).await.unwrap();
-    sock.write_all(b"loginjson test/en bot_quiet\n").await.unwrap();
+    sock.write_all(b"loginjson test/en bot_quiet\n")
+        .await
+        .unwrap();
     let mut lines = BufReader::new(sock).lines();
     let mut welcomed = false;
     while let Ok(Some(l)) = lines.next_line().await {
@@ -254,7 +260,11 @@ async fn soak_200_games_with_faults() {
     let s = stop.clone();
     let run = tokio::spawn(async move { bot.run(s).await });
     while server.report().games < 200 {
-        assert!(t.elapsed() < Duration::from_secs(1800), "{:?}", server.report());
+        assert!(
+            t.elapsed() < Duration::from_secs(1800),
+            "{:?}",
+            server.report()
+        );
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
     stop.cancel();

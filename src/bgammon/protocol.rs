@@ -356,6 +356,25 @@ mod tests {
     }
 
     #[test]
+    fn any_bytes_read_without_a_panic() {
+        let mut rng = crate::game::Rng::seeded(5);
+        let board = br#"{"Type":"board","Board":[0,-2,0,0,0,0,5,0,3,0,0,0,-5,5,0,0,0,-3,0,-5,0,0,0,0,2,0,0,0],"Turn":1,"Roll1":3,"Roll2":1,"Points":5,"DoubleValue":1,"Player2":{"Name":"a"}}"#;
+        for _ in 0..20_000 {
+            let mut line = board.to_vec();
+            for _ in 0..1 + rng.index(4) {
+                let i = rng.index(line.len());
+                line[i] = rng.below(256) as u8;
+            }
+            if let Ok(Event::Board(s)) = parse_line(&line) {
+                let _ = crate::bgammon::board::read(&s);
+            }
+            let len = rng.index(40);
+            let junk: Vec<u8> = (0..len).map(|_| rng.below(256) as u8).collect();
+            let _ = parse_line(&junk);
+        }
+    }
+
+    #[test]
     fn bot_names() {
         assert!(valid_bot_name("bot_star"));
         assert!(valid_bot_name("BOT_Star_2"));

@@ -230,7 +230,9 @@ async fn connection(sock: TcpStream, world: Arc<Mutex<World>>) {
         }
         let _ = wr.shutdown().await;
     });
-    let _ = tx.send(b"hello Welcome to the stand-in! Please log in by sending the 'login' command.\n".to_vec());
+    let _ = tx.send(
+        b"hello Welcome to the stand-in! Please log in by sending the 'login' command.\n".to_vec(),
+    );
     let mut reader = BufReader::new(r);
     let mut name: Option<String> = None;
     let connected = Instant::now();
@@ -244,14 +246,17 @@ async fn connection(sock: TcpStream, world: Arc<Mutex<World>>) {
             opts.read_limit
         };
         let until_ping = next_ping.saturating_duration_since(Instant::now());
-        let read = tokio::time::timeout(limit.min(until_ping), reader.read_until(b'\n', &mut buf)).await;
+        let read =
+            tokio::time::timeout(limit.min(until_ping), reader.read_until(b'\n', &mut buf)).await;
         let quiet = world.lock().unwrap().quiet.contains(&id);
         match read {
             Err(_) => {
                 let now = Instant::now();
                 if name.is_none() && now >= connected + opts.login_limit {
                     world.lock().unwrap().report.login_timeouts += 1;
-                    let _ = tx.send(notice("Connection terminated: User did not send login command within 30 seconds."));
+                    let _ = tx.send(notice(
+                        "Connection terminated: User did not send login command within 30 seconds.",
+                    ));
                     break;
                 }
                 if now >= next_ping {
@@ -403,7 +408,10 @@ impl Game {
     }
     fn targets(&self) -> Vec<Position> {
         let d = Dice::new(self.dice[0], self.dice[1]).unwrap();
-        legal_plays(&self.start, d).iter().map(|p| p.position).collect()
+        legal_plays(&self.start, d)
+            .iter()
+            .map(|p| p.position)
+            .collect()
     }
     /// The mover's single steps that keep a legal play reachable.
     fn available(&self) -> Vec<(u8, u8, usize)> {
@@ -427,12 +435,20 @@ impl Game {
         out
     }
     fn may_double(&self, seat: u8, points: u32) -> bool {
-        points != 1 && self.crawford != 1 && self.cube < 64 && !self.offered && (self.owner == 0 || self.owner == seat)
+        points != 1
+            && self.crawford != 1
+            && self.cube < 64
+            && !self.offered
+            && (self.owner == 0 || self.owner == seat)
     }
     fn roll(&mut self, rng: &mut Rng) {
         let d = [rng.die(), rng.die()];
         self.dice = d;
-        self.left = if d[0] == d[1] { vec![d[0]; 4] } else { d.to_vec() };
+        self.left = if d[0] == d[1] {
+            vec![d[0]; 4]
+        } else {
+            d.to_vec()
+        };
         self.start = self.view(self.turn);
         self.steps.clear();
     }
@@ -470,14 +486,20 @@ impl World {
                 1 => b"{\"Type\":\"fireworks\",\"Colour\":\"green\"}\n".to_vec(),
                 2 => b"{\"Type\":\"board\",\"Board\":\"many\"}\n".to_vec(),
                 3 => vec![0xff, 0xfe, b'{', 0x80, b'\n'],
-                4 => line(&json!({"Type":"say","Player":"\u{1b}[31mevil\u{0}\u{202e}","Message":"\u{7}hi"})),
+                4 => line(
+                    &json!({"Type":"say","Player":"\u{1b}[31mevil\u{0}\u{202e}","Message":"\u{7}hi"}),
+                ),
                 5 => {
                     let mut b = vec![b'x'; 70_000];
                     b.push(b'\n');
                     b
                 }
-                6 => line(&json!({"Type":"board","Player":"","Board":[0,15,15,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0],"Turn":1,"Roll1":3,"Roll2":1,"Points":3,"DoubleValue":1,"Player1":{"Name":"x"},"Player2":{"Name":"y"}})),
-                7 => line(&json!({"Type":"joined","Player":"\u{0}\u{1}BOT_\u{fffd}","GameID":-5,"PlayerNumber":9})),
+                6 => line(
+                    &json!({"Type":"board","Player":"","Board":[0,15,15,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0],"Turn":1,"Roll1":3,"Roll2":1,"Points":3,"DoubleValue":1,"Player1":{"Name":"x"},"Player2":{"Name":"y"}}),
+                ),
+                7 => line(
+                    &json!({"Type":"joined","Player":"\u{0}\u{1}BOT_\u{fffd}","GameID":-5,"PlayerNumber":9}),
+                ),
                 _ => b"{\"Type\":\"notice\",\"Message\":12345678901234567890123}\n".to_vec(),
             };
             let _ = tx.send(junk);
@@ -504,7 +526,13 @@ impl World {
             }
         };
         let other = 3 - seat;
-        let name = |k: u8| if k == m.bot_seat { m.bot.clone() } else { ALICE.to_string() };
+        let name = |k: u8| {
+            if k == m.bot_seat {
+                m.bot.clone()
+            } else {
+                ALICE.to_string()
+            }
+        };
         let (r1, r2) = if g.turn == 0 {
             (g.dice[(seat - 1) as usize], g.dice[(other - 1) as usize])
         } else {
@@ -524,12 +552,18 @@ impl World {
                 if mover {
                     vec![sp(f), sp(t)]
                 } else {
-                    vec![if f == 25 { 27 } else { 25 - f as i64 }, if t == 0 { 25 } else { 25 - t as i64 }]
+                    vec![
+                        if f == 25 { 27 } else { 25 - f as i64 },
+                        if t == 0 { 25 } else { 25 - t as i64 },
+                    ]
                 }
             })
             .collect();
         let available: Vec<Vec<i64>> = if mover && g.dice[0] != 0 && g.winner == 0 {
-            g.available().iter().map(|&(f, t, _)| vec![if f == 25 { 26 } else { f as i64 }, t as i64]).collect()
+            g.available()
+                .iter()
+                .map(|&(f, t, _)| vec![if f == 25 { 26 } else { f as i64 }, t as i64])
+                .collect()
         } else {
             Vec::new()
         };
@@ -666,7 +700,10 @@ impl World {
                         g.offered = false;
                         g.cube *= 2;
                         g.owner = a;
-                        self.to_bot(mi, json!({"Type":"notice","Player":"","Message":"alice accepted double."}));
+                        self.to_bot(
+                            mi,
+                            json!({"Type":"notice","Player":"","Message":"alice accepted double."}),
+                        );
                         self.show(mi);
                     } else {
                         let v = self.matches[mi].g.value(bot_seat);
@@ -688,7 +725,10 @@ impl World {
                 if double {
                     self.matches[mi].g.offered = true;
                     self.report.doubles_by_alice += 1;
-                    self.to_bot(mi, json!({"Type":"notice","Player":"","Message":"alice offers a double."}));
+                    self.to_bot(
+                        mi,
+                        json!({"Type":"notice","Player":"","Message":"alice offers a double."}),
+                    );
                     self.show(mi);
                     return;
                 }
@@ -711,7 +751,12 @@ impl World {
                 let steps: Vec<Vec<i64>> = play
                     .steps()
                     .iter()
-                    .map(|s| vec![if s.from == 25 { 27 } else { 25 - s.from as i64 }, if s.to == 0 { 25 } else { 25 - s.to as i64 }])
+                    .map(|s| {
+                        vec![
+                            if s.from == 25 { 27 } else { 25 - s.from as i64 },
+                            if s.to == 0 { 25 } else { 25 - s.to as i64 },
+                        ]
+                    })
                     .collect();
                 self.to_bot(mi, json!({"Type":"moved","Player":ALICE,"Moves":steps}));
             }
@@ -766,7 +811,22 @@ impl World {
         let me = name.clone().unwrap();
         let mi = self.match_of(id);
         if let Some(mi) = mi {
-            if !self.matches[mi].over && matches!(keyword.as_str(), "roll" | "r" | "move" | "m" | "mv" | "ok" | "k" | "double" | "d" | "resign" | "reset") {
+            if !self.matches[mi].over
+                && matches!(
+                    keyword.as_str(),
+                    "roll"
+                        | "r"
+                        | "move"
+                        | "m"
+                        | "mv"
+                        | "ok"
+                        | "k"
+                        | "double"
+                        | "d"
+                        | "resign"
+                        | "reset"
+                )
+            {
                 self.matches[mi].waiting_since = None;
                 let (drop, quiet) = (self.opts.faults.drop, self.opts.faults.quiet);
                 if self.chance(drop) {
@@ -820,9 +880,15 @@ impl World {
                 });
                 let mi = self.matches.len() - 1;
                 // Joined and board for the creator, then alice joins.
-                self.send(tx, json!({"Type":"joined","Player":me,"GameID":gid,"PlayerNumber":1}));
+                self.send(
+                    tx,
+                    json!({"Type":"joined","Player":me,"GameID":gid,"PlayerNumber":1}),
+                );
                 let _ = tx.send(notice(&format!("Created match: {me}'s match")));
-                self.send(tx, json!({"Type":"joined","Player":ALICE,"GameID":gid,"PlayerNumber":2}));
+                self.send(
+                    tx,
+                    json!({"Type":"joined","Player":ALICE,"GameID":gid,"PlayerNumber":2}),
+                );
                 self.show(mi);
                 self.alice(mi);
             }
@@ -830,7 +896,11 @@ impl World {
                 self.send(tx, json!({"Type":"failedjoin","Player":"","Reason":"Bots are not allowed to join player matches. Please create a match instead."}));
             }
             "leave" | "l" => {
-                if let Some(mi) = mi.or_else(|| self.matches.iter().position(|m| m.conn.as_ref().is_some_and(|(c, _)| *c == id))) {
+                if let Some(mi) = mi.or_else(|| {
+                    self.matches
+                        .iter()
+                        .position(|m| m.conn.as_ref().is_some_and(|(c, _)| *c == id))
+                }) {
                     self.matches[mi].conn = None;
                     self.matches[mi].over = true;
                     self.matches[mi].waiting_since = None;
@@ -856,27 +926,43 @@ impl World {
         true
     }
 
-    fn login(&mut self, id: u64, tx: &Tx, name: &mut Option<String>, keyword: &str, params: &[&str]) -> bool {
+    fn login(
+        &mut self,
+        id: u64,
+        tx: &Tx,
+        name: &mut Option<String>,
+        keyword: &str,
+        params: &[&str],
+    ) -> bool {
         let (user, password) = if keyword == "login" {
             (params.first().copied(), params.get(1).copied())
         } else {
             (params.get(1).copied(), params.get(2).copied())
         };
         let user = user.unwrap_or("guest_1").to_ascii_lowercase();
-        let valid = user.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') && !user.bytes().all(|b| b.is_ascii_digit());
+        let valid = user.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+            && !user.bytes().all(|b| b.is_ascii_digit());
         let refuse = |w: &mut World, msg: &str| {
             w.report.refused_logins += 1;
             let _ = tx.send(notice(&format!("Connection terminated: {msg}")));
             false
         };
         if !valid {
-            return refuse(self, "Invalid username: must contain only letters, numbers and underscores.");
+            return refuse(
+                self,
+                "Invalid username: must contain only letters, numbers and underscores.",
+            );
         }
         if user.len() > 18 {
             return refuse(self, "Invalid username: must be 18 characters or less.");
         }
         if let Some(p) = password {
-            if !self.opts.accounts.iter().any(|(u, pw)| *u == user && pw == p) {
+            if !self
+                .opts
+                .accounts
+                .iter()
+                .any(|(u, pw)| *u == user && pw == p)
+            {
                 return refuse(self, "No account was found with the provided username and password. To log in as a guest, do not enter a password.");
             }
         }
@@ -895,13 +981,18 @@ impl World {
         self.report.logins += 1;
         self.send(tx, json!({"Type":"welcome","Player":"","PlayerName":shown,"Clients":self.online.len(),"Games":self.matches.len()}));
         self.send(tx, json!({"Type":"list","Player":"","Games":null}));
-        let _ = tx.send(notice("Connect with other players and stay up to date on the latest changes."));
+        let _ = tx.send(notice(
+            "Connect with other players and stay up to date on the latest changes.",
+        ));
         // Rejoin a match in progress.
         if let Some(mi) = self.matches.iter().position(|m| !m.over && m.bot == shown) {
             self.report.rejoins += 1;
             self.matches[mi].conn = Some((id, tx.clone()));
             let gid = self.matches[mi].id;
-            self.send(tx, json!({"Type":"joined","Player":shown,"GameID":gid,"PlayerNumber":1}));
+            self.send(
+                tx,
+                json!({"Type":"joined","Player":shown,"GameID":gid,"PlayerNumber":1}),
+            );
             self.show(mi);
             let _ = tx.send(notice("Rejoined match."));
         }
@@ -909,7 +1000,10 @@ impl World {
     }
 
     fn failed_move(&mut self, mi: usize, reason: &str) {
-        self.to_bot(mi, json!({"Type":"failedmove","Player":"","From":0,"To":0,"Reason":reason}));
+        self.to_bot(
+            mi,
+            json!({"Type":"failedmove","Player":"","From":0,"To":0,"Reason":reason}),
+        );
         let m = &mut self.matches[mi];
         m.waiting_since = Some(Instant::now());
     }
@@ -989,7 +1083,11 @@ impl World {
                 let here = g.view(bs);
                 if !g.targets().contains(&here) {
                     self.report.failed_oks += 1;
-                    let list: Vec<String> = g.available().iter().map(|&(f, t, _)| format!("{f}/{t}")).collect();
+                    let list: Vec<String> = g
+                        .available()
+                        .iter()
+                        .map(|&(f, t, _)| format!("{f}/{t}"))
+                        .collect();
                     self.send(tx, json!({"Type":"failedok","Player":"","Reason":format!("The following legal moves are available: {}", list.join(", "))}));
                     self.matches[mi].waiting_since = Some(Instant::now());
                     return;
@@ -1001,7 +1099,11 @@ impl World {
                     let g = &mut self.matches[mi].g;
                     let start = g.start;
                     g.set_view(bs, start);
-                    g.left = if g.dice[0] == g.dice[1] { vec![g.dice[0]; 4] } else { g.dice.to_vec() };
+                    g.left = if g.dice[0] == g.dice[1] {
+                        vec![g.dice[0]; 4]
+                    } else {
+                        g.dice.to_vec()
+                    };
                     g.steps.clear();
                     let me = self.name_of(mi, bs);
                     self.send(tx, json!({"Type":"moved","Player":me,"Moves":[]}));
@@ -1014,14 +1116,24 @@ impl World {
                     return;
                 }
                 if params.is_empty() {
-                    self.failed_move(mi, "Specify one or more moves in the form FROM/TO. For example: 8/4 6/4");
+                    self.failed_move(
+                        mi,
+                        "Specify one or more moves in the form FROM/TO. For example: 8/4 6/4",
+                    );
                     return;
                 }
-                let mut trial = Game { ..self.matches[mi].g.clone_game() };
+                let mut trial = Game {
+                    ..self.matches[mi].g.clone_game()
+                };
                 for p in params {
-                    let parsed = p.split_once('/').and_then(|(a, b)| Some((parse_space(a)?, parse_space(b)?)));
+                    let parsed = p
+                        .split_once('/')
+                        .and_then(|(a, b)| Some((parse_space(a)?, parse_space(b)?)));
                     let Some((from, to)) = parsed else {
-                        self.failed_move(mi, "Specify one or more moves in the form FROM/TO. For example: 8/4 6/4");
+                        self.failed_move(
+                            mi,
+                            "Specify one or more moves in the form FROM/TO. For example: 8/4 6/4",
+                        );
                         return;
                     };
                     let slot = |v: i64| -> Option<u8> {
@@ -1032,9 +1144,16 @@ impl World {
                             _ => None,
                         }
                     };
-                    let step = slot(from).zip(slot(to)).filter(|&(f, _)| f != 0).and_then(|(f, t)| {
-                        trial.available().into_iter().find(|&(af, at, _)| af == f && at == t)
-                    });
+                    let step =
+                        slot(from)
+                            .zip(slot(to))
+                            .filter(|&(f, _)| f != 0)
+                            .and_then(|(f, t)| {
+                                trial
+                                    .available()
+                                    .into_iter()
+                                    .find(|&(af, at, _)| af == f && at == t)
+                            });
                     let Some((f, t, i)) = step else {
                         self.report.illegal_steps += 1;
                         self.failed_move(mi, "Illegal move.");
