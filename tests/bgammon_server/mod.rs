@@ -606,7 +606,7 @@ impl World {
         self.send(&tx, v);
     }
 
-    fn to_bot(&mut self, mi: usize, v: Value) {
+    fn tell_bot(&mut self, mi: usize, v: Value) {
         if let Some((_, tx)) = self.matches[mi].conn.clone() {
             self.send(&tx, v);
         }
@@ -635,7 +635,7 @@ impl World {
             self.rng = rng;
             let d = self.matches[mi].g.dice;
             let who = self.name_of(mi, seat);
-            self.to_bot(mi, json!({"Type":"rolled","Player":who,"Roll1":d[0],"Roll2":d[1],"Roll3":0,"Selected":false}));
+            self.tell_bot(mi, json!({"Type":"rolled","Player":who,"Roll1":d[0],"Roll2":d[1],"Roll3":0,"Selected":false}));
         }
         self.show(mi);
         self.alice(mi);
@@ -655,7 +655,7 @@ impl World {
             self.report.games_won_by_bot += 1;
         }
         let who = self.name_of(mi, winner);
-        self.to_bot(mi, json!({"Type":"win","Player":who,"Points": if points > 1 { pts } else { 0 },"Rating":0,"Resigned":""}));
+        self.tell_bot(mi, json!({"Type":"win","Player":who,"Points": if points > 1 { pts } else { 0 },"Rating":0,"Resigned":""}));
         if score[(winner - 1) as usize] >= points {
             self.report.matches += 1;
             self.matches[mi].over = true;
@@ -700,14 +700,14 @@ impl World {
                         g.offered = false;
                         g.cube *= 2;
                         g.owner = a;
-                        self.to_bot(
+                        self.tell_bot(
                             mi,
                             json!({"Type":"notice","Player":"","Message":"alice accepted double."}),
                         );
                         self.show(mi);
                     } else {
                         let v = self.matches[mi].g.value(bot_seat);
-                        self.to_bot(mi, json!({"Type":"notice","Player":"","Message":"alice declined double offer."}));
+                        self.tell_bot(mi, json!({"Type":"notice","Player":"","Message":"alice declined double offer."}));
                         self.matches[mi].g.offered = false;
                         self.win(mi, bot_seat, v);
                     }
@@ -725,7 +725,7 @@ impl World {
                 if double {
                     self.matches[mi].g.offered = true;
                     self.report.doubles_by_alice += 1;
-                    self.to_bot(
+                    self.tell_bot(
                         mi,
                         json!({"Type":"notice","Player":"","Message":"alice offers a double."}),
                     );
@@ -736,7 +736,7 @@ impl World {
                 self.matches[mi].g.roll(&mut rng);
                 self.rng = rng;
                 let d = self.matches[mi].g.dice;
-                self.to_bot(mi, json!({"Type":"rolled","Player":ALICE,"Roll1":d[0],"Roll2":d[1],"Roll3":0,"Selected":false}));
+                self.tell_bot(mi, json!({"Type":"rolled","Player":ALICE,"Roll1":d[0],"Roll2":d[1],"Roll3":0,"Selected":false}));
             }
             // Play a random legal play.
             let g = &self.matches[mi].g;
@@ -758,7 +758,7 @@ impl World {
                         ]
                     })
                     .collect();
-                self.to_bot(mi, json!({"Type":"moved","Player":ALICE,"Moves":steps}));
+                self.tell_bot(mi, json!({"Type":"moved","Player":ALICE,"Moves":steps}));
             }
             if play.position.off() == 15 {
                 let v = self.matches[mi].g.value(a);
@@ -1000,7 +1000,7 @@ impl World {
     }
 
     fn failed_move(&mut self, mi: usize, reason: &str) {
-        self.to_bot(
+        self.tell_bot(
             mi,
             json!({"Type":"failedmove","Player":"","From":0,"To":0,"Reason":reason}),
         );
