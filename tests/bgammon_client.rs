@@ -257,18 +257,23 @@ async fn soak_200_games_with_faults() {
     let mut bot = Bot::new(cfg, Box::new(engine()));
     let stop = CancellationToken::new();
     let t = Instant::now();
-    let s = stop.clone();
-    let run = tokio::spawn(async move { bot.run(s).await });
-    while server.report().games < 200 {
-        assert!(
-            t.elapsed() < Duration::from_secs(1800),
-            "{:?}",
-            server.report()
-        );
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
-    stop.cancel();
-    let stats = run.await.unwrap().unwrap();
+    let limit = std::env::var("SOAK_LIMIT_S")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1800);
+    let watch = async {
+        while server.report().games < 200 {
+            assert!(
+                t.elapsed() < Duration::from_secs(limit),
+                "{:?}",
+                server.report()
+            );
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+        stop.cancel();
+    };
+    let (result, ()) = tokio::join!(bot.run(stop.clone()), watch);
+    let stats = result.unwrap();
     let rep = server.report();
     println!(
         "soak: {} games, {} matches in {:.1} s; faults: {} drops, {} refused steps, {} quiet \

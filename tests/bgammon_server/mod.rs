@@ -25,7 +25,7 @@
 
 #![allow(dead_code, clippy::unwrap_used)]
 
-use stargammon::game::{legal_plays, Dice, Position, Rng};
+use stargammon::game::{legal_plays, Dice, Rng};
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
@@ -96,9 +96,12 @@ pub struct Report {
     pub rejections: u64,
     pub quiets: u64,
     pub garbage: u64,
-    /// Steps the bot sent that our rules refuse (not injected).
+    /// Steps the bot sent that our rules refuse, and `ok`s refused, outside a turn with an
+    /// injected refusal.
     pub illegal_steps: u64,
     pub failed_oks: u64,
+    /// The same after an injected refusal in the turn (the rest of the bot's batch).
+    pub after_rejection: u64,
     pub rejoins: u64,
     pub stalls: u64,
     pub longest_wait: Duration,
@@ -117,22 +120,9 @@ impl StandIn {
 
 type Tx = mpsc::UnboundedSender<Vec<u8>>;
 
-struct Game {
-    /// Seat 1's view: seat 1 positive, moving 24 -> 1.
-    p1: Position,
-    turn: u8,
-    dice: [u8; 2],
-    left: Vec<u8>,
-    start: Position,
-    steps: Vec<(u8, u8)>,
-    cube: u32,
-    owner: u8,
-    offered: bool,
-    /// 0 pending, 1 this game, 2 played.
-    crawford: u8,
-    score: [u32; 2],
-    winner: u8,
-}
+mod commands;
+mod rules;
+use rules::Game;
 
 struct Match {
     id: i64,
@@ -143,6 +133,9 @@ struct Match {
     g: Game,
     /// The bot must answer since then.
     waiting_since: Option<Instant>,
+    /// A valid step was refused on purpose this turn: the bot's later steps and `ok` of
+    /// the same batch fail in consequence.
+    tainted: bool,
     over: bool,
 }
 
@@ -313,159 +306,6 @@ fn parse_space(t: &str) -> Option<i64> {
     }
 }
 
-/// A single step for one die on the mover's position, if the basic rules allow it.
-fn basic_step(q: &Position, from: u8, die: u8) -> Option<Position> {
-    let s = q.slots();
-    if s[from as usize] <= 0 || (s[25] > 0 && from != 25) {
-        return None;
-    }
-    let to = from as i32 - die as i32;
-    let mut n = *s;
-    if to >= 1 {
-        let t = to as usize;
-        if n[t] <= -2 {
-            return None;
-        }
-        n[from as usize] -= 1;
-        if n[t] == -1 {
-            n[t] = 1;
-            n[0] -= 1;
-        } else {
-            n[t] += 1;
-        }
-    } else {
-        if s[7..=25].iter().any(|&c| c > 0) {
-            return None;
-        }
-        if to < 0 && s[(from as usize + 1)..=6].iter().any(|&c| c > 0) {
-            return None;
-        }
-        n[from as usize] -= 1;
-    }
-    Position::from_slots(n).ok()
-}
-
-fn reaches(q: &Position, left: &[u8], targets: &[Position]) -> bool {
-    let mut seen = std::collections::HashSet::new();
-    reaches_from(q, left, targets, &mut seen)
-}
-
-fn reaches_from(
-    q: &Position,
-    left: &[u8],
-    targets: &[Position],
-    seen: &mut std::collections::HashSet<(Position, Vec<u8>)>,
-) -> bool {
-    if targets.contains(q) {
-        return true;
-    }
-    if !seen.insert((*q, left.to_vec())) {
-        return false;
-    }
-    for (i, &d) in left.iter().enumerate() {
-        if left[..i].contains(&d) {
-            continue;
-        }
-        for from in 1..=25u8 {
-            if let Some(n) = basic_step(q, from, d) {
-                let mut rest = left.to_vec();
-                rest.remove(i);
-                if reaches_from(&n, &rest, targets, seen) {
-                    return true;
-                }
-            }
-        }
-    }
-    false
-}
-
-impl Game {
-    fn new(score: [u32; 2], crawford: u8) -> Game {
-        Game {
-            p1: Position::OPENING,
-            turn: 0,
-            dice: [0, 0],
-            left: Vec::new(),
-            start: Position::OPENING,
-            steps: Vec::new(),
-            cube: 1,
-            owner: 0,
-            offered: false,
-            crawford,
-            score,
-            winner: 0,
-        }
-    }
-    fn view(&self, seat: u8) -> Position {
-        if seat == 1 {
-            self.p1
-        } else {
-            self.p1.swap()
-        }
-    }
-    fn set_view(&mut self, seat: u8, p: Position) {
-        self.p1 = if seat == 1 { p } else { p.swap() };
-    }
-    fn targets(&self) -> Vec<Position> {
-        let d = Dice::new(self.dice[0], self.dice[1]).unwrap();
-        legal_plays(&self.start, d)
-            .iter()
-            .map(|p| p.position)
-            .collect()
-    }
-    /// The mover's single steps that keep a legal play reachable.
-    fn available(&self) -> Vec<(u8, u8, usize)> {
-        let q = self.view(self.turn);
-        let targets = self.targets();
-        let mut out = Vec::new();
-        for (i, &d) in self.left.iter().enumerate() {
-            for from in 1..=25u8 {
-                if let Some(n) = basic_step(&q, from, d) {
-                    let mut rest = self.left.clone();
-                    rest.remove(i);
-                    if reaches(&n, &rest, &targets) {
-                        let to = (from as i32 - d as i32).max(0) as u8;
-                        if !out.iter().any(|&(f, t, _)| f == from && t == to) {
-                            out.push((from, to, i));
-                        }
-                    }
-                }
-            }
-        }
-        out
-    }
-    fn may_double(&self, seat: u8, points: u32) -> bool {
-        points != 1
-            && self.crawford != 1
-            && self.cube < 64
-            && !self.offered
-            && (self.owner == 0 || self.owner == seat)
-    }
-    fn roll(&mut self, rng: &mut Rng) {
-        let d = [rng.die(), rng.die()];
-        self.dice = d;
-        self.left = if d[0] == d[1] {
-            vec![d[0]; 4]
-        } else {
-            d.to_vec()
-        };
-        self.start = self.view(self.turn);
-        self.steps.clear();
-    }
-    /// What the winner scores (before the cube): 3 backgammon, 2 gammon, 1.
-    fn value(&self, winner: u8) -> u32 {
-        let q = self.view(winner);
-        let s = q.slots();
-        if q.opp_off() > 0 {
-            1
-        } else if s[0] < 0 || s[1..=6].iter().any(|&c| c < 0) {
-            3
-        } else {
-            2
-        }
-    }
-}
-
 impl World {
     fn roll_die(&mut self) -> u8 {
         self.rng.die()
@@ -624,6 +464,7 @@ impl World {
     /// The turn passes to `seat`: an automatic roll when it cannot double.
     fn next_turn(&mut self, mi: usize, seat: u8) {
         let points = self.matches[mi].points;
+        self.matches[mi].tainted = false;
         let g = &mut self.matches[mi].g;
         g.turn = seat;
         g.dice = [0, 0];
@@ -645,6 +486,7 @@ impl World {
     fn win(&mut self, mi: usize, winner: u8, value: u32) {
         let points = self.matches[mi].points;
         let bot_seat = self.matches[mi].bot_seat;
+        self.matches[mi].tainted = false;
         let g = &mut self.matches[mi].g;
         let pts = value * g.cube;
         g.winner = winner;
@@ -876,6 +718,7 @@ impl World {
                     conn: Some((id, tx.clone())),
                     g: Game::new([0, 0], 0),
                     waiting_since: None,
+                    tainted: false,
                     over: false,
                 });
                 let mi = self.matches.len() - 1;
@@ -1006,206 +849,5 @@ impl World {
         );
         let m = &mut self.matches[mi];
         m.waiting_since = Some(Instant::now());
-    }
-
-    fn game_command(&mut self, mi: usize, tx: &Tx, keyword: &str, params: &[&str]) {
-        let (bs, points) = (self.matches[mi].bot_seat, self.matches[mi].points);
-        let g = &self.matches[mi].g;
-        if g.winner != 0 || self.matches[mi].over {
-            return;
-        }
-        match keyword {
-            "roll" | "r" => {
-                if g.turn == 0 && g.dice[(bs - 1) as usize] == 0 {
-                    let d = self.roll_die();
-                    self.matches[mi].g.dice[(bs - 1) as usize] = d;
-                    let me = self.name_of(mi, bs);
-                    self.send(tx, json!({"Type":"rolled","Player":me,"Roll1":d,"Roll2":0,"Roll3":0,"Selected":false}));
-                    self.opening(mi);
-                    self.alice(mi);
-                } else if g.turn == bs && g.dice[0] == 0 && !g.offered {
-                    let mut rng = std::mem::replace(&mut self.rng, Rng::seeded(0));
-                    self.matches[mi].g.roll(&mut rng);
-                    self.rng = rng;
-                    let d = self.matches[mi].g.dice;
-                    let me = self.name_of(mi, bs);
-                    self.send(tx, json!({"Type":"rolled","Player":me,"Roll1":d[0],"Roll2":d[1],"Roll3":0,"Selected":false}));
-                    self.show(mi);
-                } else {
-                    self.send(tx, json!({"Type":"failedroll","Player":"","Reason":"It is not your turn to roll."}));
-                }
-            }
-            "double" | "d" => {
-                if g.turn != bs {
-                    let _ = tx.send(notice("It is not your turn."));
-                } else if g.dice[0] != 0 || !g.may_double(bs, points) {
-                    let _ = tx.send(notice("You may not double at this time."));
-                } else {
-                    self.report.doubles_by_bot += 1;
-                    self.matches[mi].g.offered = true;
-                    let _ = tx.send(notice("Double offered to opponent."));
-                    self.alice(mi);
-                }
-            }
-            "resign" => {
-                if g.offered && g.turn != bs {
-                    let v = g.value(3 - bs);
-                    self.matches[mi].g.offered = false;
-                    self.win(mi, 3 - bs, v);
-                } else if g.turn != bs {
-                    let _ = tx.send(notice("You may not resign until it is your turn."));
-                } else {
-                    let v = g.value(3 - bs);
-                    self.win(mi, 3 - bs, v);
-                }
-            }
-            "ok" | "k" => {
-                if g.offered {
-                    if g.turn != bs {
-                        let g = &mut self.matches[mi].g;
-                        g.offered = false;
-                        g.cube *= 2;
-                        g.owner = bs;
-                        let _ = tx.send(notice("Accepted double."));
-                        self.show(mi);
-                        self.alice(mi);
-                    }
-                    return;
-                }
-                if g.turn != bs {
-                    let _ = tx.send(notice("It is not your turn."));
-                    return;
-                }
-                if g.dice[0] == 0 {
-                    let _ = tx.send(notice("You must roll first."));
-                    return;
-                }
-                let here = g.view(bs);
-                if !g.targets().contains(&here) {
-                    self.report.failed_oks += 1;
-                    let list: Vec<String> = g
-                        .available()
-                        .iter()
-                        .map(|&(f, t, _)| format!("{f}/{t}"))
-                        .collect();
-                    self.send(tx, json!({"Type":"failedok","Player":"","Reason":format!("The following legal moves are available: {}", list.join(", "))}));
-                    self.matches[mi].waiting_since = Some(Instant::now());
-                    return;
-                }
-                self.next_turn(mi, 3 - bs);
-            }
-            "reset" => {
-                if g.turn == bs && !g.steps.is_empty() {
-                    let g = &mut self.matches[mi].g;
-                    let start = g.start;
-                    g.set_view(bs, start);
-                    g.left = if g.dice[0] == g.dice[1] {
-                        vec![g.dice[0]; 4]
-                    } else {
-                        g.dice.to_vec()
-                    };
-                    g.steps.clear();
-                    let me = self.name_of(mi, bs);
-                    self.send(tx, json!({"Type":"moved","Player":me,"Moves":[]}));
-                    self.show(mi);
-                }
-            }
-            "move" | "m" | "mv" => {
-                if g.turn != bs || g.dice[0] == 0 {
-                    self.send(tx, json!({"Type":"failedmove","Player":"","From":0,"To":0,"Reason":"It is not your turn to move."}));
-                    return;
-                }
-                if params.is_empty() {
-                    self.failed_move(
-                        mi,
-                        "Specify one or more moves in the form FROM/TO. For example: 8/4 6/4",
-                    );
-                    return;
-                }
-                let mut trial = Game {
-                    ..self.matches[mi].g.clone_game()
-                };
-                for p in params {
-                    let parsed = p
-                        .split_once('/')
-                        .and_then(|(a, b)| Some((parse_space(a)?, parse_space(b)?)));
-                    let Some((from, to)) = parsed else {
-                        self.failed_move(
-                            mi,
-                            "Specify one or more moves in the form FROM/TO. For example: 8/4 6/4",
-                        );
-                        return;
-                    };
-                    let slot = |v: i64| -> Option<u8> {
-                        match v {
-                            26 => Some(25),
-                            0 => Some(0),
-                            1..=24 => Some(v as u8),
-                            _ => None,
-                        }
-                    };
-                    let step =
-                        slot(from)
-                            .zip(slot(to))
-                            .filter(|&(f, _)| f != 0)
-                            .and_then(|(f, t)| {
-                                trial
-                                    .available()
-                                    .into_iter()
-                                    .find(|&(af, at, _)| af == f && at == t)
-                            });
-                    let Some((f, t, i)) = step else {
-                        self.report.illegal_steps += 1;
-                        self.failed_move(mi, "Illegal move.");
-                        return;
-                    };
-                    let d = trial.left.remove(i);
-                    let q = basic_step(&trial.view(bs), f, d).unwrap();
-                    trial.set_view(bs, q);
-                    trial.steps.push((f, t));
-                }
-                let reject = self.opts.faults.reject;
-                if self.chance(reject) {
-                    self.report.rejections += 1;
-                    self.failed_move(mi, "Illegal move.");
-                    return;
-                }
-                let new_steps: Vec<Vec<i64>> = trial.steps[self.matches[mi].g.steps.len()..]
-                    .iter()
-                    .map(|&(f, t)| vec![if f == 25 { 26 } else { f as i64 }, t as i64])
-                    .collect();
-                self.matches[mi].g = trial;
-                let me = self.name_of(mi, bs);
-                self.send(tx, json!({"Type":"moved","Player":me,"Moves":new_steps}));
-                if self.matches[mi].g.view(bs).off() == 15 {
-                    let v = self.matches[mi].g.value(bs);
-                    self.win(mi, bs, v);
-                    return;
-                }
-                self.show(mi);
-            }
-            _ => {
-                let _ = tx.send(notice(&format!("Unknown command: {keyword}")));
-            }
-        }
-    }
-}
-
-impl Game {
-    fn clone_game(&self) -> Game {
-        Game {
-            p1: self.p1,
-            turn: self.turn,
-            dice: self.dice,
-            left: self.left.clone(),
-            start: self.start,
-            steps: self.steps.clone(),
-            cube: self.cube,
-            owner: self.owner,
-            offered: self.offered,
-            crawford: self.crawford,
-            score: self.score,
-            winner: self.winner,
-        }
     }
 }
