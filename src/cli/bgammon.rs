@@ -31,7 +31,7 @@ pub struct BgammonArgs {
     /// Read the password from the first line of this file.
     #[arg(long)]
     pub password_file: Option<PathBuf>,
-    /// The configuration whose [engine] plays (default: config/default.toml when it
+    /// The configuration whose `[engine]` plays (default: config/default.toml when it
     /// exists, else the built-in defaults), as for `serve`.
     #[arg(long)]
     pub config: Option<PathBuf>,
