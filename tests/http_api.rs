@@ -347,6 +347,52 @@ fn rollouts_repeat_for_a_seed() {
 }
 
 #[test]
+fn cube_rollouts_agree_with_the_command_line() {
+    let s = server();
+    let pos = "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10";
+    let body = format!(r#"{{"position":"{pos}","cube":true,"trials":24,"seed":5,"truncate":6}}"#);
+    let (status, api) = post(&s, "/v1/rollout", &body);
+    assert_eq!(status, 200, "{api}");
+    assert_eq!(api["trials"], 24);
+    assert_eq!(api["cube"]["evaluation"], "rollout");
+    for key in ["no_double", "double_take", "double_pass"] {
+        assert!(api["cube"]["equities"][key].is_number(), "{key}: {api}");
+    }
+    assert!(api["no_double"]["se"].is_number(), "{api}");
+    let cli = json_of(&stargammon(&[
+        "rollout",
+        pos,
+        "--cube",
+        "--engine",
+        "net,cube_depth=1",
+        "--trials",
+        "24",
+        "--seed",
+        "5",
+        "--truncate",
+        "6",
+        "--json",
+    ]));
+    for key in ["no_double", "double_take", "double_pass"] {
+        assert_eq!(
+            api["cube"]["equities"][key], cli["cube"]["equities"][key],
+            "{key}: {api} {cli}"
+        );
+    }
+    assert_eq!(api["cube"]["action"], cli["cube"]["action"]);
+    // A cube rollout comes before the roll; a flag that is no boolean is refused.
+    let with_dice = format!(r#"{{"position":"{pos}","cube":true,"dice":[3,1]}}"#);
+    assert_eq!(post(&s, "/v1/rollout", &with_dice).0, 400);
+    let bad = format!(r#"{{"position":"{pos}","cube":"yes"}}"#);
+    let (status, e) = post(&s, "/v1/rollout", &bad);
+    assert_eq!(status, 400);
+    assert!(
+        e["error"].as_str().unwrap().contains("true or false"),
+        "{e}"
+    );
+}
+
+#[test]
 fn metrics_count_every_protocol() {
     let s = server();
     // gnubg as an external player: a board ending in NUL.

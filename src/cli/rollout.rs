@@ -359,9 +359,7 @@ impl Header<'_> {
     }
 }
 
-pub(super) fn r6(x: f64) -> f64 {
-    (x * 1e6).round() / 1e6
-}
+pub(super) use crate::engine::cube_detail::r6;
 
 /// The figures of an estimate; none (null) when no trial completed.
 pub(super) fn estimate_fields(

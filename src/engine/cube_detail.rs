@@ -179,7 +179,8 @@ pub fn proper_action_text(state: &MatchState, d: &CubeDecision) -> String {
     }
 }
 
-fn r6(x: f64) -> f64 {
+/// Rounded to six decimals, as every report writes values.
+pub fn r6(x: f64) -> f64 {
     (x * 1e6).round() / 1e6
 }
 

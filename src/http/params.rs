@@ -38,7 +38,9 @@ impl Route {
         match self {
             Route::Move => &["position", "dice", "depth"],
             Route::Cube | Route::Eval => &["position", "depth"],
-            Route::Rollout => &["position", "dice", "trials", "seed", "truncate", "top"],
+            Route::Rollout => &[
+                "position", "dice", "trials", "seed", "truncate", "top", "cube",
+            ],
         }
     }
 }
@@ -53,6 +55,8 @@ pub(super) struct Params {
     pub(super) seed: Option<u64>,
     pub(super) truncate: Option<u32>,
     pub(super) top: Option<usize>,
+    /// Roll out the cube decision (with the cube alive in every trial).
+    pub(super) cube: bool,
 }
 
 /// A parameter as it arrived: JSON, or text from a query string.
@@ -189,6 +193,22 @@ pub(super) fn uint_param(name: &str, raw: Raw<'_>) -> Result<u64, ApiError> {
     })
 }
 
+pub(super) fn bool_param(name: &str, raw: Raw<'_>) -> Result<bool, ApiError> {
+    match raw {
+        Raw::Json(Value::Bool(b)) => Ok(*b),
+        Raw::Text("true") => Ok(true),
+        Raw::Text("false") => Ok(false),
+        Raw::Json(v) => Err(ApiError::bad_request(format!(
+            "{name}: expected true or false, found {}",
+            kind_of(v)
+        ))),
+        Raw::Text(s) => Err(ApiError::bad_request(format!(
+            "{name}: expected true or false, found {:?}",
+            s.chars().take(40).collect::<String>()
+        ))),
+    }
+}
+
 pub(super) fn kind_of(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
@@ -214,6 +234,7 @@ fn read_params<'a>(
         seed: None,
         truncate: None,
         top: None,
+        cube: false,
     };
     let mut seen: Vec<&str> = Vec::new();
     for (name, raw) in pairs {
@@ -250,6 +271,7 @@ fn read_params<'a>(
                 let t = uint_param(name, raw)?;
                 p.top = Some(usize::try_from(t).unwrap_or(usize::MAX));
             }
+            "cube" => p.cube = bool_param(name, raw)?,
             _ => {}
         }
     }

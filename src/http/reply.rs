@@ -66,9 +66,7 @@ pub(super) fn internal(what: &str) -> ApiError {
     }
 }
 
-pub(super) fn r6(x: f64) -> f64 {
-    (x * 1e6).round() / 1e6
-}
+pub(super) use crate::engine::cube_detail::r6;
 
 pub(super) fn probs4(p: &Probabilities) -> [f64; 5] {
     p.0.map(|x| (x as f64 * 1e4).round() / 1e4)

@@ -1,7 +1,8 @@
 //! `GET`/`POST /v1/rollout`: a cubeless rollout of a position before its roll, or of the
 //! best plays of a roll side by side on the same dice, with standard errors (the fields of
-//! `stargammon rollout --json`). It runs on one pool worker as a task and stops at
-//! `server.max_request_ms` with the trials that completed.
+//! `stargammon rollout --json`); with `cube`, the cube decision rolled out with the cube
+//! alive (`stargammon rollout --cube --json`'s `cube` object). It runs on one pool worker
+//! as a task and stops at `server.max_request_ms` with the trials that completed.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -13,8 +14,12 @@ use super::reply::{describe, pool_error, r6};
 use super::{ApiError, App};
 use crate::engine::{Depth, EngineSpec};
 use crate::game::Decision;
+use crate::game::MatchState;
 use crate::notation::{format_play, position_id, MoveStyle};
-use crate::rollout::{Estimate, Hooks, Rollout, RolloutSettings};
+use crate::rollout::{
+    cube_object, CubeRollout, Estimate, Hooks, PlaysRollout, PositionRollout, Rollout,
+    RolloutSettings,
+};
 
 /// Trials of a rollout that names none.
 const DEFAULT_TRIALS: u64 = 324;
@@ -38,6 +43,36 @@ impl Drop for StopOnDrop {
     fn drop(&mut self) {
         self.0.store(true, Ordering::Relaxed);
     }
+}
+
+/// What a rollout task made.
+enum Done {
+    Position(PositionRollout),
+    Plays(PlaysRollout),
+    /// A cube rollout's fields, made on the worker (its `cube` object needs the engine).
+    Cube(Vec<(&'static str, Value)>),
+}
+
+/// The fields of a cube rollout's answer: the trials, the `cube` object and the two
+/// rolled-out positions' estimates.
+fn cube_json(state: &MatchState, rollout: &Rollout, r: &CubeRollout) -> Vec<(&'static str, Value)> {
+    let estimate = |e: &Estimate| {
+        let mut o = json!({});
+        estimate_json(e, r.trials, &mut o);
+        o
+    };
+    let mut fields = vec![
+        ("trials", json!(r.trials)),
+        ("partial", json!(r.partial)),
+        ("seconds", json!(r.seconds)),
+        ("cube_depth", json!(1)),
+        ("cube", cube_object(state, rollout, r)),
+        ("no_double", estimate(&r.no_double)),
+    ];
+    if let Some(dt) = &r.double_take {
+        fields.push(("double_take", estimate(dt)));
+    }
+    fields
 }
 
 fn estimate_json(e: &Estimate, trials: u64, out: &mut Value) {
@@ -86,6 +121,11 @@ pub(super) async fn answer(app: &App, p: Params) -> Result<String, ApiError> {
             "top: {top} is not from 1 to {MAX_TOP}"
         )));
     }
+    if p.cube && dice.is_some() {
+        return Err(ApiError::bad_request(
+            "cube rolls out the cube decision before the roll: give a position without dice",
+        ));
+    }
     if dice.is_some() && state.decision == Decision::TakeOrDrop {
         return Err(ApiError::bad_request(
             "a double is pending: roll out the position without dice",
@@ -105,8 +145,10 @@ pub(super) async fn answer(app: &App, p: Params) -> Result<String, ApiError> {
         variance_reduction: true,
         threads: 1,
     };
+    // Depth 1 for the trials' checker plays and cube decisions, as gnubg's rollouts at 0-ply.
     let spec = EngineSpec {
         depth: Depth::ONE,
+        cube_depth: Depth::ONE,
         tt_megabytes: TRIAL_TT_MB,
         ..app.config.engine_spec()
     };
@@ -121,6 +163,8 @@ pub(super) async fn answer(app: &App, p: Params) -> Result<String, ApiError> {
     }
     let cache = app.rollouts.clone();
     let task_stop = stop.clone();
+    let cube = p.cube;
+    let task_state = state.clone();
     let result = app
         .shared
         .run_task(move || {
@@ -135,20 +179,26 @@ pub(super) async fn answer(app: &App, p: Params) -> Result<String, ApiError> {
                 stop: &task_stop,
                 progress: &|_| {},
             };
+            if cube {
+                return rollout
+                    .cube(&task_state, &settings, hooks)
+                    .map(|r| Done::Cube(cube_json(&task_state, rollout, &r)))
+                    .map_err(|e| e.to_string());
+            }
             match dice {
                 Some(d) => rollout
                     .plays(&position, d, top, &settings, hooks)
-                    .map(|r| (None, Some(r)))
+                    .map(Done::Plays)
                     .map_err(|e| e.to_string()),
                 None => rollout
                     .position(&position, &settings, hooks)
-                    .map(|r| (Some(r), None))
+                    .map(Done::Position)
                     .map_err(|e| e.to_string()),
             }
         })
         .await
         .map_err(pool_error)?;
-    let (whole, of_plays) = result.map_err(ApiError::bad_request)?;
+    let done = result.map_err(ApiError::bad_request)?;
     let mut out = json!({
         "position": describe(&state),
         "seed": settings.seed,
@@ -156,6 +206,16 @@ pub(super) async fn answer(app: &App, p: Params) -> Result<String, ApiError> {
         "variance_reduction": true,
         "depth": 1,
     });
+    let (whole, of_plays) = match done {
+        Done::Position(r) => (Some(r), None),
+        Done::Plays(r) => (None, Some(r)),
+        Done::Cube(fields) => {
+            for (k, v) in fields {
+                out[k] = v;
+            }
+            return Ok(out.to_string());
+        }
+    };
     if let Some(r) = whole {
         out["trials"] = json!(r.trials);
         out["partial"] = json!(r.partial);

@@ -35,12 +35,14 @@ use crate::search::Cancel;
 
 mod cubeful;
 pub mod dice;
+mod report;
 pub mod stats;
 mod trial;
 
 pub use cubeful::{result_value, roller_state, CubefulStart};
 
 pub use dice::{Strata, TrialDice, STRATA};
+pub use report::{cube_object, emg};
 pub use stats::{Estimate, Vector, EQUITY};
 pub use trial::{TrialResult, TrialSettings};
 
