@@ -85,8 +85,6 @@ pub trait Evaluator<P = Position>: Send + Sync {
 
 pub mod bearoff;
 pub mod encoding;
-#[cfg(test)]
-mod encoding_reference;
 pub mod inputs_v2;
 pub mod luck;
 pub mod net;
