@@ -159,6 +159,19 @@ pub struct PositionRollout {
     pub raw: Estimate,
 }
 
+impl PositionRollout {
+    /// The rollout of a run's first (here only) start.
+    fn of_first(t: &Totals) -> PositionRollout {
+        PositionRollout {
+            trials: t.trials,
+            partial: t.partial,
+            seconds: t.seconds,
+            estimate: t.adjusted[0].estimate(),
+            raw: t.raw[0].estimate(),
+        }
+    }
+}
+
 /// One play of a rollout of plays.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PlayRollout {
@@ -322,13 +335,7 @@ impl Rollout {
             settings,
             hooks,
         );
-        Ok(PositionRollout {
-            trials: t.trials,
-            partial: t.partial,
-            seconds: t.seconds,
-            estimate: t.adjusted[0].estimate(),
-            raw: t.raw[0].estimate(),
-        })
+        Ok(PositionRollout::of_first(&t))
     }
 
     /// The `top` best plays of `dice` in `pos` by the engine's search at its depth, best
@@ -455,13 +462,7 @@ impl Rollout {
             settings,
             hooks,
         );
-        Ok(PositionRollout {
-            trials: t.trials,
-            partial: t.partial,
-            seconds: t.seconds,
-            estimate: t.adjusted[0].estimate(),
-            raw: t.raw[0].estimate(),
-        })
+        Ok(PositionRollout::of_first(&t))
     }
 
     /// Rolls out the cube decision of `state` (the roller's, or at a take question the
