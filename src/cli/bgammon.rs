@@ -51,23 +51,12 @@ pub struct BgammonArgs {
 }
 
 fn password(args: &BgammonArgs) -> Result<Option<Password>, CliError> {
-    let text = match (&args.password, &args.password_env, &args.password_file) {
-        (Some(p), _, _) => p.clone(),
-        (None, Some(var), _) => std::env::var(var)
-            .map_err(|_| format!("environment variable {var} is not set (or not UTF-8)"))?,
-        (None, None, Some(path)) => std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read password file {}: {e}", path.display()))?
-            .lines()
-            .next()
-            .unwrap_or("")
-            .to_string(),
-        (None, None, None) => return Ok(None),
-    };
-    let text = text.trim_end_matches(['\r', '\n']).to_string();
-    if text.is_empty() || text.contains(char::is_whitespace) {
-        return Err("the password is empty or contains whitespace".into());
+    // The flags conflict with one another (clap refuses two of them).
+    match (&args.password, &args.password_env, &args.password_file) {
+        (Some(p), _, _) => super::fibs::checked_password(p).map(Some),
+        (None, None, None) => Ok(None),
+        (None, env, file) => super::fibs::password_from(env.as_deref(), file.as_deref()).map(Some),
     }
-    Ok(Some(Password::new(text)))
 }
 
 pub fn run(args: BgammonArgs) -> Result<(), CliError> {

@@ -49,7 +49,10 @@ pub fn read_password(args: &FibsArgs) -> Result<Password, CliError> {
 }
 
 /// Reads a password from an environment variable or a file's first line.
-fn password_from(env: Option<&str>, file: Option<&std::path::Path>) -> Result<Password, CliError> {
+pub(super) fn password_from(
+    env: Option<&str>,
+    file: Option<&std::path::Path>,
+) -> Result<Password, CliError> {
     let text = match (env, file) {
         (Some(var), None) => std::env::var(var)
             .map_err(|_| format!("environment variable {var} is not set (or not UTF-8)"))?,
@@ -62,11 +65,16 @@ fn password_from(env: Option<&str>, file: Option<&std::path::Path>) -> Result<Pa
             return Err("give the password with --password-env VAR or --password-file FILE".into())
         }
     };
-    let text = text.trim_end_matches(['\r', '\n']).to_string();
+    checked_password(&text)
+}
+
+/// A password as given, less a line end: refused when empty or holding whitespace.
+pub(super) fn checked_password(text: &str) -> Result<Password, CliError> {
+    let text = text.trim_end_matches(['\r', '\n']);
     if text.is_empty() || text.contains(char::is_whitespace) {
         return Err("the password is empty or contains whitespace".into());
     }
-    Ok(Password::new(text))
+    Ok(Password::new(text.to_string()))
 }
 
 fn load_config(args: &FibsArgs) -> Result<FibsConfig, CliError> {

@@ -629,25 +629,13 @@ impl World {
 
     /// The server goes down: the match is saved, the bot is logged out.
     pub fn shut_down(&mut self) {
-        // The outbox holds the connection's writer open: drop it so the bot sees the close.
-        self.outbox = None;
-        self.due_since = None;
-        if self.alice_quiet.take().is_some() {
-            // She never took the turn: on resuming she takes it afresh.
-            if let Some(g) = self.game_mut() {
-                g.alice_turns -= 1;
-            }
-        }
-        self.logged_in = false;
-        self.invited.clear();
-        if self.the_match.is_some() {
-            self.saved = true;
-        }
+        self.bot_disconnected();
         self.log.restarts += 1;
     }
 
     /// The connection to the bot closed without a server restart.
     pub fn bot_disconnected(&mut self) {
+        // The outbox holds the connection's writer open: drop it so the bot sees the close.
         self.outbox = None;
         self.due_since = None;
         if self.alice_quiet.take().is_some() {
