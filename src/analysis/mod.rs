@@ -24,6 +24,7 @@
 //! is gnubg's scale on the error rate per decision.
 
 pub mod replay;
+pub mod rollout;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -38,6 +39,7 @@ use crate::notation::{format_play, position_id, MoveStyle};
 use crate::search::Cancel;
 
 pub use replay::{replay, Choice, ReplayError, Replayed, ReplayedGame};
+pub use rollout::{DecisionRollout, FlaggedRollout, RolledChoice};
 
 /// gnubg's default thresholds (EMG).
 pub const DOUBTFUL: f64 = 0.03;
@@ -64,7 +66,7 @@ pub fn rating(rate_emg: f64) -> &'static str {
 }
 
 /// How bad one decision was.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Skill {
     None,
@@ -83,6 +85,16 @@ impl Skill {
             Skill::Doubtful
         } else {
             Skill::None
+        }
+    }
+
+    /// The flag's name, as JSON writes it.
+    pub fn word(self) -> &'static str {
+        match self {
+            Skill::None => "none",
+            Skill::Doubtful => "doubtful",
+            Skill::Error => "error",
+            Skill::Blunder => "blunder",
         }
     }
 
@@ -124,6 +136,10 @@ pub struct ScoredDecision {
     pub dice: Option<[u8; 2]>,
     /// gnubg Position ID of the position decided in, from the acting side's view.
     pub position_id: String,
+    /// The rollout that settled this decision (`analyse --rollout`); `best`,
+    /// `equity_lost` and `skill` are then the rollout's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rollout: Option<rollout::DecisionRollout>,
 }
 
 /// One analysed game.
@@ -484,6 +500,7 @@ impl Analyser<'_> {
                 luck: s.luck.map(round6),
                 dice,
                 position_id: position_id(&state.position),
+                rollout: None,
             });
         }
         let players = summarise(&names, &out);

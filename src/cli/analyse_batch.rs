@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use super::analyse::{analysis_json, read_and_replay, AnalyseArgs, Engines};
+use super::analyse::{analysis_json, read_and_replay, AnalyseArgs, Engines, RolloutPlan};
 use super::batch::{self, Entry};
 use super::CliError;
 use crate::engine::EngineSpec;
@@ -42,6 +42,7 @@ fn analyse_one(
     entry: &Entry,
     spec: &EngineSpec,
     threads: usize,
+    plan: Option<&RolloutPlan>,
 ) -> Result<serde_json::Value, CliError> {
     let mut v = serde_json::json!({"line": entry.line, "input": entry.text});
     let path = listed_path(list, &entry.text);
@@ -52,8 +53,18 @@ fn analyse_one(
         })
         .and_then(|(text, games)| {
             let engines = Engines::new(spec)?;
-            let analysis = engines.analyser().analyse(&games, threads, &|| {});
-            analysis_json(&analysis, &entry.text, spec.depth, text.length)
+            let mut analysis = engines.analyser().analyse(&games, threads, &|| {});
+            // A file's rollouts run whole: a stop is seen between files, so that each
+            // line written is what an uninterrupted run writes.
+            let rolled = match plan {
+                Some(p) => Some(p.apply(&mut analysis, &games, &AtomicBool::new(false), true)?),
+                None => None,
+            };
+            let mut v = analysis_json(&analysis, &entry.text, spec.depth, text.length)?;
+            if let Some(r) = rolled {
+                v["rollout"] = r.json();
+            }
+            Ok(v)
         });
     match fields {
         Ok(serde_json::Value::Object(f)) => {
@@ -74,6 +85,7 @@ pub fn run(a: &AnalyseArgs, spec: &EngineSpec, threads: usize) -> Result<(), Cli
     let share = batch::share(list, shard, shards, a.out.as_deref(), WHAT)?;
     let todo = &share.todo;
     let mut out = batch::open_out(a.out.as_deref())?;
+    let plan = RolloutPlan::of(a, threads)?;
     let stop = Arc::new(AtomicBool::new(false));
     super::rollout::stop_on_ctrl_c(stop.clone(), "stopping after the match file under way")?;
     eprintln!(
@@ -92,7 +104,7 @@ pub fn run(a: &AnalyseArgs, spec: &EngineSpec, threads: usize) -> Result<(), Cli
         if stop.load(Ordering::Relaxed) {
             break;
         }
-        let v = analyse_one(list, entry, spec, threads)?;
+        let v = analyse_one(list, entry, spec, threads, plan.as_ref())?;
         // A stop raised during the file leaves its analysis whole: it is written.
         batch::write_line(&mut out, &v)?;
         bar.inc(1);
