@@ -157,6 +157,9 @@ pub struct EngineConfig {
     pub cubeful_plays: bool,
     pub threads: usize,
     pub queue: usize,
+    /// A decision that starts while every other worker is idle and nothing waits is
+    /// searched on all the workers' cores (its root split over them).
+    pub share_idle_cores: bool,
     pub tt_megabytes: usize,
     /// `[engine.mcts]`: playouts, playout policy and truncation when `algorithm = "mcts"`.
     pub mcts: crate::search::mcts::MctsConfig,
@@ -186,6 +189,7 @@ impl Default for EngineConfig {
             cubeful_plays: true,
             threads: 0,
             queue: 256,
+            share_idle_cores: true,
             tt_megabytes: 64,
             mcts: crate::search::mcts::MctsConfig::default(),
             precision: crate::eval::qnet::Precision::default(),

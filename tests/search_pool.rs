@@ -18,7 +18,11 @@ fn pool(threads: usize, queue: usize) -> Pool {
     Pool::new(
         e,
         Arc::new(TranspositionTable::new(8)),
-        PoolConfig { threads, queue },
+        PoolConfig {
+            threads,
+            queue,
+            share_idle: false,
+        },
     )
     .unwrap()
 }
@@ -164,4 +168,58 @@ fn two_threads_find_the_same_play_and_value() {
             b.best().map(|p| (p.index, p.value))
         );
     }
+}
+
+#[test]
+fn a_lone_deep_decision_gets_every_worker_and_a_busy_pool_one_each() {
+    let e: Arc<dyn Evaluator> = Arc::new(PipSigmoid);
+    let shared = Pool::new(
+        e,
+        Arc::new(TranspositionTable::new(8)),
+        PoolConfig {
+            threads: 2,
+            queue: 4,
+            share_idle: true,
+        },
+    )
+    .unwrap();
+    let plain = pool(2, 4);
+    let ask = |p: &Pool, depth: u8| {
+        let query = Query::Move {
+            position: Position::OPENING,
+            dice: Dice::new(4, 2).unwrap(),
+        };
+        match p.run(query, SearchSettings::new(depth, Algorithm::Star2)) {
+            Some(SearchOutcome::Move(m)) => m,
+            other => panic!("expected a move answer, got {other:?}"),
+        }
+    };
+    // Alone: both workers' cores, the same answer as one thread.
+    let lone = ask(&shared, 3);
+    assert_eq!(lone.threads, 2);
+    let one = ask(&plain, 3);
+    assert_eq!(one.threads, 1);
+    assert_eq!(
+        lone.best().map(|p| (p.index, p.value)),
+        one.best().map(|p| (p.index, p.value))
+    );
+    // A quick (depth-1) decision is never split.
+    assert_eq!(ask(&shared, 1).threads, 1);
+    // With the other worker busy, a decision keeps one thread.
+    let (started_tx, started_rx) = bounded::<()>(1);
+    let (release_tx, release_rx) = bounded::<()>(1);
+    shared
+        .try_run(move || {
+            started_tx.send(()).unwrap();
+            let _ = release_rx.recv();
+        })
+        .unwrap();
+    started_rx.recv().unwrap();
+    let busy = ask(&shared, 3);
+    assert_eq!(busy.threads, 1);
+    release_tx.send(()).unwrap();
+    assert_eq!(
+        busy.best().map(|p| (p.index, p.value)),
+        one.best().map(|p| (p.index, p.value))
+    );
 }

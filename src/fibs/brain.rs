@@ -129,7 +129,12 @@ impl Brain {
         };
         Ok(Arc::new(Pool::with_searcher(
             searcher,
-            PoolConfig { threads, queue },
+            // Its work comes as tasks (whole decisions), which the sharing never touches.
+            PoolConfig {
+                threads,
+                queue,
+                share_idle: false,
+            },
         )?))
     }
 

@@ -508,6 +508,7 @@ pub fn choose<P: GamePosition>(
         stats: tree.stats,
         elapsed: start.elapsed(),
         stopped,
+        threads: 1,
     }
 }
 

@@ -450,6 +450,8 @@ pub struct MoveDecision<M = Play> {
     /// The search was stopped (cancel flag or time budget) before reaching the target
     /// depth; the answer is from the last completed iteration.
     pub stopped: bool,
+    /// Threads the root iterations were split over (1: searched on the caller's alone).
+    pub threads: usize,
 }
 
 impl<M> MoveDecision<M> {

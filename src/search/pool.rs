@@ -15,6 +15,14 @@
 //! the cores between the deep searches and the express worker instead. The express worker
 //! sleeps whenever a regular worker is free, so the pool never runs more than `threads`
 //! searches at once except in exactly that case.
+//!
+//! Idle cores help ([`PoolConfig::share_idle`]): a deep job that starts while every other
+//! worker is idle and nothing waits in any queue is searched with the pool's `threads`
+//! (the root split over them, [`SearchSettings::threads`]), so one client alone gets every
+//! core on its decision. Under load some worker is busy or a job waits, and each decision
+//! keeps one thread, so throughput is what it was; a job that arrives during a shared
+//! decision is served at once by the worker that was idle (the cores are then
+//! oversubscribed until the shared decision ends).
 
 use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -187,6 +195,8 @@ struct DeepGate {
 #[derive(Debug, Default)]
 struct GateState {
     deep_busy: usize,
+    /// Regular workers running anything (a job of either lane, or a task).
+    busy: usize,
     closing: bool,
 }
 
@@ -209,6 +219,28 @@ impl DeepGate {
     fn all_deep(&self, threads: usize) -> bool {
         let st = self.state.lock().unwrap_or_else(|e| e.into_inner());
         st.deep_busy >= threads && !st.closing
+    }
+
+    /// Whether the calling worker is the only regular worker at work.
+    fn alone(&self) -> bool {
+        let st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        st.busy <= 1
+    }
+}
+
+/// Marks a regular worker as at work until dropped (a panicking job or task included).
+struct Busy<'a>(&'a DeepGate);
+
+impl<'a> Busy<'a> {
+    fn enter(gate: &'a DeepGate) -> Busy<'a> {
+        gate.update(|st| st.busy += 1);
+        Busy(gate)
+    }
+}
+
+impl Drop for Busy<'_> {
+    fn drop(&mut self) {
+        self.0.update(|st| st.busy = st.busy.saturating_sub(1));
     }
 }
 
@@ -237,6 +269,9 @@ pub struct PoolConfig {
     pub threads: usize,
     /// Jobs waiting beyond those being searched (at least 1), in each lane.
     pub queue: usize,
+    /// A deep job that starts while the other workers are idle and no work waits is
+    /// searched on all `threads` (see the module docs).
+    pub share_idle: bool,
 }
 
 impl Default for PoolConfig {
@@ -244,6 +279,7 @@ impl Default for PoolConfig {
         PoolConfig {
             threads: 2,
             queue: 64,
+            share_idle: true,
         }
     }
 }
@@ -303,9 +339,10 @@ impl Pool {
                 tasks: task_rx.clone(),
             };
             let (s, g) = (searcher.clone(), gate.clone());
+            let share = config.share_idle.then_some(threads).filter(|&t| t > 1);
             let handle = std::thread::Builder::new()
                 .name(format!("search-{i}"))
-                .spawn(move || worker(queues, s, &g))?;
+                .spawn(move || worker(queues, s, &g, share))?;
             pool.workers.push(handle);
         }
         let (s, g) = (searcher, gate);
@@ -408,7 +445,9 @@ struct Queues {
     tasks: Receiver<Task>,
 }
 
-fn worker(queues: Queues, searcher: Searcher, gate: &DeepGate) {
+/// A regular worker; `share` is the pool's thread count where idle cores help a lone
+/// deep job.
+fn worker(queues: Queues, searcher: Searcher, gate: &DeepGate, share: Option<usize>) {
     let Queues { deep, quick, tasks } = queues;
     // A closed queue is always ready (with an error), so it is swapped for one that never
     // is; the worker ends when all are closed and drained.
@@ -418,6 +457,7 @@ fn worker(queues: Queues, searcher: Searcher, gate: &DeepGate) {
         // A waiting quick job goes first.
         if quick_open {
             if let Ok(job) = quick.try_recv() {
+                let _busy = Busy::enter(gate);
                 run_job(job, &searcher);
                 continue;
             }
@@ -427,12 +467,25 @@ fn worker(queues: Queues, searcher: Searcher, gate: &DeepGate) {
         let t = if tasks_open { &tasks } else { &no_tasks };
         select! {
             recv(q) -> msg => match msg {
-                Ok(job) => run_job(job, &searcher),
+                Ok(job) => {
+                    let _busy = Busy::enter(gate);
+                    run_job(job, &searcher);
+                }
                 Err(_) => quick_open = false,
             },
             recv(j) -> msg => match msg {
-                Ok(job) => {
-                    let _busy = DeepBusy::enter(gate);
+                Ok(mut job) => {
+                    let _busy = Busy::enter(gate);
+                    let _deep = DeepBusy::enter(gate);
+                    if let Some(threads) = share {
+                        let idle = gate.alone()
+                            && deep.is_empty()
+                            && quick.is_empty()
+                            && tasks.is_empty();
+                        if idle && job.settings.threads <= 1 {
+                            job.settings.threads = threads;
+                        }
+                    }
                     run_job(job, &searcher);
                 }
                 Err(_) => jobs_open = false,
@@ -440,6 +493,7 @@ fn worker(queues: Queues, searcher: Searcher, gate: &DeepGate) {
             recv(t) -> msg => match msg {
                 // A panicking task loses only its own result (its reply channel drops).
                 Ok(task) => {
+                    let _busy = Busy::enter(gate);
                     let _ = catch_unwind(AssertUnwindSafe(task));
                 }
                 Err(_) => tasks_open = false,

@@ -324,6 +324,7 @@ impl<P: GamePosition> Searcher<P> {
             stats,
             elapsed: start.elapsed(),
             stopped: stopped || (completed < target && !resolved),
+            threads: settings.threads.max(1),
         }
     }
 

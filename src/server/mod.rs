@@ -156,6 +156,7 @@ impl Shared {
             PoolConfig {
                 threads,
                 queue: config.engine.queue,
+                share_idle: config.engine.share_idle_cores,
             },
         )
         .map_err(ServerError::Io)?;
