@@ -228,37 +228,30 @@ impl DeepGate {
     }
 }
 
-/// Marks a regular worker as at work until dropped (a panicking job or task included).
-struct Busy<'a>(&'a DeepGate);
+/// Marks a regular worker as at work, and a deep search as inside one, until dropped (a
+/// panicking job or task included).
+struct Busy<'a> {
+    gate: &'a DeepGate,
+    deep: bool,
+}
 
 impl<'a> Busy<'a> {
-    fn enter(gate: &'a DeepGate) -> Busy<'a> {
-        gate.update(|st| st.busy += 1);
-        Busy(gate)
+    fn enter(gate: &'a DeepGate, deep: bool) -> Busy<'a> {
+        gate.update(|st| {
+            st.busy += 1;
+            st.deep_busy += usize::from(deep);
+        });
+        Busy { gate, deep }
     }
 }
 
 impl Drop for Busy<'_> {
     fn drop(&mut self) {
-        self.0.update(|st| st.busy = st.busy.saturating_sub(1));
-    }
-}
-
-/// Marks a regular worker as inside a deep search until dropped (a panicking search
-/// included).
-struct DeepBusy<'a>(&'a DeepGate);
-
-impl<'a> DeepBusy<'a> {
-    fn enter(gate: &'a DeepGate) -> DeepBusy<'a> {
-        gate.update(|st| st.deep_busy += 1);
-        DeepBusy(gate)
-    }
-}
-
-impl Drop for DeepBusy<'_> {
-    fn drop(&mut self) {
-        self.0
-            .update(|st| st.deep_busy = st.deep_busy.saturating_sub(1));
+        let deep = usize::from(self.deep);
+        self.gate.update(|st| {
+            st.busy = st.busy.saturating_sub(1);
+            st.deep_busy = st.deep_busy.saturating_sub(deep);
+        });
     }
 }
 
@@ -457,7 +450,7 @@ fn worker(queues: Queues, searcher: Searcher, gate: &DeepGate, share: Option<usi
         // A waiting quick job goes first.
         if quick_open {
             if let Ok(job) = quick.try_recv() {
-                let _busy = Busy::enter(gate);
+                let _busy = Busy::enter(gate, false);
                 run_job(job, &searcher);
                 continue;
             }
@@ -468,15 +461,14 @@ fn worker(queues: Queues, searcher: Searcher, gate: &DeepGate, share: Option<usi
         select! {
             recv(q) -> msg => match msg {
                 Ok(job) => {
-                    let _busy = Busy::enter(gate);
+                    let _busy = Busy::enter(gate, false);
                     run_job(job, &searcher);
                 }
                 Err(_) => quick_open = false,
             },
             recv(j) -> msg => match msg {
                 Ok(mut job) => {
-                    let _busy = Busy::enter(gate);
-                    let _deep = DeepBusy::enter(gate);
+                    let _busy = Busy::enter(gate, true);
                     if let Some(threads) = share {
                         let idle = gate.alone()
                             && deep.is_empty()
@@ -493,7 +485,7 @@ fn worker(queues: Queues, searcher: Searcher, gate: &DeepGate, share: Option<usi
             recv(t) -> msg => match msg {
                 // A panicking task loses only its own result (its reply channel drops).
                 Ok(task) => {
-                    let _busy = Busy::enter(gate);
+                    let _busy = Busy::enter(gate, false);
                     let _ = catch_unwind(AssertUnwindSafe(task));
                 }
                 Err(_) => tasks_open = false,
