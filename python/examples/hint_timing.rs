@@ -16,14 +16,28 @@ use stargammon::notation::Xgid;
 use stargammon::search::positions::self_play_positions;
 use stargammon::search::Cancel;
 
-/// The calling thread's time on a CPU so far, in seconds (Linux: the first field of
-/// /proc/thread-self/schedstat, in nanoseconds; 0 elsewhere). On a loaded machine it
-/// varies far less than the wall clock.
-fn thread_cpu_seconds() -> f64 {
-    std::fs::read_to_string("/proc/thread-self/schedstat")
-        .ok()
-        .and_then(|t| t.split_whitespace().next()?.parse::<f64>().ok())
-        .map_or(0.0, |ns| ns / 1e9)
+/// The process's time on a CPU so far, every thread's (exited ones included), in
+/// seconds: user plus system time from /proc/self/stat, in clock ticks of 1/100 s (Linux;
+/// 0 elsewhere). On a loaded machine it varies far less than the wall clock; the Python
+/// side reads the same figure, which counts the threads that a call of the package runs
+/// its work on.
+fn cpu_seconds() -> f64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return 0.0;
+    };
+    // The fields after the command name (in parentheses, which may hold spaces): state is
+    // the first of them, utime the 12th, stime the 13th.
+    let Some((_, rest)) = stat.rsplit_once(')') else {
+        return 0.0;
+    };
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    (ticks(11) + ticks(12)) / 100.0
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -46,7 +60,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for with_json in [false, true] {
         let engine = build::engine(&spec)?;
         let start = Instant::now();
-        let cpu = thread_cpu_seconds();
+        let cpu = cpu_seconds();
         let mut plays = 0;
         for s in &states {
             let Decision::Move(dice) = s.decision else {
@@ -60,7 +74,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
         }
         let s = start.elapsed().as_secs_f64();
-        let cpu = thread_cpu_seconds() - cpu;
+        let cpu = cpu_seconds() - cpu;
         let what = if with_json {
             "play_hint + json"
         } else {

@@ -4,10 +4,12 @@
 //! objects of the JSON outputs become dicts. Errors are `ValueError`s with the command
 //! line's one-line message, and a panic inside becomes `stargammon.InternalError`.
 
+use std::any::Any;
 use std::fmt::Display;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -35,22 +37,66 @@ fn bad(e: impl Display) -> PyErr {
     PyValueError::new_err(cli::one_line(&e.to_string()))
 }
 
-/// Runs `f` with the GIL released; a panic inside becomes [`InternalError`].
-fn detached<T: Send>(py: Python<'_>, f: impl FnOnce() -> T + Send) -> PyResult<T> {
-    py.detach(|| catch_unwind(AssertUnwindSafe(f)))
-        .map_err(|payload| {
-            let text = payload
-                .downcast_ref::<String>()
-                .map(String::as_str)
-                .or_else(|| payload.downcast_ref::<&str>().copied())
-                .unwrap_or("a panic without a message");
-            InternalError::new_err(format!("internal error: {text}"))
-        })
+/// How long a call's work runs between two looks for a signal to Python (Ctrl-C).
+const SIGNAL_POLL: Duration = Duration::from_millis(50);
+
+/// The [`InternalError`] of a panic's payload.
+fn panic_error(payload: &(dyn Any + Send)) -> PyErr {
+    let text = payload
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| payload.downcast_ref::<&str>().copied())
+        .unwrap_or("a panic without a message");
+    InternalError::new_err(format!("internal error: {text}"))
 }
 
-/// [`detached`] of a fallible call: its error becomes a `ValueError`.
-fn run<T: Send>(py: Python<'_>, f: impl FnOnce() -> Result<T, CliError> + Send) -> PyResult<T> {
-    detached(py, f)?.map_err(bad)
+/// Runs `work` on a thread of its own while the calling thread, the GIL released, wakes
+/// every [`SIGNAL_POLL`] to run Python's signal handlers. When a handler raises (Ctrl-C's
+/// `KeyboardInterrupt`), the work's [`Cancel`] goes up, the call waits (the GIL released)
+/// for the work to wind down and raises the handler's exception: no thread of the call
+/// outlives it. A panic inside becomes [`InternalError`].
+fn interruptible<T: Send>(py: Python<'_>, work: impl FnOnce(&Cancel) -> T + Send) -> PyResult<T> {
+    let cancel = Cancel::new();
+    let done = AtomicBool::new(false);
+    let caller = std::thread::current();
+    std::thread::scope(|scope| {
+        let (cancel, done) = (&cancel, &done);
+        let worker = std::thread::Builder::new()
+            .name("stargammon".into())
+            .spawn_scoped(scope, move || {
+                let outcome = catch_unwind(AssertUnwindSafe(|| work(cancel)));
+                done.store(true, Ordering::Release);
+                caller.unpark();
+                outcome
+            })
+            .map_err(|e| PyRuntimeError::new_err(format!("cannot start a thread: {e}")))?;
+        let mut signal = Ok(());
+        while !done.load(Ordering::Acquire) {
+            py.detach(|| std::thread::park_timeout(SIGNAL_POLL));
+            if done.load(Ordering::Acquire) {
+                break;
+            }
+            signal = py.check_signals();
+            if signal.is_err() {
+                cancel.cancel();
+                break;
+            }
+        }
+        let outcome = py.detach(|| worker.join());
+        signal?;
+        match outcome {
+            Ok(Ok(answer)) => Ok(answer),
+            Ok(Err(payload)) | Err(payload) => Err(panic_error(payload.as_ref())),
+        }
+    })
+}
+
+/// [`interruptible`] of a fallible call: its error becomes a `ValueError`.
+fn run<T: Send>(
+    py: Python<'_>,
+    work: impl FnOnce(&Cancel) -> Result<T, CliError> + Send,
+) -> PyResult<T> {
+    interruptible(py, work)?.map_err(bad)
 }
 
 /// A JSON value as Python objects: dicts, lists, str, int, float, bool, None.
@@ -366,8 +412,8 @@ impl Engine {
             return Err(bad("the game is over: no plays to rank"));
         }
         let settings = cli::hint::search_settings(&self.spec, &state, rank, threads);
-        detached(py, || {
-            cli::hint::play_hint(&self.engine, &state, dice, &settings, &Cancel::new()).json()
+        interruptible(py, |cancel| {
+            cli::hint::play_hint(&self.engine, &state, dice, &settings, cancel).json()
         })
     }
 }
@@ -379,7 +425,7 @@ impl Engine {
     fn new(py: Python<'_>, spec: &str) -> PyResult<Engine> {
         let parsed: EngineSpec = spec.parse().map_err(bad)?;
         let text = spec.to_string();
-        let engine = run(py, || Ok(build::engine(&parsed)?))?;
+        let engine = run(py, |_| Ok(build::engine(&parsed)?))?;
         Ok(Engine {
             spec: parsed,
             text,
@@ -414,17 +460,16 @@ impl Engine {
             state.dice_low_first = false;
         }
         let depth = self.engine.settings().cube_depth;
-        let json = run(py, || {
+        let json = run(py, |cancel| {
             let opts = EvalOptions {
                 depth,
                 cubeful: false,
                 noise: 0.0,
                 deterministic: false,
             };
-            let cancel = Cancel::new();
             let Outcome::Evaluation(cubeless) = self
                 .engine
-                .run(&Work::Evaluate(state.clone(), opts), &cancel)?
+                .run(&Work::Evaluate(state.clone(), opts), cancel)?
             else {
                 return Err("an evaluation answered something else".into());
             };
@@ -496,8 +541,8 @@ impl Engine {
             ..self.spec.clone()
         };
         let settings = cli::hint::search_settings(&spec, &state, 1, 1);
-        let json = run(py, || {
-            Ok(cli::hint::cube_hint(&self.engine, &state, &settings, &Cancel::new())?.json())
+        let json = run(py, |cancel| {
+            Ok(cli::hint::cube_hint(&self.engine, &state, &settings, cancel)?.json())
         })?;
         to_py(py, &json)
     }
@@ -507,7 +552,7 @@ impl Engine {
     /// is over).
     fn choose<'py>(&self, py: Python<'py>, position: &Position) -> PyResult<Bound<'py, PyAny>> {
         let state = self.state(position)?;
-        let action = run(py, || Ok(self.engine.decide(&state, &Cancel::new())?))?;
+        let action = run(py, |cancel| Ok(self.engine.decide(&state, cancel)?))?;
         let word = match action {
             Action::Move(p) => {
                 let on_roll = state.position;
@@ -580,12 +625,11 @@ impl Engine {
             tt_megabytes: cli::rollout::TRIAL_TT_MB,
             ..self.spec.clone()
         };
-        let report = run(py, || {
+        let report = run(py, |cancel| {
             let (pos, dice) = cli::rollout::roll_out_target(&state, dice_list.as_deref())?;
             let threads = cli::threads_arg(args.threads)?;
-            let stop = AtomicBool::new(false);
             let hooks = stargammon::rollout::Hooks {
-                stop: &stop,
+                stop: cancel.flag(),
                 progress: &|_| {},
             };
             let target = cli::rollout::Target {
@@ -609,7 +653,7 @@ impl Engine {
 #[pyfunction]
 fn bearoff<'py>(py: Python<'py>, position: &Position) -> PyResult<Bound<'py, PyAny>> {
     let state = position.state()?.clone();
-    let report: Report = run(py, || cli::bearoff::report(&state))?;
+    let report: Report = run(py, |_| cli::bearoff::report(&state))?;
     to_py(py, &report.json)
 }
 
@@ -627,7 +671,7 @@ fn analyse<'py>(
     use stargammon::analysis::{replay, Analyser};
     use stargammon::engine::{CubePolicy, Depth};
     let depth = Depth::new(depth).map_err(bad)?;
-    let json = run(py, || {
+    let json = run(py, |cancel| {
         // As `stargammon analyse --json` reads the file and builds its engines.
         let threads = cli::threads_arg(threads)?.min(64);
         let file = path.display().to_string();
@@ -653,7 +697,7 @@ fn analyse<'py>(
             depth: depth.get(),
             luck_engine: &luck_engine,
         };
-        let analysis = analyser.analyse(&games, threads, &|| {});
+        let analysis = analyser.analyse_until(&games, threads, &|| {}, cancel);
         let mut v = serde_json::to_value(&analysis)?;
         v["file"] = serde_json::json!(file);
         v["depth"] = serde_json::json!(depth.get());
@@ -694,7 +738,9 @@ fn duel<'py>(
             judge: judge.into(),
         },
     };
-    let report = run(py, || cli::duel::play(&args, false))?;
+    let report = run(py, |cancel| {
+        cli::duel::play_until(&args, false, cancel.flag())
+    })?;
     to_py(py, &report.json)
 }
 
@@ -749,7 +795,9 @@ fn play_match<'py>(
             judge: judge.into(),
         },
     };
-    let report = run(py, || cli::match_cmd::play(&args, false))?;
+    let report = run(py, |cancel| {
+        cli::match_cmd::play_until(&args, false, cancel.flag())
+    })?;
     to_py(py, &report.json)
 }
 
@@ -762,7 +810,7 @@ fn _panic_for_tests(py: Python<'_>, detach: bool) -> PyResult<()> {
         panic!("a test asked for a panic")
     }
     if detach {
-        detached(py, boom)
+        interruptible(py, |_| boom())
     } else {
         catch_unwind(boom)
             .map_err(|_| InternalError::new_err("internal error: a test asked for a panic"))

@@ -4,6 +4,7 @@ positions. STARGAMMON_BIN names the command-line binary (default: the debug buil
 
 import json
 import os
+import signal
 import socket
 import subprocess
 import threading
@@ -340,6 +341,99 @@ def test_searches_release_the_gil():
         t.join()
     # A Python thread kept running while the searches ran in Rust.
     assert spins[0] > 1000
+
+
+# Ctrl-C
+
+# Left alone, each call below runs for minutes (the hint and the analysis over 45 s on two
+# cores, the others far longer); SIGINT comes 0.5 s in. The bound is generous for a loaded
+# two-core machine: the package looks for signals every 50 ms.
+INTERRUPT_AFTER = 0.5
+INTERRUPT_BOUND = 5.0
+
+
+def native_threads():
+    """The threads of this process, Rust's included (Linux)."""
+    return len(os.listdir("/proc/self/task"))
+
+
+def interrupted(call):
+    """Runs `call`, SIGINT to the process INTERRUPT_AFTER seconds in, and returns the
+    seconds from the signal to the KeyboardInterrupt the call raised."""
+    sent = []
+
+    def interrupt():
+        sent.append(time.perf_counter())
+        os.kill(os.getpid(), signal.SIGINT)
+
+    threads = native_threads()
+    timer = threading.Timer(INTERRUPT_AFTER, interrupt)
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            call()
+        caught = time.perf_counter()
+    finally:
+        timer.cancel()
+        timer.join()
+    assert sent, "the call ended before the signal"
+    # Every thread the call started has ended: the timer's too, joined above.
+    assert native_threads() == threads
+    return caught - sent[0]
+
+
+def long_match_file(tmp_path):
+    """A match file long enough to analyse for minutes at depth 7."""
+    mat = tmp_path / "long.mat"
+    stargammon.play_match("net", "net", length=11, matches=1, seed=3, mat=mat)
+    return mat
+
+
+@pytest.mark.parametrize("what", ["hint", "rollout", "duel", "match", "analyse"])
+def test_ctrl_c_stops_a_long_call(what, tmp_path):
+    if not Path("/proc/self/task").is_dir():
+        pytest.skip("counts threads through /proc")
+    p = stargammon.Position.parse(OPENING_XGID)
+    engine = stargammon.Engine("net,depth=7")
+    calls = {
+        "hint": lambda: engine.hint(p, rank=50),
+        "rollout": lambda: stargammon.Engine("net").rollout(p, trials=10**8, threads=2),
+        "duel": lambda: stargammon.duel("net", "net", games=10**6, threads=2),
+        "match": lambda: stargammon.play_match("net", "net", games=10**6, parallel=2),
+        "analyse": (lambda mat: lambda: stargammon.analyse(mat, depth=7, threads=2))(
+            long_match_file(tmp_path) if what == "analyse" else None
+        ),
+    }
+    delay = interrupted(calls[what])
+    print(f"{what}: KeyboardInterrupt {delay:.3f} s after SIGINT")
+    assert delay < INTERRUPT_BOUND, f"{what}: KeyboardInterrupt {delay:.2f} s after SIGINT"
+    # The package goes on working, the interrupted engine included.
+    quick = stargammon.Engine("net")
+    assert quick.hint(p)[0]["move"] == quick.hint(p)[0]["move"]
+    assert engine.choose(stargammon.Position.parse(OPENING)) == "roll"
+
+
+def test_ctrl_c_runs_a_python_signal_handler():
+    """A handler of the program's own runs while a call is under way; its exception
+    stops the call as KeyboardInterrupt does."""
+
+    class Stop(Exception):
+        pass
+
+    def handler(signum, frame):
+        raise Stop()
+
+    old = signal.signal(signal.SIGINT, handler)
+    try:
+        timer = threading.Timer(INTERRUPT_AFTER, os.kill, (os.getpid(), signal.SIGINT))
+        timer.start()
+        start = time.perf_counter()
+        with pytest.raises(Stop):
+            stargammon.duel("net", "net", games=10**6, threads=2)
+        timer.join()
+        assert time.perf_counter() - start < INTERRUPT_AFTER + INTERRUPT_BOUND
+    finally:
+        signal.signal(signal.SIGINT, old)
 
 
 def test_typed():

@@ -225,9 +225,15 @@ struct Scored {
 impl Analyser<'_> {
     /// Value of each play (mover's view, engine units) at the analysis depth, best
     /// first by that value; `extra` is always valued.
-    fn checker(&self, state: &MatchState, dice: Dice, play: &Play, legal: usize) -> Scored {
+    fn checker(
+        &self,
+        state: &MatchState,
+        dice: Dice,
+        play: &Play,
+        legal: usize,
+        cancel: &Cancel,
+    ) -> Scored {
         let pos = state.position;
-        let cancel = Cancel::new();
         let played_text = format_play(&pos, play, MoveStyle::Gnubg);
         if legal <= 1 {
             return Scored {
@@ -241,22 +247,19 @@ impl Analyser<'_> {
         }
         let candidates: Vec<PlayProbs> = if self.depth <= 1 {
             self.engine
-                .rank_plays(&pos, dice, 1, &cancel)
+                .rank_plays(&pos, dice, 1, cancel)
                 .unwrap_or_default()
         } else {
             let mut settings = self.engine.plan().settings(self.depth);
             settings.probabilities = true;
             settings.rank = 1;
             settings.utility = utility(&cube_view(state));
-            let d = self
-                .engine
-                .searcher()
-                .choose(&pos, dice, &settings, &cancel);
+            let d = self.engine.searcher().choose(&pos, dice, &settings, cancel);
             let mut v: Vec<PlayProbs> = d.plays.iter().take(1).map(PlayProbs::from).collect();
             if !v.iter().any(|r| r.play.position == play.position) {
                 v.push(PlayProbs {
                     play: *play,
-                    probs: self.after_play(state, play),
+                    probs: self.after_play(state, play, cancel),
                 });
             }
             v
@@ -287,30 +290,28 @@ impl Analyser<'_> {
 
     /// Probabilities for the mover of `state` after `play`, at the analysis depth (the
     /// opponent's replies chosen for the opponent's score).
-    fn after_play(&self, state: &MatchState, play: &Play) -> Probabilities {
+    fn after_play(&self, state: &MatchState, play: &Play, cancel: &Cancel) -> Probabilities {
         if let Some(r) = play.position.mover_result() {
             return Probabilities::from_result(r, true);
         }
-        let cancel = Cancel::new();
         let next = play.next_position();
         let opponent = utility(&cube_view(state).swap());
         self.engine
-            .probabilities_for(&next, self.depth, opponent, &cancel)
+            .probabilities_for(&next, self.depth, opponent, cancel)
             .map(|p| p.invert())
             .unwrap_or_else(|_| Probabilities::from_result(crate::game::GameResult::Single, true))
     }
 
     /// Luck of `dice` for the roller of `state` (EMG).
-    fn luck(&self, state: &MatchState, dice: Dice, opening: bool) -> f64 {
+    fn luck(&self, state: &MatchState, dice: Dice, opening: bool, cancel: &Cancel) -> f64 {
         let pos = state.position;
         let scale = emg_scale(state);
-        let cancel = Cancel::new();
         let value_of = |d: Dice| -> f64 {
             let mut s = state.clone();
             s.decision = Decision::Move(d);
             let plays = self
                 .luck_engine
-                .rank_plays(&pos, d, 1, &cancel)
+                .rank_plays(&pos, d, 1, cancel)
                 .unwrap_or_default();
             let plays = if plays.is_empty() {
                 legal_plays(&pos, d)
@@ -354,15 +355,14 @@ impl Analyser<'_> {
     }
 
     /// A cube decision: `doubled` or not, for the roller of `state`.
-    fn cube(&self, state: &MatchState, doubled: bool) -> Scored {
-        let cancel = Cancel::new();
+    fn cube(&self, state: &MatchState, doubled: bool, cancel: &Cancel) -> Scored {
         let probs = self
             .engine
             .probabilities_for(
                 &state.position,
                 self.depth,
                 utility(&cube_view(state)),
-                &cancel,
+                cancel,
             )
             .unwrap_or_default();
         let d = self.engine.cube_analysis(state, &probs);
@@ -385,8 +385,7 @@ impl Analyser<'_> {
     }
 
     /// An answer to a double: `took` or not; `state` from the taker's view.
-    fn response(&self, state: &MatchState, took: bool) -> Scored {
-        let cancel = Cancel::new();
+    fn response(&self, state: &MatchState, took: bool, cancel: &Cancel) -> Scored {
         let doubler = state.position.swap();
         let probs = self
             .engine
@@ -394,7 +393,7 @@ impl Analyser<'_> {
                 &doubler,
                 self.depth,
                 utility(&cube_view(state).swap()),
-                &cancel,
+                cancel,
             )
             .unwrap_or_default();
         let d = self.engine.cube_analysis(state, &probs);
@@ -417,7 +416,7 @@ impl Analyser<'_> {
         }
     }
 
-    fn score(&self, r: &Replayed) -> Scored {
+    fn score(&self, r: &Replayed, cancel: &Cancel) -> Scored {
         match &r.choice {
             Choice::Checker {
                 state,
@@ -426,12 +425,12 @@ impl Analyser<'_> {
                 legal,
                 opening,
             } => {
-                let mut s = self.checker(state, *dice, play, *legal);
-                s.luck = Some(self.luck(state, *dice, *opening));
+                let mut s = self.checker(state, *dice, play, *legal, cancel);
+                s.luck = Some(self.luck(state, *dice, *opening, cancel));
                 s
             }
-            Choice::Cube { state, doubled } => self.cube(state, *doubled),
-            Choice::Response { state, took } => self.response(state, *took),
+            Choice::Cube { state, doubled } => self.cube(state, *doubled, cancel),
+            Choice::Response { state, took } => self.response(state, *took, cancel),
         }
     }
 
@@ -442,6 +441,18 @@ impl Analyser<'_> {
         games: &[ReplayedGame],
         threads: usize,
         progress: &(dyn Fn() + Sync),
+    ) -> Analysis {
+        self.analyse_until(games, threads, progress, &Cancel::new())
+    }
+
+    /// [`Analyser::analyse`] that stops early when `stop` is raised: the searches under
+    /// way stop, and the analysis has the decisions scored before it was.
+    pub fn analyse_until(
+        &self,
+        games: &[ReplayedGame],
+        threads: usize,
+        progress: &(dyn Fn() + Sync),
+        stop: &Cancel,
     ) -> Analysis {
         let all: Vec<(usize, &Replayed)> = games
             .iter()
@@ -454,9 +465,16 @@ impl Analyser<'_> {
         std::thread::scope(|scope| {
             for _ in 0..threads.max(1) {
                 scope.spawn(|| loop {
+                    if stop.is_cancelled() {
+                        break;
+                    }
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some((_, r)) = all.get(i) else { break };
-                    let s = self.score(r);
+                    let s = self.score(r, stop);
+                    // A search cut short gives no score.
+                    if stop.is_cancelled() {
+                        break;
+                    }
                     if let Ok(mut v) = results.lock() {
                         v[i] = Some(s);
                     }

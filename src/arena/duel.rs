@@ -2,7 +2,7 @@
 //! spread over threads, summarised from A's view, luck-adjusted when a judge is given.
 
 use std::convert::Infallible;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
@@ -252,6 +252,18 @@ pub fn duel_from<G: Judged>(
     b: &PlayerFactory<G>,
     cfg: &DuelConfig<G>,
 ) -> DuelResult {
+    duel_until(start, a, b, cfg, &AtomicBool::new(false))
+}
+
+/// [`duel_from`] that stops early when `stop` is raised: no pair starts after it, and the
+/// result sums the pairs finished by then (`games` counts them).
+pub fn duel_until<G: Judged>(
+    start: G,
+    a: &PlayerFactory<G>,
+    b: &PlayerFactory<G>,
+    cfg: &DuelConfig<G>,
+    stop: &AtomicBool,
+) -> DuelResult {
     let pairs = (cfg.games / 2).max(1) as usize;
     let threads = cfg.threads.clamp(1, pairs);
     let clock = Instant::now();
@@ -280,7 +292,7 @@ pub fn duel_from<G: Judged>(
                 let mut pb = b.make();
                 let mut list = G::List::default();
                 let mut local = Vec::new();
-                loop {
+                while !stop.load(Ordering::Relaxed) {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     if i >= pairs {
                         break;

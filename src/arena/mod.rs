@@ -17,7 +17,9 @@ pub mod tavli;
 
 use crate::game::{Ending, GamePlay, GameResult, Rng};
 
-pub use duel::{duel, duel_from, summarise, summarise_judged, DuelConfig, DuelResult, Judged};
+pub use duel::{
+    duel, duel_from, duel_until, summarise, summarise_judged, DuelConfig, DuelResult, Judged,
+};
 pub use stats::mean_ci95;
 
 use crate::game::{splitmix, Dice, Position};

@@ -307,6 +307,25 @@ pub fn play_matches(
     threads: usize,
     each: &mut dyn FnMut(u64, &TavliMatchRecord),
 ) {
+    let never = std::sync::atomic::AtomicBool::new(false);
+    play_matches_until(
+        length, rotation, seats, matches, seed, threads, &never, each,
+    );
+}
+
+/// [`play_matches`] that stops early when `stop` is raised: no match starts after it,
+/// and `each` sees the matches finished by then.
+pub fn play_matches_until(
+    length: u32,
+    rotation: &[Variant],
+    seats: [&Seat; 2],
+    matches: u64,
+    seed: u64,
+    threads: usize,
+    stop: &std::sync::atomic::AtomicBool,
+    each: &mut dyn FnMut(u64, &TavliMatchRecord),
+) {
+    use std::sync::atomic::Ordering;
     let table = TavliMatchTable::new(length, rotation);
     let threads = threads.clamp(1, 64) as u64;
     let results: Vec<Vec<(u64, TavliMatchRecord)>> = std::thread::scope(|scope| {
@@ -317,7 +336,7 @@ pub fn play_matches(
                     let (mut a, mut b) = (make(seats[0]), make(seats[1]));
                     let mut out = Vec::new();
                     let mut i = t;
-                    while i < matches {
+                    while i < matches && !stop.load(Ordering::Relaxed) {
                         let dice = splitmix(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ (i / 2));
                         let r = if i % 2 == 0 {
                             play_match(length, rotation, table, [&mut a, &mut b], dice)

@@ -4,9 +4,10 @@
 use clap::Args;
 
 use std::fmt::Write;
+use std::sync::atomic::AtomicBool;
 
 use super::{CliError, Report};
-use crate::arena::{duel_from, DuelConfig, Judged};
+use crate::arena::{duel_until, DuelConfig, Judged};
 use crate::eval::luck::Judge;
 use crate::game::Position;
 use crate::tavli::{TavliPosition, Variant};
@@ -115,11 +116,16 @@ pub fn run(a: DuelArgs) -> Result<(), CliError> {
 /// Plays the duel `a` describes (`progress`: a progress bar on stderr) and reports it as
 /// `duel` prints it.
 pub fn play(a: &DuelArgs, progress: bool) -> Result<Report, CliError> {
+    play_until(a, progress, &AtomicBool::new(false))
+}
+
+/// [`play`] that stops early when `stop` is raised, reporting the games finished by then.
+pub fn play_until(a: &DuelArgs, progress: bool, stop: &AtomicBool) -> Result<Report, CliError> {
     let variant = a.variant.unwrap_or(Variant::Backgammon);
     if variant.is_tavli() {
-        play_game::<TavliPosition>(a, variant, progress)
+        play_game::<TavliPosition>(a, variant, progress, stop)
     } else {
-        play_game::<Position>(a, variant, progress)
+        play_game::<Position>(a, variant, progress, stop)
     }
 }
 
@@ -128,6 +134,7 @@ fn play_game<G: Judged>(
     a: &DuelArgs,
     variant: Variant,
     progress: bool,
+    stop: &AtomicBool,
 ) -> Result<Report, CliError> {
     let fa = G::factory(&a.a, variant).map_err(|e| format!("--a: {e}"))?;
     let fb = G::factory(&a.b, variant).map_err(|e| format!("--b: {e}"))?;
@@ -137,7 +144,7 @@ fn play_game<G: Judged>(
         true => Some(G::judge(&a.luck.judge).map_err(|e| format!("--judge: {e}"))?),
         false => None,
     };
-    let r = duel_from(
+    let r = duel_until(
         G::start(variant),
         &fa,
         &fb,
@@ -148,6 +155,7 @@ fn play_game<G: Judged>(
             progress,
             judge,
         },
+        stop,
     );
     let game = match variant {
         Variant::Backgammon => String::new(),

@@ -7,6 +7,7 @@
 //! match wins), optionally one JSON line per game and a `.mat` file gnubg imports.
 
 use std::io::Write;
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
@@ -20,7 +21,7 @@ type MatchWriter = fn(&mut dyn Write, u32, &[MatchRecord]) -> std::io::Result<()
 use crate::arena::luck::Adjusted;
 use crate::arena::referee::Tally;
 use crate::arena::referee::{
-    run_series_judged, write_mat, MatchRecord, SeriesConfig, SeriesKind, UnitResult,
+    run_series_until, write_mat, MatchRecord, SeriesConfig, SeriesKind, UnitResult,
 };
 use crate::arena::stats::json_number;
 use crate::eval::luck::Judge;
@@ -88,8 +89,13 @@ pub struct MatchArgs {
 }
 
 /// `match --variant ...`: Tavli matches (or money games of one game) between two seats.
-fn play_tavli(args: &MatchArgs, variant: &str, progress: bool) -> Result<Report, CliError> {
-    use crate::arena::tavli::{play_matches, Seat, TAVLI_ROTATION};
+fn play_tavli(
+    args: &MatchArgs,
+    variant: &str,
+    progress: bool,
+    stop: &AtomicBool,
+) -> Result<Report, CliError> {
+    use crate::arena::tavli::{play_matches_until, Seat, TAVLI_ROTATION};
     use crate::tavli::Variant;
     let rotation: Vec<Variant> = match variant.trim().to_ascii_lowercase().as_str() {
         "tavli" => TAVLI_ROTATION.to_vec(),
@@ -126,7 +132,7 @@ fn play_tavli(args: &MatchArgs, variant: &str, progress: bool) -> Result<Report,
     let (length, matches) = match (args.games, args.length, args.matches) {
         (Some(g), None, None) if g > 0 && rotation.len() == 1 => {
             // Money games of one game: a duel.
-            let r = crate::arena::duel_from(
+            let r = crate::arena::duel_until(
                 crate::tavli::TavliPosition::start(rotation[0]),
                 &a[0].1,
                 &b[0].1,
@@ -137,6 +143,7 @@ fn play_tavli(args: &MatchArgs, variant: &str, progress: bool) -> Result<Report,
                     progress: false,
                     judge: None,
                 },
+                stop,
             );
             let mut json = r.to_json();
             json["variant"] = serde_json::json!(rotation[0].name());
@@ -164,13 +171,14 @@ fn play_tavli(args: &MatchArgs, variant: &str, progress: bool) -> Result<Report,
     } else {
         indicatif::ProgressBar::new(matches)
     };
-    play_matches(
+    play_matches_until(
         length,
         &rotation,
         [&a, &b],
         matches,
         args.seed,
         args.parallel,
+        stop,
         &mut |i, r| {
             if let Some(w) = games_out.as_mut() {
                 if let Err(e) = writeln!(w, "{}", r.to_json(i)) {
@@ -298,8 +306,14 @@ pub fn run(args: MatchArgs) -> Result<(), CliError> {
 /// Plays the games or matches `args` describes (`progress`: a progress bar on stderr),
 /// writes the files it names, and reports them as `match` prints them.
 pub fn play(args: &MatchArgs, progress: bool) -> Result<Report, CliError> {
+    play_until(args, progress, &AtomicBool::new(false))
+}
+
+/// [`play`] that stops early when `stop` is raised: no game or match starts after it,
+/// and the report and files have those finished by then.
+pub fn play_until(args: &MatchArgs, progress: bool, stop: &AtomicBool) -> Result<Report, CliError> {
     if let Some(v) = &args.variant {
-        return play_tavli(args, v, progress);
+        return play_tavli(args, v, progress, stop);
     }
     let kind = match (args.games, args.length, args.matches) {
         (Some(g), None, None) if g > 0 => SeriesKind::Money { games: g },
@@ -358,7 +372,7 @@ pub fn play(args: &MatchArgs, progress: bool) -> Result<Report, CliError> {
     let mut games = 0u64;
     let judge = args.luck.judge()?;
     let (a, b) = (TimedFactory::new(a.as_ref()), TimedFactory::new(b.as_ref()));
-    let summary = run_series_judged(&cfg, &a, &b, judge.as_ref(), &mut |unit| {
+    let summary = run_series_until(&cfg, &a, &b, judge.as_ref(), stop, &mut |unit| {
         for g in unit.games() {
             games += 1;
             let pts = g.record.points as i64;

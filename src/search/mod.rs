@@ -503,4 +503,10 @@ impl Cancel {
     pub fn is_cancelled(&self) -> bool {
         self.0.load(Ordering::Relaxed)
     }
+
+    /// The flag itself, for work that stops on a raised `AtomicBool` (a rollout's
+    /// [`Hooks::stop`](crate::rollout::Hooks), a duel's or an analysis's stop).
+    pub fn flag(&self) -> &AtomicBool {
+        &self.0
+    }
 }

@@ -40,8 +40,8 @@ pub use game::{
     MatchRecord, MAX_CUBE, MAX_DECISIONS,
 };
 pub use series::{
-    judge_unit, play_unit, run_series, run_series_judged, seat_name, SeriesConfig, SeriesGame,
-    SeriesKind, SeriesSummary, UnitResult,
+    judge_unit, play_unit, run_series, run_series_judged, run_series_until, seat_name,
+    SeriesConfig, SeriesGame, SeriesKind, SeriesSummary, UnitResult,
 };
 pub use tally::Tally;
 #[cfg(test)]

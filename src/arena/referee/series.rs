@@ -2,6 +2,8 @@
 //! threads, handed on in order so that a seed gives the same series whatever the thread
 //! count.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use super::game::{
     play_game, play_match, stream_seed, DiceStream, Event, GameRecord, GameSetup, MatchRecord,
 };
@@ -282,8 +284,22 @@ pub fn run_series_judged(
     judge: Option<&Judge>,
     sink: &mut dyn FnMut(&UnitResult),
 ) -> Result<SeriesSummary, String> {
+    run_series_until(cfg, a, b, judge, &AtomicBool::new(false), sink)
+}
+
+/// [`run_series_judged`] that stops early when `halt` is raised: no unit (money pair or
+/// match) starts after it, and `sink` and the summary have the units finished in order
+/// by then.
+pub fn run_series_until(
+    cfg: &SeriesConfig,
+    a: &dyn MakeDecider,
+    b: &dyn MakeDecider,
+    judge: Option<&Judge>,
+    halt: &AtomicBool,
+    sink: &mut dyn FnMut(&UnitResult),
+) -> Result<SeriesSummary, String> {
     use std::collections::BTreeMap;
-    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    use std::sync::atomic::AtomicU64;
 
     let start = std::time::Instant::now();
     let units = cfg.units();
@@ -310,7 +326,7 @@ pub fn run_series_judged(
                         return;
                     }
                 };
-                while !stop.load(Ordering::Relaxed) {
+                while !stop.load(Ordering::Relaxed) && !halt.load(Ordering::Relaxed) {
                     let unit = next.fetch_add(1, Ordering::Relaxed);
                     if unit >= units {
                         break;
