@@ -50,6 +50,42 @@ fn panic_error(payload: &(dyn Any + Send)) -> PyErr {
     InternalError::new_err(format!("internal error: {text}"))
 }
 
+/// Where a call runs its work.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// On the calling thread with the GIL released: work of a few milliseconds at most
+    /// (the nets alone, a bear-off lookup), which a thread of its own would slow down
+    /// several times over and which Ctrl-C need not cut short.
+    Inline,
+    /// On a thread of its own, cancelled by Ctrl-C (see [`interruptible`]).
+    Interruptible,
+}
+
+impl Mode {
+    /// Inline for the nets alone (depth 1), else interruptible.
+    fn for_depths(depths: &[u32]) -> Mode {
+        if depths.iter().all(|&d| d <= 1) {
+            Mode::Inline
+        } else {
+            Mode::Interruptible
+        }
+    }
+}
+
+/// Runs `work` as `mode` says; a panic inside becomes [`InternalError`].
+fn work_on<T: Send>(
+    py: Python<'_>,
+    mode: Mode,
+    work: impl FnOnce(&Cancel) -> T + Send,
+) -> PyResult<T> {
+    match mode {
+        Mode::Inline => py
+            .detach(|| catch_unwind(AssertUnwindSafe(|| work(&Cancel::new()))))
+            .map_err(|payload| panic_error(payload.as_ref())),
+        Mode::Interruptible => interruptible(py, work),
+    }
+}
+
 /// Runs `work` on a thread of its own while the calling thread, the GIL released, wakes
 /// every [`SIGNAL_POLL`] to run Python's signal handlers. When a handler raises (Ctrl-C's
 /// `KeyboardInterrupt`), the work's [`Cancel`] goes up, the call waits (the GIL released)
@@ -91,12 +127,13 @@ fn interruptible<T: Send>(py: Python<'_>, work: impl FnOnce(&Cancel) -> T + Send
     })
 }
 
-/// [`interruptible`] of a fallible call: its error becomes a `ValueError`.
+/// [`work_on`] of a fallible call: its error becomes a `ValueError`.
 fn run<T: Send>(
     py: Python<'_>,
+    mode: Mode,
     work: impl FnOnce(&Cancel) -> Result<T, CliError> + Send,
 ) -> PyResult<T> {
-    interruptible(py, work)?.map_err(bad)
+    work_on(py, mode, work)?.map_err(bad)
 }
 
 /// A JSON value as Python objects: dicts, lists, str, int, float, bool, None.
@@ -412,7 +449,8 @@ impl Engine {
             return Err(bad("the game is over: no plays to rank"));
         }
         let settings = cli::hint::search_settings(&self.spec, &state, rank, threads);
-        interruptible(py, |cancel| {
+        let mode = Mode::for_depths(&[self.spec.depth.get()]);
+        work_on(py, mode, |cancel| {
             cli::hint::play_hint(&self.engine, &state, dice, &settings, cancel).json()
         })
     }
@@ -425,7 +463,13 @@ impl Engine {
     fn new(py: Python<'_>, spec: &str) -> PyResult<Engine> {
         let parsed: EngineSpec = spec.parse().map_err(bad)?;
         let text = spec.to_string();
-        let engine = run(py, |_| Ok(build::engine(&parsed)?))?;
+        let engine = run(py, Mode::Inline, |_| {
+            // The exact bear-off database is built on first use, a fraction of a second
+            // that would land inside whichever search first reaches a bear-off; built here
+            // (once a process) as the server builds it at start.
+            stargammon::eval::bearoff::database();
+            Ok(build::engine(&parsed)?)
+        })?;
         Ok(Engine {
             spec: parsed,
             text,
@@ -460,7 +504,7 @@ impl Engine {
             state.dice_low_first = false;
         }
         let depth = self.engine.settings().cube_depth;
-        let json = run(py, |cancel| {
+        let json = run(py, Mode::for_depths(&[depth]), |cancel| {
             let opts = EvalOptions {
                 depth,
                 cubeful: false,
@@ -541,7 +585,8 @@ impl Engine {
             ..self.spec.clone()
         };
         let settings = cli::hint::search_settings(&spec, &state, 1, 1);
-        let json = run(py, |cancel| {
+        let mode = Mode::for_depths(&[spec.depth.get()]);
+        let json = run(py, mode, |cancel| {
             Ok(cli::hint::cube_hint(&self.engine, &state, &settings, cancel)?.json())
         })?;
         to_py(py, &json)
@@ -552,7 +597,8 @@ impl Engine {
     /// is over).
     fn choose<'py>(&self, py: Python<'py>, position: &Position) -> PyResult<Bound<'py, PyAny>> {
         let state = self.state(position)?;
-        let action = run(py, |cancel| Ok(self.engine.decide(&state, cancel)?))?;
+        let mode = Mode::for_depths(&[self.spec.depth.get(), self.spec.cube_depth.get()]);
+        let action = run(py, mode, |cancel| Ok(self.engine.decide(&state, cancel)?))?;
         let word = match action {
             Action::Move(p) => {
                 let on_roll = state.position;
@@ -625,7 +671,7 @@ impl Engine {
             tt_megabytes: cli::rollout::TRIAL_TT_MB,
             ..self.spec.clone()
         };
-        let report = run(py, |cancel| {
+        let report = run(py, Mode::Interruptible, |cancel| {
             let (pos, dice) = cli::rollout::roll_out_target(&state, dice_list.as_deref())?;
             let threads = cli::threads_arg(args.threads)?;
             let hooks = stargammon::rollout::Hooks {
@@ -653,7 +699,7 @@ impl Engine {
 #[pyfunction]
 fn bearoff<'py>(py: Python<'py>, position: &Position) -> PyResult<Bound<'py, PyAny>> {
     let state = position.state()?.clone();
-    let report: Report = run(py, |_| cli::bearoff::report(&state))?;
+    let report: Report = run(py, Mode::Inline, |_| cli::bearoff::report(&state))?;
     to_py(py, &report.json)
 }
 
@@ -671,7 +717,7 @@ fn analyse<'py>(
     use stargammon::analysis::{replay, Analyser};
     use stargammon::engine::{CubePolicy, Depth};
     let depth = Depth::new(depth).map_err(bad)?;
-    let json = run(py, |cancel| {
+    let json = run(py, Mode::Interruptible, |cancel| {
         // As `stargammon analyse --json` reads the file and builds its engines.
         let threads = cli::threads_arg(threads)?.min(64);
         let file = path.display().to_string();
@@ -738,7 +784,7 @@ fn duel<'py>(
             judge: judge.into(),
         },
     };
-    let report = run(py, |cancel| {
+    let report = run(py, Mode::Interruptible, |cancel| {
         cli::duel::play_until(&args, false, cancel.flag())
     })?;
     to_py(py, &report.json)
@@ -795,25 +841,26 @@ fn play_match<'py>(
             judge: judge.into(),
         },
     };
-    let report = run(py, |cancel| {
+    let report = run(py, Mode::Interruptible, |cancel| {
         cli::match_cmd::play_until(&args, false, cancel.flag())
     })?;
     to_py(py, &report.json)
 }
 
-/// Panics inside the package, with the GIL released or held: how tests prove that a
-/// panic becomes `InternalError` and never crosses into Python as a crash.
+/// Panics inside the package, with the GIL released (on a thread of the call's own, or
+/// `inline` on the calling thread) or held: how tests prove that a panic becomes
+/// `InternalError` and never crosses into Python as a crash.
 #[pyfunction]
-#[pyo3(signature = (detach = true))]
-fn _panic_for_tests(py: Python<'_>, detach: bool) -> PyResult<()> {
+#[pyo3(signature = (detach = true, inline = false))]
+fn _panic_for_tests(py: Python<'_>, detach: bool, inline: bool) -> PyResult<()> {
     fn boom() {
         panic!("a test asked for a panic")
     }
-    if detach {
-        interruptible(py, |_| boom())
-    } else {
-        catch_unwind(boom)
-            .map_err(|_| InternalError::new_err("internal error: a test asked for a panic"))
+    match (detach, inline) {
+        (true, false) => work_on(py, Mode::Interruptible, |_| boom()),
+        (true, true) => work_on(py, Mode::Inline, |_| boom()),
+        (false, _) => catch_unwind(boom)
+            .map_err(|_| InternalError::new_err("internal error: a test asked for a panic")),
     }
 }
 
