@@ -8,7 +8,7 @@ use std::any::Any;
 use std::fmt::Display;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc, Mutex};
 use std::time::Duration;
 
 use pyo3::create_exception;
@@ -73,10 +73,10 @@ impl Mode {
 }
 
 /// Runs `work` as `mode` says; a panic inside becomes [`InternalError`].
-fn work_on<T: Send>(
+fn work_on<T: Send + 'static>(
     py: Python<'_>,
     mode: Mode,
-    work: impl FnOnce(&Cancel) -> T + Send,
+    work: impl FnOnce(&Cancel) -> T + Send + 'static,
 ) -> PyResult<T> {
     match mode {
         Mode::Inline => py
@@ -86,52 +86,119 @@ fn work_on<T: Send>(
     }
 }
 
-/// Runs `work` on a thread of its own while the calling thread, the GIL released, wakes
-/// every [`SIGNAL_POLL`] to run Python's signal handlers. When a handler raises (Ctrl-C's
+/// A call's work for a worker thread: it runs the work and answers with what hands the
+/// outcome to the waiting caller, which the worker calls once it is idle again.
+type Job = Box<dyn FnOnce() -> Box<dyn FnOnce() + Send> + Send>;
+
+/// The idle worker threads (each the sender of its queue of jobs) and the process they
+/// belong to: a child of `fork` has none of its parent's threads and starts afresh.
+static IDLE: Mutex<(u32, Vec<mpsc::Sender<Job>>)> = Mutex::new((0, Vec::new()));
+
+/// Idle workers kept for later calls, one a Python thread that calls at once; a worker
+/// finding this many idle ends.
+const MAX_IDLE: usize = 4;
+
+/// Hands `job` to an idle worker thread, or to a new one.
+fn submit(mut job: Job) -> Result<(), std::io::Error> {
+    loop {
+        let idle = {
+            let mut idle = IDLE.lock().unwrap_or_else(|e| e.into_inner());
+            if idle.0 != std::process::id() {
+                *idle = (std::process::id(), Vec::new());
+            }
+            idle.1.pop()
+        };
+        let Some(worker) = idle else { break };
+        match worker.send(job) {
+            Ok(()) => return Ok(()),
+            Err(mpsc::SendError(back)) => job = back,
+        }
+    }
+    let (queue, jobs) = mpsc::channel::<Job>();
+    let me = queue.clone();
+    queue
+        .send(job)
+        .map_err(|_| std::io::Error::other("a new worker's queue is closed"))?;
+    std::thread::Builder::new()
+        .name("stargammon".into())
+        .spawn(move || {
+            for job in jobs.iter() {
+                let deliver = job();
+                // Idle again before the caller hears back, so that its next call finds
+                // this worker and starts no other.
+                let kept = {
+                    let mut idle = IDLE.lock().unwrap_or_else(|e| e.into_inner());
+                    if idle.0 == std::process::id() && idle.1.len() < MAX_IDLE {
+                        idle.1.push(me.clone());
+                        true
+                    } else {
+                        false
+                    }
+                };
+                deliver();
+                if !kept {
+                    break;
+                }
+            }
+        })?;
+    Ok(())
+}
+
+/// Runs `work` on a worker thread (kept between calls: starting a thread costs a call
+/// more than handing it over) while the calling thread, the GIL released, wakes every
+/// [`SIGNAL_POLL`] to run Python's signal handlers. When a handler raises (Ctrl-C's
 /// `KeyboardInterrupt`), the work's [`Cancel`] goes up, the call waits (the GIL released)
-/// for the work to wind down and raises the handler's exception: no thread of the call
-/// outlives it. A panic inside becomes [`InternalError`].
-fn interruptible<T: Send>(py: Python<'_>, work: impl FnOnce(&Cancel) -> T + Send) -> PyResult<T> {
+/// for the work to wind down, its own threads ended, and raises the handler's exception.
+/// A panic inside becomes [`InternalError`].
+fn interruptible<T: Send + 'static>(
+    py: Python<'_>,
+    work: impl FnOnce(&Cancel) -> T + Send + 'static,
+) -> PyResult<T> {
     let cancel = Cancel::new();
-    let done = AtomicBool::new(false);
-    let caller = std::thread::current();
-    std::thread::scope(|scope| {
-        let (cancel, done) = (&cancel, &done);
-        let worker = std::thread::Builder::new()
-            .name("stargammon".into())
-            .spawn_scoped(scope, move || {
-                let outcome = catch_unwind(AssertUnwindSafe(|| work(cancel)));
-                done.store(true, Ordering::Release);
-                caller.unpark();
-                outcome
-            })
-            .map_err(|e| PyRuntimeError::new_err(format!("cannot start a thread: {e}")))?;
-        let mut signal = Ok(());
-        while !done.load(Ordering::Acquire) {
-            py.detach(|| std::thread::park_timeout(SIGNAL_POLL));
-            if done.load(Ordering::Acquire) {
-                break;
-            }
-            signal = py.check_signals();
-            if signal.is_err() {
-                cancel.cancel();
-                break;
-            }
+    let (reply, mut outcome) = mpsc::sync_channel(1);
+    let for_work = cancel.clone();
+    let job: Job = Box::new(move || {
+        let answer = catch_unwind(AssertUnwindSafe(|| work(&for_work)));
+        Box::new(move || {
+            // The caller may have gone (nothing waits for an answer after a panic of
+            // ours); the answer is then dropped.
+            let _ = reply.send(answer);
+        })
+    });
+    submit(job).map_err(|e| PyRuntimeError::new_err(format!("cannot start a thread: {e}")))?;
+    let mut signal = Ok(());
+    let answer = loop {
+        let (back, got) = py.detach(move || {
+            let got = outcome.recv_timeout(SIGNAL_POLL);
+            (outcome, got)
+        });
+        outcome = back;
+        match got {
+            Ok(answer) => break Ok(answer),
+            Err(mpsc::RecvTimeoutError::Disconnected) => break Err(()),
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
         }
-        let outcome = py.detach(|| worker.join());
-        signal?;
-        match outcome {
-            Ok(Ok(answer)) => Ok(answer),
-            Ok(Err(payload)) | Err(payload) => Err(panic_error(payload.as_ref())),
+        signal = py.check_signals();
+        if signal.is_err() {
+            cancel.cancel();
+            break py.detach(move || outcome.recv()).map_err(|_| ());
         }
-    })
+    };
+    signal?;
+    match answer {
+        Ok(Ok(answer)) => Ok(answer),
+        Ok(Err(payload)) => Err(panic_error(payload.as_ref())),
+        Err(()) => Err(InternalError::new_err(
+            "internal error: a worker thread ended without an answer",
+        )),
+    }
 }
 
 /// [`work_on`] of a fallible call: its error becomes a `ValueError`.
-fn run<T: Send>(
+fn run<T: Send + 'static>(
     py: Python<'_>,
     mode: Mode,
-    work: impl FnOnce(&Cancel) -> Result<T, CliError> + Send,
+    work: impl FnOnce(&Cancel) -> Result<T, CliError> + Send + 'static,
 ) -> PyResult<T> {
     work_on(py, mode, work)?.map_err(bad)
 }
@@ -420,7 +487,8 @@ fn plays(position: &Position, dice: (u8, u8)) -> PyResult<Vec<Play>> {
 struct Engine {
     spec: EngineSpec,
     text: String,
-    engine: RustEngine,
+    /// Shared with the worker thread of each call.
+    engine: Arc<RustEngine>,
 }
 
 impl Engine {
@@ -450,8 +518,9 @@ impl Engine {
         }
         let settings = cli::hint::search_settings(&self.spec, &state, rank, threads);
         let mode = Mode::for_depths(&[self.spec.depth.get()]);
-        work_on(py, mode, |cancel| {
-            cli::hint::play_hint(&self.engine, &state, dice, &settings, cancel).json()
+        let engine = Arc::clone(&self.engine);
+        work_on(py, mode, move |cancel| {
+            cli::hint::play_hint(&engine, &state, dice, &settings, cancel).json()
         })
     }
 }
@@ -463,17 +532,18 @@ impl Engine {
     fn new(py: Python<'_>, spec: &str) -> PyResult<Engine> {
         let parsed: EngineSpec = spec.parse().map_err(bad)?;
         let text = spec.to_string();
-        let engine = run(py, Mode::Inline, |_| {
+        let spec = parsed.clone();
+        let engine = run(py, Mode::Inline, move |_| {
             // The exact bear-off database is built on first use, a fraction of a second
             // that would land inside whichever search first reaches a bear-off; built here
             // (once a process) as the server builds it at start.
             stargammon::eval::bearoff::database();
-            Ok(build::engine(&parsed)?)
+            Ok(build::engine(&spec)?)
         })?;
         Ok(Engine {
             spec: parsed,
             text,
-            engine,
+            engine: Arc::new(engine),
         })
     }
 
@@ -504,16 +574,16 @@ impl Engine {
             state.dice_low_first = false;
         }
         let depth = self.engine.settings().cube_depth;
-        let json = run(py, Mode::for_depths(&[depth]), |cancel| {
+        let engine = Arc::clone(&self.engine);
+        let json = run(py, Mode::for_depths(&[depth]), move |cancel| {
             let opts = EvalOptions {
                 depth,
                 cubeful: false,
                 noise: 0.0,
                 deterministic: false,
             };
-            let Outcome::Evaluation(cubeless) = self
-                .engine
-                .run(&Work::Evaluate(state.clone(), opts), cancel)?
+            let Outcome::Evaluation(cubeless) =
+                engine.run(&Work::Evaluate(state.clone(), opts), cancel)?
             else {
                 return Err("an evaluation answered something else".into());
             };
@@ -524,9 +594,8 @@ impl Engine {
                     ..opts
                 },
             );
-            let Outcome::Evaluation(cubeful) = self
-                .engine
-                .complete(&cubeful_work, Found::Probabilities(cubeless.probs))?
+            let Outcome::Evaluation(cubeful) =
+                engine.complete(&cubeful_work, Found::Probabilities(cubeless.probs))?
             else {
                 return Err("an evaluation answered something else".into());
             };
@@ -586,8 +655,9 @@ impl Engine {
         };
         let settings = cli::hint::search_settings(&spec, &state, 1, 1);
         let mode = Mode::for_depths(&[spec.depth.get()]);
-        let json = run(py, mode, |cancel| {
-            Ok(cli::hint::cube_hint(&self.engine, &state, &settings, cancel)?.json())
+        let engine = Arc::clone(&self.engine);
+        let json = run(py, mode, move |cancel| {
+            Ok(cli::hint::cube_hint(&engine, &state, &settings, cancel)?.json())
         })?;
         to_py(py, &json)
     }
@@ -598,7 +668,8 @@ impl Engine {
     fn choose<'py>(&self, py: Python<'py>, position: &Position) -> PyResult<Bound<'py, PyAny>> {
         let state = self.state(position)?;
         let mode = Mode::for_depths(&[self.spec.depth.get(), self.spec.cube_depth.get()]);
-        let action = run(py, mode, |cancel| Ok(self.engine.decide(&state, cancel)?))?;
+        let (engine, decided) = (Arc::clone(&self.engine), state.clone());
+        let action = run(py, mode, move |cancel| Ok(engine.decide(&decided, cancel)?))?;
         let word = match action {
             Action::Move(p) => {
                 let on_roll = state.position;
@@ -671,7 +742,7 @@ impl Engine {
             tt_megabytes: cli::rollout::TRIAL_TT_MB,
             ..self.spec.clone()
         };
-        let report = run(py, Mode::Interruptible, |cancel| {
+        let report = run(py, Mode::Interruptible, move |cancel| {
             let (pos, dice) = cli::rollout::roll_out_target(&state, dice_list.as_deref())?;
             let threads = cli::threads_arg(args.threads)?;
             let hooks = stargammon::rollout::Hooks {
@@ -699,7 +770,7 @@ impl Engine {
 #[pyfunction]
 fn bearoff<'py>(py: Python<'py>, position: &Position) -> PyResult<Bound<'py, PyAny>> {
     let state = position.state()?.clone();
-    let report: Report = run(py, Mode::Inline, |_| cli::bearoff::report(&state))?;
+    let report: Report = run(py, Mode::Inline, move |_| cli::bearoff::report(&state))?;
     to_py(py, &report.json)
 }
 
@@ -717,7 +788,7 @@ fn analyse<'py>(
     use stargammon::analysis::{replay, Analyser};
     use stargammon::engine::{CubePolicy, Depth};
     let depth = Depth::new(depth).map_err(bad)?;
-    let json = run(py, Mode::Interruptible, |cancel| {
+    let json = run(py, Mode::Interruptible, move |cancel| {
         // As `stargammon analyse --json` reads the file and builds its engines.
         let threads = cli::threads_arg(threads)?.min(64);
         let file = path.display().to_string();
@@ -784,7 +855,7 @@ fn duel<'py>(
             judge: judge.into(),
         },
     };
-    let report = run(py, Mode::Interruptible, |cancel| {
+    let report = run(py, Mode::Interruptible, move |cancel| {
         cli::duel::play_until(&args, false, cancel.flag())
     })?;
     to_py(py, &report.json)
@@ -841,7 +912,7 @@ fn play_match<'py>(
             judge: judge.into(),
         },
     };
-    let report = run(py, Mode::Interruptible, |cancel| {
+    let report = run(py, Mode::Interruptible, move |cancel| {
         cli::match_cmd::play_until(&args, false, cancel.flag())
     })?;
     to_py(py, &report.json)

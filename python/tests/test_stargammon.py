@@ -366,6 +366,8 @@ def interrupted(call):
         sent.append(time.perf_counter())
         os.kill(os.getpid(), signal.SIGINT)
 
+    # The package keeps an idle worker thread between calls: one exists before counting.
+    stargammon.Engine("net,depth=3").hint(stargammon.Position.parse(OPENING_XGID))
     threads = native_threads()
     timer = threading.Timer(INTERRUPT_AFTER, interrupt)
     timer.start()
@@ -377,7 +379,8 @@ def interrupted(call):
         timer.cancel()
         timer.join()
     assert sent, "the call ended before the signal"
-    # Every thread the call started has ended, as has the timer's. A joined thread may
+    # Every thread the call started has ended or waits idle for the next call, as the
+    # worker counted above did; the timer's thread has ended. A joined thread may
     # stay listed for a moment while the kernel tears it down; a thread left running
     # would stay for good.
     deadline = time.perf_counter() + 2.0
@@ -416,6 +419,26 @@ def test_ctrl_c_stops_a_long_call(what, tmp_path):
     quick = stargammon.Engine("net")
     assert quick.hint(p)[0]["move"] == quick.hint(p)[0]["move"]
     assert engine.choose(stargammon.Position.parse(OPENING)) == "roll"
+
+
+def test_calls_in_a_forked_child():
+    """A child of fork has none of its parent's idle worker threads; its calls start
+    their own."""
+    if not hasattr(os, "fork"):
+        pytest.skip("no fork")
+    engine = stargammon.Engine("net,depth=3")
+    p = stargammon.Position.parse(OPENING_XGID)
+    want = engine.hint(p)
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            signal.alarm(120)
+            code = 0 if engine.hint(p) == want else 2
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
 
 
 def test_ctrl_c_runs_a_python_signal_handler():
