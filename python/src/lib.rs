@@ -1,7 +1,8 @@
 //! The compiled core of the Python package `stargammon` (docs/python.md): a thin layer
 //! over the library. Every call converts its arguments, runs the library's own function
-//! (the one the command line runs) with the GIL released, and converts the answer; the
-//! objects of the JSON outputs become dicts. Errors are `ValueError`s with the command
+//! (the one the command line runs) with the GIL released, the long ones on a worker thread
+//! that Ctrl-C cancels, and converts the answer; the objects of the JSON outputs become
+//! dicts. Errors are `ValueError`s with the command
 //! line's one-line message, and a panic inside becomes `stargammon.InternalError`.
 
 use std::any::Any;
@@ -54,10 +55,10 @@ fn panic_error(payload: &(dyn Any + Send)) -> PyErr {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Mode {
     /// On the calling thread with the GIL released: work of a few milliseconds at most
-    /// (the nets alone, a bear-off lookup), which a thread of its own would slow down
-    /// several times over and which Ctrl-C need not cut short.
+    /// (the nets alone, a bear-off lookup), which a handover to a worker would slow down
+    /// and which Ctrl-C need not cut short.
     Inline,
-    /// On a thread of its own, cancelled by Ctrl-C (see [`interruptible`]).
+    /// On a worker thread, cancelled by Ctrl-C (see [`interruptible`]).
     Interruptible,
 }
 
