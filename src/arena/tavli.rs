@@ -397,6 +397,25 @@ mod tests {
     }
 
     #[test]
+    fn a_raised_stop_starts_no_game() {
+        let v = Variant::Portes;
+        let d = crate::arena::duel_until(
+            TavliPosition::start(v),
+            &factory("heuristic", v).unwrap(),
+            &factory("random", v).unwrap(),
+            &DuelConfig {
+                games: 20,
+                seed: 1,
+                threads: 2,
+                progress: false,
+                judge: None,
+            },
+            &std::sync::atomic::AtomicBool::new(true),
+        );
+        assert_eq!((d.games, d.a_wins + d.b_wins), (0, 0));
+    }
+
+    #[test]
     fn duels_finish_every_game_and_repeat_for_a_seed() {
         for variant in [Variant::Portes, Variant::Plakoto, Variant::Fevga] {
             let d = duel(variant, "heuristic", "random", 20, 5, 2);

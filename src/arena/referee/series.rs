@@ -508,4 +508,42 @@ mod tests {
         assert!(text.contains(" Game 1\n"));
         assert!(text.contains("Wins "));
     }
+
+    #[test]
+    fn a_raised_halt_starts_no_further_unit() {
+        let cfg = SeriesConfig {
+            kind: SeriesKind::Money { games: 200_000 },
+            cube: false,
+            seed: 3,
+            parallel: 2,
+        };
+        let halt = AtomicBool::new(false);
+        let mut units = 0u64;
+        let s = run_series_until(
+            &cfg,
+            &RandomFactory(1),
+            &RandomFactory(2),
+            None,
+            &halt,
+            &mut |_| {
+                units += 1;
+                halt.store(true, Ordering::Relaxed);
+            },
+        )
+        .unwrap();
+        // The units under way when the halt came finish; no other starts.
+        assert!((1..1000).contains(&units), "{units}");
+        assert_eq!(s.tally.games, 2 * units);
+        let raised = AtomicBool::new(true);
+        let none = run_series_until(
+            &cfg,
+            &RandomFactory(1),
+            &RandomFactory(2),
+            None,
+            &raised,
+            &mut |_| panic!("a unit after the halt"),
+        )
+        .unwrap();
+        assert_eq!(none.tally.games, 0);
+    }
 }
