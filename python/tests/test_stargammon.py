@@ -369,6 +369,9 @@ def interrupted(call):
     # The package keeps an idle worker thread between calls: one exists before counting.
     stargammon.Engine("net,depth=3").hint(stargammon.Position.parse(OPENING_XGID))
     threads = native_threads()
+    # Python's own SIGINT handler, even where the suite was started with SIGINT ignored
+    # (a shell's background job), when Python leaves it ignored.
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = threading.Timer(INTERRUPT_AFTER, interrupt)
     timer.start()
     try:
@@ -378,6 +381,7 @@ def interrupted(call):
     finally:
         timer.cancel()
         timer.join()
+        signal.signal(signal.SIGINT, old)
     assert sent, "the call ended before the signal"
     # Every thread the call started has ended or waits idle for the next call, as the
     # worker counted above did; the timer's thread has ended. A joined thread may
