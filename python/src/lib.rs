@@ -777,51 +777,59 @@ fn bearoff<'py>(py: Python<'py>, position: &Position) -> PyResult<Bound<'py, PyA
 
 /// A match file (`.mat` or gnubg `.sgf`) analysed as `stargammon analyse --json` does:
 /// every checker play and cube decision scored at `depth`, with each player's error
-/// rates, rating and luck.
+/// rates, rating and luck; with `rollout`, every flagged decision (at or above
+/// `rollout_skill`) then settled by a cubeful rollout of `rollout_trials` trials, as
+/// `analyse --rollout` does.
 #[pyfunction]
-#[pyo3(signature = (path, depth = 1, threads = None))]
+#[pyo3(signature = (path, depth = 1, threads = None, rollout = false, rollout_trials = None,
+    rollout_seed = 1, rollout_skill = "doubtful", rollout_engine = None))]
 fn analyse<'py>(
     py: Python<'py>,
     path: PathBuf,
     depth: u32,
     threads: Option<usize>,
+    rollout: bool,
+    rollout_trials: Option<u64>,
+    rollout_seed: u64,
+    rollout_skill: &str,
+    rollout_engine: Option<String>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    use stargammon::analysis::{replay, Analyser};
+    use stargammon::analysis::Skill;
+    use stargammon::cli::analyse::{file_json, RolloutOptions, RolloutPlan};
     use stargammon::engine::{CubePolicy, Depth};
     let depth = Depth::new(depth).map_err(bad)?;
+    let min_skill = match rollout_skill {
+        "doubtful" => Skill::Doubtful,
+        "error" => Skill::Error,
+        "blunder" => Skill::Blunder,
+        other => {
+            return Err(bad(format!(
+                "rollout_skill {other:?}: expected doubtful, error or blunder"
+            )))
+        }
+    };
+    let options = RolloutOptions {
+        trials: rollout_trials.unwrap_or(RolloutOptions::default().trials),
+        seed: rollout_seed,
+        min_skill,
+        engine: rollout_engine,
+    };
     let json = run(py, Mode::Interruptible, move |cancel| {
-        // As `stargammon analyse --json` reads the file and builds its engines.
+        // As `stargammon analyse --json` builds its engines.
         let threads = cli::threads_arg(threads)?.min(64);
-        let file = path.display().to_string();
-        let bytes = std::fs::read(&path).map_err(|e| format!("{file}: {e}"))?;
-        let text =
-            notation::match_file::read_match_file(&bytes).map_err(|e| format!("{file}: {e}"))?;
-        let games = replay(&text).map_err(|e| format!("{file}: {e}"))?;
         let spec = EngineSpec {
             depth,
             cube_depth: depth,
             cube_policy: CubePolicy::Cubeful,
             ..EngineSpec::default()
         };
-        let engine = build::engine(&spec)?;
-        let luck_spec = EngineSpec {
-            depth: Depth::ONE,
-            cube_depth: Depth::ONE,
-            ..spec.clone()
+        let plan = if rollout {
+            Some(RolloutPlan::new(&options, threads)?)
+        } else {
+            None
         };
-        let luck_engine = build::engine_with(&luck_spec, engine.searcher().clone());
-        let analyser = Analyser {
-            engine: &engine,
-            depth: depth.get(),
-            luck_engine: &luck_engine,
-        };
-        let analysis = analyser.analyse_until(&games, threads, &|| {}, cancel);
-        let mut v = serde_json::to_value(&analysis)?;
-        v["file"] = serde_json::json!(file);
-        v["depth"] = serde_json::json!(depth.get());
-        v["plies"] = serde_json::json!((depth.get() - 1) / 2);
-        v["match_length"] = serde_json::json!(text.length);
-        Ok(v)
+        let name = path.display().to_string();
+        file_json(&path, &name, &spec, threads, plan.as_ref(), cancel)
     })?;
     to_py(py, &json)
 }

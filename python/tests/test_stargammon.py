@@ -240,6 +240,26 @@ def test_analyse_a_match_file():
     assert "no-such-file.mat" in str(e.value)
 
 
+def test_analyse_with_flagged_decisions_rolled_out():
+    path = ROOT / "tests" / "data" / "analyse" / "cube_errors.mat"
+    got = stargammon.analyse(path, threads=2, rollout=True, rollout_trials=36, rollout_seed=3)
+    want = cli_json("analyse", str(path), "--threads", "2", "--quiet", "--rollout",
+                    "--rollout-trials", "36", "--rollout-seed", "3")
+    assert got["players"] == want["players"]
+    assert got["games"] == want["games"]
+    assert got["rollout"] == want["rollout"]
+    assert got["rollout"]["rolled_out"] == 4
+    rolled = [d for g in got["games"] for d in g["decisions"] if "rollout" in d]
+    assert len(rolled) == 4
+    assert all(d["rollout"]["trials"] == 36 for d in rolled)
+    with pytest.raises(ValueError) as e:
+        stargammon.analyse(path, rollout=True, rollout_skill="awful")
+    assert "awful" in str(e.value) and "\n" not in str(e.value)
+    with pytest.raises(ValueError) as e:
+        stargammon.analyse(path, rollout=True, rollout_trials=0)
+    assert str(e.value) == cli_error("analyse", str(path), "--rollout", "--rollout-trials", "0")
+
+
 def test_bad_specs_raise_the_cli_message():
     with pytest.raises(ValueError) as e:
         stargammon.Engine("net,depth=4")

@@ -144,8 +144,32 @@ pub fn run(a: AnalyseArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-/// What `--rollout` asks for: the rollout players and settings, and the least flag.
-pub(super) struct RolloutPlan {
+/// What `--rollout` asks for, as its flags (and Python's keywords) give it.
+#[derive(Debug, Clone)]
+pub struct RolloutOptions {
+    /// Trials per decision.
+    pub trials: u64,
+    pub seed: u64,
+    /// The least flag rolled out.
+    pub min_skill: Skill,
+    /// The rollout players' spec (default: the shipped nets at depth 1).
+    pub engine: Option<String>,
+}
+
+impl Default for RolloutOptions {
+    fn default() -> Self {
+        RolloutOptions {
+            trials: ROLLOUT_TRIALS,
+            seed: 1,
+            min_skill: Skill::Doubtful,
+            engine: None,
+        }
+    }
+}
+
+/// `--rollout` ready to run: the rollout players and settings, and the least flag.
+#[derive(Debug)]
+pub struct RolloutPlan {
     rollout: crate::rollout::Rollout,
     settings: crate::rollout::RolloutSettings,
     min_skill: Skill,
@@ -153,7 +177,8 @@ pub(super) struct RolloutPlan {
 }
 
 /// What `--rollout` did to one analysis.
-pub(super) struct Rolled {
+#[derive(Debug)]
+pub struct Rolled {
     flagged: usize,
     rolled_out: usize,
     trials: u64,
@@ -165,7 +190,7 @@ pub(super) struct Rolled {
 
 impl Rolled {
     /// The analysis JSON's `rollout` object.
-    pub(super) fn json(&self) -> serde_json::Value {
+    pub fn json(&self) -> serde_json::Value {
         serde_json::json!({
             "flagged": self.flagged,
             "rolled_out": self.rolled_out,
@@ -184,32 +209,43 @@ impl RolloutPlan {
         if !a.rollout {
             return Ok(None);
         }
-        if a.rollout_trials == 0 {
+        let options = RolloutOptions {
+            trials: a.rollout_trials,
+            seed: a.rollout_seed,
+            min_skill: a.rollout_skill,
+            engine: a.rollout_engine.clone(),
+        };
+        RolloutPlan::new(&options, threads).map(Some)
+    }
+
+    /// The plan of `options` on `threads` threads.
+    pub fn new(options: &RolloutOptions, threads: usize) -> Result<RolloutPlan, CliError> {
+        if options.trials == 0 {
             return Err("--rollout-trials must be at least 1".into());
         }
-        let mut spec = match &a.rollout_engine {
+        let mut spec = match &options.engine {
             Some(text) => super::engine_arg::engine_arg(text)?,
             None => EngineSpec::of(crate::engine::EvaluatorKind::Net(None)),
         };
         if spec.tt_megabytes == crate::engine::spec::DEFAULT_TT_MB {
             spec.tt_megabytes = super::rollout::TRIAL_TT_MB;
         }
-        Ok(Some(RolloutPlan {
+        Ok(RolloutPlan {
             rollout: crate::rollout::Rollout::new(&spec)?,
             settings: crate::rollout::RolloutSettings {
-                trials: a.rollout_trials,
-                seed: a.rollout_seed,
+                trials: options.trials,
+                seed: options.seed,
                 threads,
                 ..crate::rollout::RolloutSettings::default()
             },
-            min_skill: a.rollout_skill,
+            min_skill: options.min_skill,
             engine: spec.to_string(),
-        }))
+        })
     }
 
     /// Rolls out the flagged decisions of `analysis` (with a progress bar unless `quiet`);
     /// a raised `stop` ends the rollout under way and keeps the rest as analysed.
-    pub(super) fn apply(
+    pub fn apply(
         &self,
         analysis: &mut Analysis,
         games: &[ReplayedGame],
@@ -313,6 +349,35 @@ impl Engines {
             luck_engine: &self.luck_engine,
         }
     }
+}
+
+/// The JSON of `--json` for the match file at `path` (named `name` in it), without its
+/// timing: read, replayed, analysed with `spec` on `threads` threads and, with `rollout`,
+/// its flagged decisions rolled out. A raised `stop` ends the analysis early (decisions
+/// not reached are left out) and the rollouts as [`RolloutPlan::apply`] says.
+pub fn file_json(
+    path: &std::path::Path,
+    name: &str,
+    spec: &EngineSpec,
+    threads: usize,
+    rollout: Option<&RolloutPlan>,
+    stop: &crate::search::Cancel,
+) -> Result<serde_json::Value, CliError> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{name}: {e}"))?;
+    let (text, games) = read_and_replay(&bytes).map_err(|e| format!("{name}: {e}"))?;
+    let engines = Engines::new(spec)?;
+    let mut analysis = engines
+        .analyser()
+        .analyse_until(&games, threads, &|| {}, stop);
+    let rolled = match rollout {
+        Some(p) => Some(p.apply(&mut analysis, &games, stop.flag(), true)?),
+        None => None,
+    };
+    let mut v = analysis_json(&analysis, name, spec.depth, text.length)?;
+    if let Some(r) = rolled {
+        v["rollout"] = r.json();
+    }
+    Ok(v)
 }
 
 /// A match file's bytes read and replayed through the rules.

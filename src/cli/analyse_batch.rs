@@ -16,10 +16,11 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use super::analyse::{analysis_json, read_and_replay, AnalyseArgs, Engines, RolloutPlan};
+use super::analyse::{file_json, AnalyseArgs, RolloutPlan};
 use super::batch::{self, Entry};
 use super::CliError;
 use crate::engine::EngineSpec;
+use crate::search::Cancel;
 
 /// What `resume` and `merge` call this command's output.
 const WHAT: &str = "analyse --files";
@@ -46,26 +47,9 @@ fn analyse_one(
 ) -> Result<serde_json::Value, CliError> {
     let mut v = serde_json::json!({"line": entry.line, "input": entry.text});
     let path = listed_path(list, &entry.text);
-    let fields = std::fs::read(&path)
-        .map_err(|e| CliError::from(format!("{}: {e}", entry.text)))
-        .and_then(|bytes| {
-            read_and_replay(&bytes).map_err(|e| format!("{}: {e}", entry.text).into())
-        })
-        .and_then(|(text, games)| {
-            let engines = Engines::new(spec)?;
-            let mut analysis = engines.analyser().analyse(&games, threads, &|| {});
-            // A file's rollouts run whole: a stop is seen between files, so that each
-            // line written is what an uninterrupted run writes.
-            let rolled = match plan {
-                Some(p) => Some(p.apply(&mut analysis, &games, &AtomicBool::new(false), true)?),
-                None => None,
-            };
-            let mut v = analysis_json(&analysis, &entry.text, spec.depth, text.length)?;
-            if let Some(r) = rolled {
-                v["rollout"] = r.json();
-            }
-            Ok(v)
-        });
+    // A file's rollouts run whole: a stop is seen between files, so that each line
+    // written is what an uninterrupted run writes.
+    let fields = file_json(&path, &entry.text, spec, threads, plan, &Cancel::new());
     match fields {
         Ok(serde_json::Value::Object(f)) => {
             if let Some(obj) = v.as_object_mut() {

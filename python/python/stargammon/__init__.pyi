@@ -157,7 +157,16 @@ class Engine:
     ) -> Dict[str, Any]: ...
 
 def bearoff(position: Position) -> Dict[str, Any]: ...
-def analyse(path: StrPath, depth: int = 1, threads: Optional[int] = None) -> Dict[str, Any]: ...
+def analyse(
+    path: StrPath,
+    depth: int = 1,
+    threads: Optional[int] = None,
+    rollout: bool = False,
+    rollout_trials: Optional[int] = None,
+    rollout_seed: int = 1,
+    rollout_skill: Literal["doubtful", "error", "blunder"] = "doubtful",
+    rollout_engine: Optional[str] = None,
+) -> Dict[str, Any]: ...
 def duel(
     a: str,
     b: str,
