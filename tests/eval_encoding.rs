@@ -3,7 +3,7 @@
 #![allow(clippy::unwrap_used)]
 
 use stargammon::eval::encoding::{
-    encode, escape_probability, hit_probabilities, hits_with, side_features, SparseInput,
+    encode, escape_probability, hit_probabilities, hits_with, side_features, Encoding, SparseInput,
     FEATURES_START, INPUTS, SIDE_FEATURES,
 };
 use stargammon::game::{generate_plays, PlayList, Position, ALL_ROLLS};
@@ -332,6 +332,8 @@ fn both_encodings_give_the_first_implementations_inputs_bit_for_bit() {
     use stargammon::eval::inputs_v2::encode_v2;
     let mut d1: u64 = 0xcbf2_9ce4_8422_2325;
     let mut d2: u64 = 0xcbf2_9ce4_8422_2325;
+    // Encoding 2 as the evaluator computes it (one side at a time).
+    let mut d3: u64 = 0xcbf2_9ce4_8422_2325;
     let mut s = SparseInput::default();
     let mut n = 0;
     for seed in [31u64, 33] {
@@ -356,6 +358,14 @@ fn both_encodings_give_the_first_implementations_inputs_bit_for_bit() {
                     );
                 }
                 mix(&mut d2, s.len as u64);
+                Encoding::V2.encode_contact(&p, &mut s);
+                for i in 0..s.len {
+                    mix(
+                        &mut d3,
+                        u64::from(s.index[i]) << 32 | u64::from(s.value[i].to_bits()),
+                    );
+                }
+                mix(&mut d3, s.len as u64);
                 n += 1;
             }
         }
@@ -363,4 +373,47 @@ fn both_encodings_give_the_first_implementations_inputs_bit_for_bit() {
     assert_eq!(n, 113_386);
     assert_eq!(d1, 0x8e3c_dc2e_9a05_34a7, "encoding 1's inputs changed");
     assert_eq!(d2, 0x7697_2667_a596_35ed, "encoding 2's inputs changed");
+    assert_eq!(d3, d2, "encoding 2 side by side differs");
+}
+
+/// The evaluator's encoding 2, which keeps the side to act's part from one position to
+/// the next, gives [`encode_v2`]'s inputs bit for bit on the children of every position of
+/// 200 seeded games, evaluated in move-generation order as a batch is (the side to act
+/// the same from one child to the next but after a hit), and on the parents in between.
+#[test]
+fn the_kept_side_gives_the_same_inputs_bit_for_bit() {
+    use stargammon::eval::inputs_v2::encode_v2;
+    use stargammon::eval::sides::SideCache;
+    let mut cache = SideCache::default();
+    let mut want = SparseInput::default();
+    let mut got = SparseInput::default();
+    let mut list = PlayList::new();
+    let mut children = 0;
+    let mut check = |p: &Position, cache: &mut SideCache| {
+        encode_v2(p, &mut want);
+        Encoding::V2.encode_for_cached(p, &mut got, cache);
+        if p.phase() == stargammon::game::Phase::Contact {
+            assert_eq!(got.len, want.len, "{p:?}");
+            assert_eq!(got.index[..got.len], want.index[..want.len], "{p:?}");
+            let bits = |x: &SparseInput| {
+                x.value[..x.len]
+                    .iter()
+                    .map(|v| v.to_bits())
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(bits(&got), bits(&want), "{p:?}");
+        }
+    };
+    for (pos, dice) in stargammon::testing::random_game_positions(57, 200) {
+        check(&pos, &mut cache);
+        generate_plays(&pos, dice, &mut list);
+        for play in list.iter() {
+            if play.position.is_game_over() {
+                continue;
+            }
+            check(&play.next_position(), &mut cache);
+            children += 1;
+        }
+    }
+    assert!(children > 100_000, "only {children} children");
 }

@@ -87,7 +87,7 @@ impl Encoding {
     pub fn encode_contact(self, pos: &Position, out: &mut SparseInput) {
         match self {
             Encoding::V1 => encode(pos, out),
-            Encoding::V2 => super::inputs_v2::encode_v2(pos, out),
+            Encoding::V2 => super::sides::encode_v2_sides(pos, out),
         }
     }
 
@@ -97,6 +97,23 @@ impl Encoding {
         match pos.phase() {
             crate::game::Phase::Contact => self.encode_contact(pos, out),
             crate::game::Phase::Race => encode(pos, out),
+        }
+    }
+
+    /// [`Encoding::encode_for`] keeping the side to act's part of encoding 2 in `cache`
+    /// from one call to the next (the same inputs bit for bit).
+    #[inline]
+    pub fn encode_for_cached(
+        self,
+        pos: &Position,
+        out: &mut SparseInput,
+        cache: &mut super::sides::SideCache,
+    ) {
+        match (pos.phase(), self) {
+            (crate::game::Phase::Contact, Encoding::V2) => {
+                super::sides::encode_v2_cached(pos, out, cache)
+            }
+            _ => self.encode_for(pos, out),
         }
     }
 }

@@ -111,7 +111,7 @@ pub struct Shots {
 }
 
 impl Shots {
-    const NONE: Shots = Shots {
+    pub(crate) const NONE: Shots = Shots {
         one: 0.0,
         two: 0.0,
         loss_expected: 0.0,
@@ -123,11 +123,16 @@ impl Shots {
 /// slot `t` stands on the victim's point 25 - t; hit, it restarts from 25, losing `t`
 /// pips. Agrees with [`super::encoding::hit_probabilities`] on `one` and `two` (tested).
 pub fn shots(hitter: &Position) -> Shots {
-    let m = masks(hitter);
+    shots_masks(&masks(hitter), hitter.bar())
+}
+
+/// [`shots`] from the hitter's masks and its checkers on the bar.
+#[inline]
+pub(crate) fn shots_masks(m: &super::encoding::Masks, bar: u8) -> Shots {
+    let m = *m;
     if m.blots == 0 {
         return Shots::NONE;
     }
-    let bar = hitter.bar();
     let mut one = 0u32;
     let mut two = 0u32;
     let mut loss_sum = 0u32;
@@ -278,7 +283,7 @@ pub(crate) fn escapes36_in(table: &[u32; 4096], blocked: u32, p: usize) -> u32 {
 ///   with open landings on the way but land beyond the 12 points, how far ahead they
 ///   land (13..=24; that point must be open too), else 0. Smaller doubles never land
 ///   beyond: four moves of 3 reach 12 points ahead at most.
-fn escape_counts() -> &'static [u32; 4096] {
+pub(crate) fn escape_counts() -> &'static [u32; 4096] {
     static TABLE: std::sync::OnceLock<Box<[u32; 4096]>> = std::sync::OnceLock::new();
     TABLE.get_or_init(|| {
         let non_doubles = escape_table();
@@ -482,7 +487,7 @@ pub(crate) fn extras_with_shots(pos: &Position, shots: &Shots, out: &mut [f32]) 
 
 /// Set bits of each 6-bit number (a table: the default x86-64 target has no popcount
 /// instruction).
-const POP6: [u8; 64] = {
+pub(crate) const POP6: [u8; 64] = {
     let mut t = [0u8; 64];
     let mut i = 0;
     while i < 64 {
@@ -494,7 +499,7 @@ const POP6: [u8; 64] = {
 
 /// Expected number of `bar` checkers that fail to enter against the blocked points
 /// 19..=24 (entry with die d lands on 25 - d).
-fn expected_left_on_bar(bar: u32, blocked: u32) -> f32 {
+pub(crate) fn expected_left_on_bar(bar: u32, blocked: u32) -> f32 {
     let open = |d: u32| blocked & (1 << (25 - d)) == 0;
     let mut left = 0u32;
     for a in 1..=6u32 {

@@ -92,6 +92,7 @@ pub mod neural;
 pub mod noisy;
 pub mod pubeval;
 pub mod qnet;
+pub mod sides;
 pub mod simple;
 pub mod tavli;
 pub mod weights;

@@ -18,6 +18,7 @@ use super::encoding::{SparseInput, BOARD_SIDE};
 use super::net::{consistent, Mlp, MAX_HIDDEN, OUTPUTS};
 pub use super::qnet::Precision;
 use super::qnet::{QuantMlp, QuantState};
+use super::sides::SideCache;
 use super::weights::{NetSet, WeightsError};
 use super::{Evaluator, Probabilities};
 use crate::game::{Phase, Position};
@@ -43,6 +44,8 @@ pub struct Scratch {
     pub hidden: Vec<f32>,
     /// The integer nets' remembered sums.
     pub quant: QuantState,
+    /// The side to act's part of encoding 2, kept from the previous position.
+    pub sides: SideCache,
     /// Within one batch, the float sums of the last position's first inputs (see
     /// [`Prefix`]).
     prefix: Prefix,
@@ -67,6 +70,7 @@ impl Default for Scratch {
             input: SparseInput::default(),
             hidden: vec![0.0; MAX_HIDDEN],
             quant: QuantState::default(),
+            sides: SideCache::default(),
             prefix: Prefix {
                 net: 0,
                 input: SparseInput::default(),
@@ -149,7 +153,9 @@ impl NeuralEvaluator {
     /// Raw outputs of the right net (no consistency fix, no finished-game check).
     #[inline]
     pub fn raw_with(&self, pos: &Position, scratch: &mut Scratch) -> [f32; OUTPUTS] {
-        self.encode(pos, &mut scratch.input);
+        self.nets
+            .encoding
+            .encode_for_cached(pos, &mut scratch.input, &mut scratch.sides);
         if let Some(q) = self.quant_for(pos) {
             if let Some(out) = scratch.quant.forward(q, &scratch.input) {
                 return out;
@@ -171,7 +177,9 @@ impl NeuralEvaluator {
             let raw = self.raw_with(pos, scratch);
             return consistent(raw, pos.off(), pos.opp_off());
         }
-        self.encode(pos, &mut scratch.input);
+        self.nets
+            .encoding
+            .encode_for_cached(pos, &mut scratch.input, &mut scratch.sides);
         let x = &scratch.input;
         let split = x.index[..x.len].partition_point(|&i| (i as usize) < BOARD_SIDE);
         let net = match pos.phase() {

@@ -1,0 +1,454 @@
+//! Encoding 2 computed one side at a time: the same inputs as
+//! [`super::inputs_v2::encode_v2`], bit for bit, from a summary of each side's checkers.
+//!
+//! Most of encoding 2 depends on one side's checkers alone: its board units, its pips,
+//! points, primes, timing, anchors, and, read from the other side, the escapes and the
+//! containment its points impose. A [`Side`] holds those; the rest (shots, mobility,
+//! escapes of given checkers, contact) combines two of them. The children of one position
+//! share the checkers of the side that did not move (the side to act in every child, bar
+//! a hit), so a [`SideCache`] keeps the side to act's summary from one position to the
+//! next and builds it again only when those checkers differ.
+
+use super::encoding::{Masks, SparseInput, BOARD, BOARD_SIDE, FEATURES_START, SIDE_FEATURES};
+use super::inputs_v2::{
+    escape_counts, escapes36_in, expected_left_on_bar, shots_masks, Shots, EXTRA_FEATURES, POP6,
+};
+use crate::game::Position;
+
+/// The most nonzero board units of one side (two per point, the bar, the borne off).
+const UNITS: usize = 2 * 24 + 2;
+/// The first slot whose escapes a [`Side`] keeps (containment reads 15..=24, back
+/// escapes 19..=25).
+const KEPT_ESCAPES: usize = 15;
+
+/// One side's checkers, in its own numbering (points 1..=24 moving towards 1, the bar
+/// 25), and what encoding 2 derives from them alone.
+#[derive(Debug, Clone)]
+pub struct Side {
+    /// Checkers per slot (index 0 unused): what the rest is computed from.
+    counts: [u8; 26],
+    /// Whether the fields describe `counts` (false before the first build).
+    built: bool,
+    /// Slots (1..=25) holding checkers.
+    sources: u32,
+    /// Slots (1..=25) holding two or more.
+    multi: u32,
+    /// Points (1..=24) held with two or more.
+    made: u32,
+    /// `made` and the blots (points with one checker) in the other side's numbering.
+    made_mirrored: u32,
+    blots_mirrored: u32,
+    /// Checkers on the board and the bar, and their pips.
+    count: u32,
+    pips: u32,
+    /// Checkers and pips on slots 1..=p.
+    below_count: [u32; 26],
+    below_pips: [u32; 26],
+    /// The highest slot holding a checker, 0 when all are off.
+    highest: usize,
+    /// The slots of the two rearmost checkers (0 where there is none).
+    rear: [usize; 2],
+    /// Home-board points held.
+    home: u32,
+    /// The side features of `encoding` that depend on this side alone (2, 6, 7, 8, 9;
+    /// the others are left 0).
+    features: [f32; SIDE_FEATURES],
+    /// The extras of `inputs_v2` that depend on this side alone (1, 2, 3, 10, 12..=15,
+    /// 17..=19; the others are left 0).
+    extras: [f32; EXTRA_FEATURES],
+    /// For a checker of the other side on its slot q (`KEPT_ESCAPES..=25`), the rolls out
+    /// of 36 that carry it past this side's points.
+    escapes_against: [u32; 26],
+    /// The least of `escapes_against` over 15..=24 (the other side's containment).
+    least_against: u32,
+    /// The board units, offsets within a side's block, in increasing order.
+    unit_index: [u16; UNITS],
+    unit_value: [f32; UNITS],
+    units: usize,
+}
+
+impl Default for Side {
+    fn default() -> Self {
+        Side {
+            counts: [0; 26],
+            built: false,
+            sources: 0,
+            multi: 0,
+            made: 0,
+            made_mirrored: 0,
+            blots_mirrored: 0,
+            count: 0,
+            pips: 0,
+            below_count: [0; 26],
+            below_pips: [0; 26],
+            highest: 0,
+            rear: [0; 2],
+            home: 0,
+            features: [0.0; SIDE_FEATURES],
+            extras: [0.0; EXTRA_FEATURES],
+            escapes_against: [0; 26],
+            least_against: 0,
+            unit_index: [0; UNITS],
+            unit_value: [0.0; UNITS],
+            units: 0,
+        }
+    }
+}
+
+/// Bit p of `x` (1..=24) moved to bit 25 - p: a point in the other side's numbering.
+#[inline(always)]
+fn mirror(x: u32) -> u32 {
+    (x.reverse_bits() >> 6) & BOARD
+}
+
+impl Side {
+    #[inline(always)]
+    fn unit(&mut self, i: usize, v: f32) {
+        if v != 0.0 {
+            self.unit_index[self.units] = i as u16;
+            self.unit_value[self.units] = v;
+            self.units += 1;
+        }
+    }
+
+    /// Makes this the summary of `counts` (unless it already is).
+    fn build(&mut self, counts: &[u8; 26]) {
+        if self.built && self.counts == *counts {
+            return;
+        }
+        self.built = true;
+        self.counts = *counts;
+        let c = counts;
+        let (mut sources, mut multi) = (0u32, 0u32);
+        let (mut count, mut pips) = (0u32, 0u32);
+        let (mut outside, mut timing, mut back_count) = (0u32, 0u32, 0u32);
+        let mut highest = 0;
+        self.units = 0;
+        self.below_count[0] = 0;
+        self.below_pips[0] = 0;
+        for p in 1..=25usize {
+            let n = c[p] as u32;
+            sources |= ((n > 0) as u32) << p;
+            multi |= ((n >= 2) as u32) << p;
+            count += n;
+            pips += n * p as u32;
+            self.below_count[p] = count;
+            self.below_pips[p] = pips;
+            if n > 0 {
+                highest = p;
+            }
+            if p <= 24 {
+                outside += (p as u32).saturating_sub(6) * n;
+                // The units of `encoding`'s board block for this point.
+                let base = 4 * (p - 1);
+                match n {
+                    0 => {}
+                    1 => self.unit(base, 1.0),
+                    2 => self.unit(base + 1, 1.0),
+                    3 => self.unit(base + 2, 1.0),
+                    _ => {
+                        self.unit(base + 2, 1.0);
+                        self.unit(base + 3, (n as f32 - 3.0) / 2.0);
+                    }
+                }
+            }
+            if (7..=18).contains(&p) {
+                timing += n * (p as u32 - 1);
+            } else if (2..=6).contains(&p) {
+                timing += n.saturating_sub(2) * (p as u32 - 1);
+            }
+            back_count += n * (p >= 19) as u32;
+        }
+        let bar = c[25] as u32;
+        outside += 19 * bar;
+        self.unit(96, bar as f32 / 2.0);
+        let off = (crate::game::CHECKERS as u32).saturating_sub(count);
+        self.unit(97, off as f32 / 15.0);
+        let made = multi & BOARD;
+        let blots = sources & !multi & BOARD;
+        self.sources = sources;
+        self.multi = multi;
+        self.made = made;
+        self.made_mirrored = mirror(made);
+        self.blots_mirrored = mirror(blots);
+        self.count = count;
+        self.pips = pips;
+        self.highest = highest;
+        // The two rearmost checkers, as `side_features` finds them.
+        let mut rear = [0usize; 2];
+        let mut found = 0;
+        for p in (1..=25).rev() {
+            let n = c[p] as usize;
+            for _ in 0..n.min(2 - found) {
+                rear[found] = p;
+                found += 1;
+            }
+            if found == 2 {
+                break;
+            }
+        }
+        self.rear = rear;
+        self.home = (made & 0x7E).count_ones();
+
+        // Side features 2, 6, 7, 8, 9 (see `encoding::side_features`).
+        let f = &mut self.features;
+        f[2] = outside as f32 / 100.0;
+        let mut run = made;
+        let mut prime = 0;
+        while run != 0 {
+            run &= run << 1;
+            prime += 1;
+        }
+        f[6] = prime as f32 / 6.0;
+        f[7] = self.home as f32 / 6.0;
+        f[8] = pips as f32 / 150.0;
+        f[9] = blots.count_ones() as f32 / 5.0;
+
+        // Extras 1, 2, 3, 10, 12..=15, 17..=19 (see `inputs_v2::extras_with_shots`).
+        let e = &mut self.extras;
+        e[1] = highest as f32 / 25.0;
+        e[2] = if made == 0 {
+            0.0
+        } else {
+            (31 - made.leading_zeros()) as f32 / 24.0
+        };
+        let forward = made & 0x01FF_E000;
+        e[3] = if forward == 0 {
+            0.0
+        } else {
+            (25 - forward.trailing_zeros()) as f32 / 12.0
+        };
+        e[10] = if count == 0 {
+            0.0
+        } else {
+            let (mut k, mut s1, mut s2) = (0u32, 0u32, 0u32);
+            for p in 1..=25u32 {
+                let n = c[p as usize] as u32 * (p * count > pips) as u32;
+                k += n;
+                s1 += n * p;
+                s2 += n * p * p;
+            }
+            if k == 0 {
+                0.0
+            } else {
+                let mean = pips as f64 / count as f64;
+                let sq = s2 as f64 - 2.0 * mean * s1 as f64 + mean * mean * k as f64;
+                ((sq / k as f64 / 576.0) as f32).clamp(0.0, 1.0)
+            }
+        };
+        e[12] = (timing as f32 / 150.0).min(1.0);
+        let mut best = 0u8;
+        for lo in 1..=19 {
+            best = best.max(POP6[((made >> lo) & 0x3F) as usize]);
+        }
+        e[13] = best as f32 / 6.0;
+        let anchors = POP6[((made >> 19) & 0x3F) as usize];
+        let back = back_count as f32 / 15.0;
+        e[14] = if anchors >= 2 { back } else { 0.0 };
+        e[15] = if anchors == 1 { back } else { 0.0 };
+        let off = 15.0 - count as f32;
+        e[17] = off.min(5.0) / 5.0;
+        e[18] = (off - 5.0).clamp(0.0, 5.0) / 5.0;
+        e[19] = (off - 10.0).clamp(0.0, 5.0) / 5.0;
+
+        // What these points do to the other side's checkers.
+        let table = escape_counts();
+        let mut least = 36;
+        for q in KEPT_ESCAPES..=25 {
+            let e = escapes36_in(table, self.made_mirrored, q);
+            self.escapes_against[q] = e;
+            if q <= 24 {
+                least = least.min(e);
+            }
+        }
+        self.least_against = least;
+    }
+
+    /// The rolls out of 36 that carry this side's checker on slot `p` past `other`'s
+    /// points.
+    #[inline]
+    fn escapes(other: &Side, p: usize) -> u32 {
+        if p >= KEPT_ESCAPES {
+            other.escapes_against[p]
+        } else {
+            escapes36_in(escape_counts(), other.made_mirrored, p)
+        }
+    }
+
+    /// The masks of `hitter`'s shots at `victim`'s blots, in `hitter`'s numbering.
+    #[inline]
+    fn masks_against(hitter: &Side, victim: &Side) -> Masks {
+        Masks {
+            sources: hitter.sources,
+            multi: hitter.multi,
+            blots: victim.blots_mirrored,
+            blocked: victim.made_mirrored,
+        }
+    }
+
+    /// This side's side features and extras (into `side` and `extras`) against `other`,
+    /// given `other`'s shots at it and whether the position has contact.
+    fn features_against(
+        &self,
+        other: &Side,
+        contact: bool,
+        shots: &Shots,
+        side: &mut [f32],
+        extras: &mut [f32],
+    ) {
+        let c = &self.counts;
+        side.copy_from_slice(&self.features);
+        side[0] = shots.one;
+        side[1] = shots.two;
+        let closed = other.home as f32;
+        side[3] = (closed / 6.0) * (closed / 6.0);
+        if contact {
+            let escape = |p: usize| Side::escapes(other, p) as f32 / 36.0;
+            side[4] = escape(self.rear[0]);
+            side[5] = if self.rear[1] == self.rear[0] {
+                side[4]
+            } else {
+                escape(self.rear[1])
+            };
+        } else {
+            side[4] = 1.0;
+            side[5] = 1.0;
+        }
+
+        extras.copy_from_slice(&self.extras);
+        // The slot of the other side's rearmost checker in this side's numbering (26
+        // when it has none left).
+        let r = if other.highest == 0 {
+            26
+        } else {
+            25 - other.highest
+        };
+        let at = r.min(25);
+        let break_contact =
+            (self.pips - self.below_pips[at]) - r as u32 * (self.count - self.below_count[at]);
+        extras[0] = (break_contact as f32 / 200.0).min(1.0);
+        extras[4] = shots.loss_expected / 24.0;
+        extras[5] = shots.loss_worst as f32 / 24.0;
+        let mut escapes = 0u32;
+        let mut trapped = 0u32;
+        for p in 19..=25 {
+            let n = c[p] as u32;
+            if n > 0 {
+                escapes += n * other.escapes_against[p];
+                trapped += n;
+            }
+        }
+        extras[6] = if trapped == 0 {
+            1.0
+        } else {
+            escapes as f32 / (36.0 * trapped as f32)
+        };
+        let containment = 1.0 - other.least_against as f32 / 36.0;
+        extras[7] = containment;
+        extras[8] = containment * containment;
+        // Open points among p-1..p-6 (bit q + 6 stands for point q; points <= 0 closed).
+        let open = ((!other.made_mirrored & BOARD) as u64) << 6;
+        let mut moves = 0u32;
+        let mut from = self.sources;
+        while from != 0 {
+            let p = from.trailing_zeros() as usize;
+            from &= from - 1;
+            moves += c[p] as u32 * POP6[((open >> p) & 0x3F) as usize] as u32;
+        }
+        extras[9] = moves as f32 / 90.0;
+        let bar = c[25] as u32;
+        extras[11] = if bar == 0 {
+            0.0
+        } else {
+            (expected_left_on_bar(bar, other.made_mirrored) / 4.0).min(1.0)
+        };
+        let free = if r == 0 {
+            0
+        } else {
+            self.below_pips[(r - 1).min(25)]
+        };
+        extras[16] = (free as f32 / 150.0).min(1.0);
+    }
+}
+
+/// The side to act's [`Side`] kept from one encoding to the next (one per thread), and
+/// room for the other side's.
+#[derive(Debug, Clone, Default)]
+pub struct SideCache {
+    mover: Side,
+    opponent: Side,
+}
+
+/// The two sides' checker counts of `pos`, each in its own numbering.
+#[inline]
+fn counts(pos: &Position) -> ([u8; 26], [u8; 26]) {
+    let s = pos.slots();
+    let mut mover = [0u8; 26];
+    let mut opponent = [0u8; 26];
+    for p in 1..=25 {
+        mover[p] = s[p].max(0) as u8;
+        opponent[p] = s[25 - p].min(0).unsigned_abs();
+    }
+    (mover, opponent)
+}
+
+/// Encodes `pos` with encoding 2 into `out` from both sides' summaries, built afresh: the
+/// inputs of [`super::inputs_v2::encode_v2`] bit for bit.
+pub fn encode_v2_sides(pos: &Position, out: &mut SparseInput) {
+    let (mover, opponent) = counts(pos);
+    let mut x = Side::default();
+    let mut y = Side::default();
+    x.build(&mover);
+    y.build(&opponent);
+    encode_sides(&x, &y, out);
+}
+
+/// Encodes `pos` with encoding 2 into `out`, the side to act's summary taken from `cache`
+/// when its checkers are those of the previous call: the inputs of
+/// [`super::inputs_v2::encode_v2`] bit for bit.
+pub fn encode_v2_cached(pos: &Position, out: &mut SparseInput, cache: &mut SideCache) {
+    let (mover, opponent) = counts(pos);
+    cache.mover.build(&mover);
+    cache.opponent.build(&opponent);
+    encode_sides(&cache.mover, &cache.opponent, out);
+}
+
+/// Encoding 2's inputs of the position whose side to act is `x` and whose other side is
+/// `y`.
+fn encode_sides(x: &Side, y: &Side, out: &mut SparseInput) {
+    out.len = 0;
+    for (base, side) in [(0, x), (BOARD_SIDE, y)] {
+        for k in 0..side.units {
+            out.index[out.len] = (base + side.unit_index[k] as usize) as u16;
+            out.value[out.len] = side.unit_value[k];
+            out.len += 1;
+        }
+    }
+    // Contact as `Position::phase` decides it.
+    let y_rear = if y.highest == 0 { 26 } else { 25 - y.highest };
+    let contact = x.highest > y_rear;
+    let (at_x, at_y) = if contact {
+        (
+            shots_masks(&Side::masks_against(y, x), y.counts[25]),
+            shots_masks(&Side::masks_against(x, y), x.counts[25]),
+        )
+    } else {
+        (Shots::NONE, Shots::NONE)
+    };
+    let mut f = [0.0f32; 2 * SIDE_FEATURES + 2 + 2 * EXTRA_FEATURES];
+    let e = 2 * SIDE_FEATURES + 2;
+    {
+        let (sides, rest) = f.split_at_mut(2 * SIDE_FEATURES);
+        let (fx, fy) = sides.split_at_mut(SIDE_FEATURES);
+        let (ex, ey) = rest[2..].split_at_mut(EXTRA_FEATURES);
+        x.features_against(y, contact, &at_x, fx, ex);
+        y.features_against(x, contact, &at_y, fy, ey);
+    }
+    let lead = y.pips as f32 - x.pips as f32;
+    f[2 * SIDE_FEATURES] = lead.max(0.0) / 50.0;
+    f[2 * SIDE_FEATURES + 1] = (-lead).max(0.0) / 50.0;
+    debug_assert_eq!(e + 2 * EXTRA_FEATURES, f.len());
+    for (k, &v) in f.iter().enumerate() {
+        out.push(FEATURES_START + k, v);
+    }
+}
