@@ -41,9 +41,6 @@ pub struct Side {
     /// Checkers on the board and the bar, and their pips.
     count: u32,
     pips: u32,
-    /// Checkers and pips on slots 1..=p.
-    below_count: [u32; 26],
-    below_pips: [u32; 26],
     /// The highest slot holding a checker, 0 when all are off.
     highest: usize,
     /// The slots of the two rearmost checkers (0 where there is none).
@@ -79,8 +76,6 @@ impl Default for Side {
             blots_mirrored: 0,
             count: 0,
             pips: 0,
-            below_count: [0; 26],
-            below_pips: [0; 26],
             highest: 0,
             rear: [0; 2],
             home: 0,
@@ -94,6 +89,28 @@ impl Default for Side {
         }
     }
 }
+
+/// Per slot, the pips timing counts for every checker there (7..=18: p - 1).
+const TIMING_ALL: [u32; 26] = {
+    let mut t = [0; 26];
+    let mut p = 7;
+    while p <= 18 {
+        t[p] = p as u32 - 1;
+        p += 1;
+    }
+    t
+};
+
+/// Per slot, the pips timing counts for each checker beyond two (2..=6: p - 1).
+const TIMING_SPARE: [u32; 26] = {
+    let mut t = [0; 26];
+    let mut p = 2;
+    while p <= 6 {
+        t[p] = p as u32 - 1;
+        p += 1;
+    }
+    t
+};
 
 /// Bit p of `x` (1..=24) moved to bit 25 - p: a point in the other side's numbering.
 #[inline(always)]
@@ -120,29 +137,31 @@ impl Side {
         self.counts = *counts;
         let c = counts;
         let (mut sources, mut multi) = (0u32, 0u32);
+        for p in 1..=25usize {
+            sources |= ((c[p] > 0) as u32) << p;
+            multi |= ((c[p] >= 2) as u32) << p;
+        }
         let (mut count, mut pips) = (0u32, 0u32);
         let (mut outside, mut timing, mut back_count) = (0u32, 0u32, 0u32);
         let mut highest = 0;
         self.units = 0;
-        self.below_count[0] = 0;
-        self.below_pips[0] = 0;
-        for p in 1..=25usize {
+        // The occupied slots only, in increasing order.
+        let mut from = sources;
+        while from != 0 {
+            let p = from.trailing_zeros() as usize;
+            from &= from - 1;
             let n = c[p] as u32;
-            sources |= ((n > 0) as u32) << p;
-            multi |= ((n >= 2) as u32) << p;
             count += n;
             pips += n * p as u32;
-            self.below_count[p] = count;
-            self.below_pips[p] = pips;
-            if n > 0 {
-                highest = p;
-            }
+            highest = p;
+            // Pips to bring home (the bar counts 19).
+            outside += (p as u32).saturating_sub(6) * n;
+            timing += n * TIMING_ALL[p] + n.saturating_sub(2) * TIMING_SPARE[p];
+            back_count += n * (p >= 19) as u32;
             if p <= 24 {
-                outside += (p as u32).saturating_sub(6) * n;
                 // The units of `encoding`'s board block for this point.
                 let base = 4 * (p - 1);
                 match n {
-                    0 => {}
                     1 => self.unit(base, 1.0),
                     2 => self.unit(base + 1, 1.0),
                     3 => self.unit(base + 2, 1.0),
@@ -152,15 +171,8 @@ impl Side {
                     }
                 }
             }
-            if (7..=18).contains(&p) {
-                timing += n * (p as u32 - 1);
-            } else if (2..=6).contains(&p) {
-                timing += n.saturating_sub(2) * (p as u32 - 1);
-            }
-            back_count += n * (p >= 19) as u32;
         }
         let bar = c[25] as u32;
-        outside += 19 * bar;
         self.unit(96, bar as f32 / 2.0);
         let off = (crate::game::CHECKERS as u32).saturating_sub(count);
         self.unit(97, off as f32 / 15.0);
@@ -174,19 +186,16 @@ impl Side {
         self.count = count;
         self.pips = pips;
         self.highest = highest;
-        // The two rearmost checkers, as `side_features` finds them.
-        let mut rear = [0usize; 2];
-        let mut found = 0;
-        for p in (1..=25).rev() {
-            let n = c[p] as usize;
-            for _ in 0..n.min(2 - found) {
-                rear[found] = p;
-                found += 1;
-            }
-            if found == 2 {
-                break;
-            }
-        }
+        // The two rearmost checkers, as `side_features` finds them (0 where none).
+        let below = sources & ((1u32 << highest) - 1);
+        let second = if c[highest] >= 2 {
+            highest
+        } else if below == 0 {
+            0
+        } else {
+            31 - below.leading_zeros() as usize
+        };
+        let rear = [highest, second];
         self.rear = rear;
         self.home = (made & 0x7E).count_ones();
 
@@ -222,7 +231,10 @@ impl Side {
             0.0
         } else {
             let (mut k, mut s1, mut s2) = (0u32, 0u32, 0u32);
-            for p in 1..=25u32 {
+            let mut from = sources;
+            while from != 0 {
+                let p = from.trailing_zeros();
+                from &= from - 1;
                 let n = c[p as usize] as u32 * (p * count > pips) as u32;
                 k += n;
                 s1 += n * p;
@@ -323,9 +335,25 @@ impl Side {
         } else {
             25 - other.highest
         };
-        let at = r.min(25);
-        let break_contact =
-            (self.pips - self.below_pips[at]) - r as u32 * (self.count - self.below_count[at]);
+        // Behind it (break_contact: the distance to it) and past it (free pips).
+        let (mut break_contact, mut free) = (0u32, 0u32);
+        let behind = if r >= 25 {
+            0
+        } else {
+            self.sources & !((2u32 << r) - 1)
+        };
+        let mut from = behind;
+        while from != 0 {
+            let p = from.trailing_zeros();
+            from &= from - 1;
+            break_contact += c[p as usize] as u32 * (p - r as u32);
+        }
+        let mut from = self.sources & ((1u32 << r.min(26)) - 1);
+        while from != 0 {
+            let p = from.trailing_zeros();
+            from &= from - 1;
+            free += c[p as usize] as u32 * p;
+        }
         extras[0] = (break_contact as f32 / 200.0).min(1.0);
         extras[4] = shots.loss_expected / 24.0;
         extras[5] = shots.loss_worst as f32 / 24.0;
@@ -361,11 +389,6 @@ impl Side {
             0.0
         } else {
             (expected_left_on_bar(bar, other.made_mirrored) / 4.0).min(1.0)
-        };
-        let free = if r == 0 {
-            0
-        } else {
-            self.below_pips[(r - 1).min(25)]
         };
         extras[16] = (free as f32 / 150.0).min(1.0);
     }
