@@ -26,7 +26,7 @@ const KEPT_ESCAPES: usize = 15;
 #[derive(Debug, Clone)]
 pub struct Side {
     /// Checkers per slot (index 0 unused): what the rest is computed from.
-    counts: [u8; 26],
+    counts: [u8; 32],
     /// Whether the fields describe `counts` (false before the first build).
     built: bool,
     /// Slots (1..=25) holding checkers.
@@ -67,7 +67,7 @@ pub struct Side {
 impl Default for Side {
     fn default() -> Self {
         Side {
-            counts: [0; 26],
+            counts: [0; 32],
             built: false,
             sources: 0,
             multi: 0,
@@ -112,6 +112,28 @@ const TIMING_SPARE: [u32; 26] = {
     t
 };
 
+/// The slots (bits 1..=25) of `counts` holding one or more checkers and two or more:
+/// eight counts (at most 15 each) per word, the high bit of each byte of `n + 0x7F`
+/// (`n + 0x7E`) set when `n` is at least 1 (2), the eight high bits gathered by one
+/// multiplication.
+#[inline(always)]
+fn occupied(counts: &[u8; 32]) -> (u32, u32) {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // Bit 8k (k = 0..8) of the multiplicand lands on bit 56 + k of the product, and no
+    // two partial products share a bit, so nothing carries.
+    const GATHER: u64 = 0x0102_0408_1020_4080;
+    let gather = |x: u64| (((x & HIGH) >> 7).wrapping_mul(GATHER) >> 56) as u32;
+    let (mut one, mut two) = (0u32, 0u32);
+    for (k, chunk) in counts.chunks_exact(8).enumerate() {
+        let mut b = [0u8; 8];
+        b.copy_from_slice(chunk);
+        let w = u64::from_le_bytes(b);
+        one |= gather(w + 0x7F7F_7F7F_7F7F_7F7F) << (8 * k);
+        two |= gather(w + 0x7E7E_7E7E_7E7E_7E7E) << (8 * k);
+    }
+    (one, two)
+}
+
 /// Bit p of `x` (1..=24) moved to bit 25 - p: a point in the other side's numbering.
 #[inline(always)]
 fn mirror(x: u32) -> u32 {
@@ -129,18 +151,14 @@ impl Side {
     }
 
     /// Makes this the summary of `counts` (unless it already is).
-    fn build(&mut self, counts: &[u8; 26]) {
+    fn build(&mut self, counts: &[u8; 32]) {
         if self.built && self.counts == *counts {
             return;
         }
         self.built = true;
         self.counts = *counts;
         let c = counts;
-        let (mut sources, mut multi) = (0u32, 0u32);
-        for p in 1..=25usize {
-            sources |= ((c[p] > 0) as u32) << p;
-            multi |= ((c[p] >= 2) as u32) << p;
-        }
+        let (sources, multi) = occupied(c);
         let (mut count, mut pips) = (0u32, 0u32);
         let (mut outside, mut timing, mut back_count) = (0u32, 0u32, 0u32);
         let mut highest = 0;
@@ -249,12 +267,17 @@ impl Side {
             }
         };
         e[12] = (timing as f32 / 150.0).min(1.0);
-        let mut best = 0u8;
-        for lo in 1..=19 {
+        // The most points held in six consecutive ones starting at 1..=19: a window
+        // holds no more than the one starting at its lowest point held, or at 19.
+        let anchors = POP6[((made >> 19) & 0x3F) as usize];
+        let mut best = anchors;
+        let mut from = made & ((1 << 19) - 1);
+        while from != 0 {
+            let lo = from.trailing_zeros();
+            from &= from - 1;
             best = best.max(POP6[((made >> lo) & 0x3F) as usize]);
         }
         e[13] = best as f32 / 6.0;
-        let anchors = POP6[((made >> 19) & 0x3F) as usize];
         let back = back_count as f32 / 15.0;
         e[14] = if anchors >= 2 { back } else { 0.0 };
         e[15] = if anchors == 1 { back } else { 0.0 };
@@ -402,12 +425,13 @@ pub struct SideCache {
     opponent: Side,
 }
 
-/// The two sides' checker counts of `pos`, each in its own numbering.
+/// The two sides' checker counts of `pos`, each in its own numbering (slots 1..=25; the
+/// rest 0).
 #[inline]
-fn counts(pos: &Position) -> ([u8; 26], [u8; 26]) {
+fn counts(pos: &Position) -> ([u8; 32], [u8; 32]) {
     let s = pos.slots();
-    let mut mover = [0u8; 26];
-    let mut opponent = [0u8; 26];
+    let mut mover = [0u8; 32];
+    let mut opponent = [0u8; 32];
     for p in 1..=25 {
         mover[p] = s[p].max(0) as u8;
         opponent[p] = s[25 - p].min(0).unsigned_abs();
