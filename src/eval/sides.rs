@@ -25,7 +25,7 @@ const KEPT_ESCAPES: usize = 15;
 /// 25), and what encoding 2 derives from them alone.
 #[derive(Debug, Clone)]
 pub struct Side {
-    /// Checkers per slot (index 0 unused): what the rest is computed from.
+    /// Checkers per slot, 1..=25 (0 and 26..32 always 0): what the rest is computed from.
     counts: [u8; 32],
     /// Whether the fields describe `counts` (false before the first build).
     built: bool,
