@@ -361,22 +361,29 @@ pub(crate) fn hits_masks(m: &Masks, bar: u8, dice: Dice) -> (bool, bool) {
         two |= m.blots & ((h1 >> d2) | (h2 >> d1)) != 0;
         return (one, two);
     }
-    // Doubles.
-    let d = d1;
+    let (seen, two) = double_hits(m, bar, d1);
+    (seen != 0, two)
+}
+
+/// For the double of `d`: the blots (bit masks in the mover's numbering) the mover of `m`
+/// hits, and whether it can hit two, under the rules of [`hits_masks`].
+#[inline(always)]
+pub(crate) fn double_hits(m: &Masks, bar: u8, d: u32) -> (u32, bool) {
+    let open = !m.blocked & BOARD;
     let mut steps = 4u32;
     let mut s = m.sources & BOARD;
     let mut entry_hit = 0u32;
     if bar > 0 {
         let entry = 25 - d;
         if open & (1 << entry) == 0 {
-            return (false, false);
+            return (0, false);
         }
         entry_hit = m.blots & (1 << entry);
         let used = (bar as u32).min(4);
         steps -= used;
         s |= 1 << entry;
         if bar as u32 >= 4 {
-            return (entry_hit != 0, false);
+            return (entry_hit, false);
         }
     }
     // Blots first reached after k steps.
@@ -389,7 +396,6 @@ pub(crate) fn hits_masks(m: &Masks, bar: u8, dice: Dice) -> (bool, bool) {
         by_step[k] = new;
         seen |= new;
     }
-    let one = seen != 0;
     let mut two = false;
     if entry_hit != 0 && (seen & !entry_hit) != 0 {
         two = true;
@@ -416,7 +422,7 @@ pub(crate) fn hits_masks(m: &Masks, bar: u8, dice: Dice) -> (bool, bool) {
             }
         }
     }
-    (one, two)
+    (seen, two)
 }
 
 /// Probability (over 36 rolls) that the mover of `pos` hits at least one / two blots.

@@ -22,8 +22,8 @@
 //! 1's hit probabilities and the pip losses here.
 
 use super::encoding::{
-    escape_table, masks, side_features_with_shots, SparseInput, FEATURES_START, INPUTS,
-    SIDE_FEATURES,
+    double_hits, escape_table, masks, side_features_with_shots, SparseInput, FEATURES_START,
+    INPUTS, SIDE_FEATURES,
 };
 use crate::game::{Dice, Position, ALL_ROLLS};
 
@@ -148,8 +148,13 @@ pub(crate) fn shots_masks(m: &super::encoding::Masks, bar: u8) -> Shots {
     };
     if bar > 0 {
         for d in ALL_ROLLS {
-            let hit = hit_mask(&m, bar, d);
-            tally(d.weight(), hit, super::encoding::hits_masks(&m, bar, d));
+            if d.is_double() {
+                let (hit, two) = double_hits(&m, bar, d.high() as u32);
+                tally(d.weight(), hit, (hit != 0, two));
+            } else {
+                let hit = hit_mask(&m, bar, d);
+                tally(d.weight(), hit, super::encoding::hits_masks(&m, bar, d));
+            }
         }
     } else {
         let (direct, landed) = m.die_masks();
@@ -159,10 +164,10 @@ pub(crate) fn shots_masks(m: &super::encoding::Masks, bar: u8) -> Shots {
                 tally(2, hit, (hit != 0, t));
             }
         }
-        for d in 1..=6u8 {
-            let dice = Dice::new_unchecked(d, d);
-            let hit = hit_mask(&m, 0, dice);
-            tally(1, hit, super::encoding::hits_masks(&m, 0, dice));
+        // Doubles: the blots hit and whether two are, from one pass.
+        for d in 1..=6u32 {
+            let (hit, two) = double_hits(&m, 0, d);
+            tally(1, hit, (hit != 0, two));
         }
     }
     Shots {
