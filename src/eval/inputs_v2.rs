@@ -58,7 +58,9 @@ pub const EXTRA_NAMES: [&str; EXTRA_FEATURES] = [
     "off_last_five",
 ];
 
-/// Encodes `pos` (side to act before rolling) with encoding 2 into `out`.
+/// Encodes `pos` (side to act before rolling) with encoding 2 into `out`: the definition,
+/// feature by feature; the evaluator and [`super::encoding::Encoding`] compute the same
+/// inputs, bit for bit, one side at a time ([`super::sides`]).
 pub fn encode_v2(pos: &Position, out: &mut SparseInput) {
     out.len = 0;
     super::encoding::encode_board(pos, out);
