@@ -462,13 +462,7 @@ pub(crate) fn extras_with_shots(pos: &Position, shots: &Shots, out: &mut [f32]) 
             s1 += n * p;
             s2 += n * p * p;
         }
-        if k == 0 {
-            0.0
-        } else {
-            let mean = sum as f64 / count as f64;
-            let sq = s2 as f64 - 2.0 * mean * s1 as f64 + mean * mean * k as f64;
-            ((sq / k as f64 / 576.0) as f32).clamp(0.0, 1.0)
-        }
+        spread(k, s1, s2, sum, count)
     };
     out[11] = if bar == 0 {
         0.0
@@ -524,6 +518,18 @@ pub(crate) fn expected_left_on_bar(bar: u32, blocked: u32) -> f32 {
         }
     }
     left as f32 / 36.0
+}
+
+/// The spread feature from the sums over the checkers counted (`k` of them, their points
+/// summing to `s1`, their squares to `s2`) of a side with `count` checkers on `pips` pips.
+pub(super) fn spread(k: u32, s1: u32, s2: u32, pips: u32, count: u32) -> f32 {
+    if k == 0 {
+        0.0
+    } else {
+        let mean = pips as f64 / count as f64;
+        let sq = s2 as f64 - 2.0 * mean * s1 as f64 + mean * mean * k as f64;
+        ((sq / k as f64 / 576.0) as f32).clamp(0.0, 1.0)
+    }
 }
 
 #[cfg(test)]

@@ -11,7 +11,8 @@
 
 use super::encoding::{Masks, SparseInput, BOARD, BOARD_SIDE, FEATURES_START, SIDE_FEATURES};
 use super::inputs_v2::{
-    escape_counts, escapes36_in, expected_left_on_bar, shots_masks, Shots, EXTRA_FEATURES, POP6,
+    escape_counts, escapes36_in, expected_left_on_bar, shots_masks, spread, Shots, EXTRA_FEATURES,
+    POP6,
 };
 use crate::game::Position;
 
@@ -258,13 +259,7 @@ impl Side {
                 s1 += n * p;
                 s2 += n * p * p;
             }
-            if k == 0 {
-                0.0
-            } else {
-                let mean = pips as f64 / count as f64;
-                let sq = s2 as f64 - 2.0 * mean * s1 as f64 + mean * mean * k as f64;
-                ((sq / k as f64 / 576.0) as f32).clamp(0.0, 1.0)
-            }
+            spread(k, s1, s2, pips, count)
         };
         e[12] = (timing as f32 / 150.0).min(1.0);
         // The most points held in six consecutive ones starting at 1..=19: a window
