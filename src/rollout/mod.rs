@@ -394,18 +394,10 @@ impl Rollout {
         settings: &RolloutSettings,
         hooks: Hooks<'_>,
     ) -> Result<PlaysRollout, RolloutError> {
-        check(settings)?;
-        if candidates.is_empty() {
-            return Err(RolloutError::NoPlays);
-        }
-        let starts: Vec<Start> = candidates
-            .iter()
-            .map(|p| Start::Cubeless {
-                position: p.next_position(),
-                for_opponent: true,
-            })
-            .collect();
-        Ok(self.run_plays(candidates, &starts, settings, hooks))
+        self.plays_from(candidates, settings, hooks, |p| Start::Cubeless {
+            position: p.next_position(),
+            for_opponent: true,
+        })
     }
 
     /// Rolls out the given plays (all from the acting side's position and roll in
@@ -420,21 +412,29 @@ impl Rollout {
         settings: &RolloutSettings,
         hooks: Hooks<'_>,
     ) -> Result<PlaysRollout, RolloutError> {
+        self.plays_from(candidates, settings, hooks, |p| {
+            Start::Cubeful(CubefulStart {
+                state: state.after_play(p),
+                cube_now: true,
+                unit: state.cube,
+                for_opponent: true,
+            })
+        })
+    }
+
+    /// Rolls out `candidates` on the same dice, each from the start `start` makes of it.
+    fn plays_from(
+        &self,
+        candidates: &[Play],
+        settings: &RolloutSettings,
+        hooks: Hooks<'_>,
+        start: impl Fn(&Play) -> Start,
+    ) -> Result<PlaysRollout, RolloutError> {
         check(settings)?;
         if candidates.is_empty() {
             return Err(RolloutError::NoPlays);
         }
-        let starts: Vec<Start> = candidates
-            .iter()
-            .map(|p| {
-                Start::Cubeful(CubefulStart {
-                    state: state.after_play(p),
-                    cube_now: true,
-                    unit: state.cube,
-                    for_opponent: true,
-                })
-            })
-            .collect();
+        let starts: Vec<Start> = candidates.iter().map(start).collect();
         Ok(self.run_plays(candidates, &starts, settings, hooks))
     }
 
