@@ -794,20 +794,10 @@ fn analyse<'py>(
     rollout_skill: &str,
     rollout_engine: Option<String>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    use stargammon::analysis::Skill;
-    use stargammon::cli::analyse::{file_json, RolloutOptions, RolloutPlan};
+    use stargammon::cli::analyse::{file_json, parse_skill, RolloutOptions, RolloutPlan};
     use stargammon::engine::{CubePolicy, Depth};
     let depth = Depth::new(depth).map_err(bad)?;
-    let min_skill = match rollout_skill {
-        "doubtful" => Skill::Doubtful,
-        "error" => Skill::Error,
-        "blunder" => Skill::Blunder,
-        other => {
-            return Err(bad(format!(
-                "rollout_skill {other:?}: expected doubtful, error or blunder"
-            )))
-        }
-    };
+    let min_skill = parse_skill(rollout_skill).map_err(|e| bad(format!("rollout_skill {e}")))?;
     let options = RolloutOptions {
         trials: rollout_trials.unwrap_or(RolloutOptions::default().trials),
         seed: rollout_seed,

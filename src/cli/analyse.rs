@@ -84,7 +84,8 @@ pub struct AnalyseArgs {
 /// reduction in a time an analyst waits for.
 pub const ROLLOUT_TRIALS: u64 = 216;
 
-fn parse_skill(s: &str) -> Result<Skill, String> {
+/// A least flag to roll out: `doubtful`, `error` or `blunder`.
+pub fn parse_skill(s: &str) -> Result<Skill, String> {
     match s {
         "doubtful" => Ok(Skill::Doubtful),
         "error" => Ok(Skill::Error),
