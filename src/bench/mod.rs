@@ -166,22 +166,22 @@ pub fn run_eval(
     rounds: u32,
 ) -> EvalResult {
     use crate::eval::encoding::SparseInput;
-    use crate::eval::qnet::QuantInput;
+    use crate::eval::qnet::QuantState;
     let net = &eval.nets().contact;
     let encoding = eval.nets().encoding;
     let encode = |p: &Position, out: &mut SparseInput| encoding.encode_contact(p, out);
     let mut input = SparseInput::default();
     let mut hidden = vec![0.0f32; crate::eval::net::MAX_HIDDEN];
-    let mut acc = vec![0i32; crate::eval::net::MAX_HIDDEN];
-    let mut quant = QuantInput::default();
+    let mut quant = QuantState::default();
     let quant_net = positions.first().and_then(|p| eval.quant_for(p));
     // Each position from scratch (no sums carried from the one before): the cost of one
     // evaluation of an unrelated position, as gnubg's `calibrate` counts it.
     let mut one = |p: &Position| -> f32 {
         encode(p, &mut input);
         if let Some(q) = quant_net {
-            if q.quantize(&input, &mut quant) {
-                return q.forward(&quant, &mut acc, &mut hidden)[0];
+            quant.clear();
+            if let Some(out) = quant.forward(q, &input) {
+                return out[0];
             }
         }
         net.forward_into(&input, &mut hidden)[0]

@@ -477,39 +477,34 @@ fn sigmoid_slice(v: &mut [f32]) {
     }
 }
 
-/// The layers after the hidden sums, for nets that compute those sums another way (the
-/// integer nets of [`super::qnet`]): `hidden` (the pre-activations, `width` of them) is
-/// replaced by its sigmoids, then the five outputs are the sigmoids of `b2` plus the
-/// dot products with the `OUTPUTS` rows of `width` weights in `w2`. Runs on the fastest
-/// kernels this processor has.
-pub(crate) fn output_layer(
+/// The layers after an integer first layer (the nets of [`super::qnet`]): the hidden
+/// pre-activations are `acc[j] * unit` (`width` of them), replaced by their sigmoids;
+/// the five outputs are the sigmoids of `b2` plus the dot products with the `OUTPUTS`
+/// rows of `width` weights in `w2`. On
+/// AVX2/FMA the sigmoids, the scaling and the output dot products run in one pass, the
+/// reciprocal taken by `vrcpps` and a Newton step: within a few units in the last place
+/// of the portable path's values, not bit for bit. `hidden` is scratch space of `width`.
+pub(crate) fn output_layer_of_sums(
+    acc: &[i32],
+    unit: f32,
     hidden: &mut [f32],
     w2: &[f32],
     width: usize,
     b2: &[f32; OUTPUTS],
 ) -> [f32; OUTPUTS] {
-    #[inline(always)]
-    fn with<K: Kernels>(
-        k: K,
-        hidden: &mut [f32],
-        w2: &[f32],
-        width: usize,
-        b2: &[f32; OUTPUTS],
-    ) -> [f32; OUTPUTS] {
-        let hidden = &mut hidden[..width];
-        k.sigmoids(hidden);
-        let dots = k.output_dots(hidden, w2);
-        let mut out = [0.0; OUTPUTS];
-        for (j, o) in out.iter_mut().enumerate() {
-            *o = sigmoid(dots[j] + b2[j]);
-        }
-        out
-    }
-    match best_path() {
-        Path::Portable => with(Portable, hidden, w2, width, b2),
+    let dots = match best_path() {
         #[cfg(target_arch = "x86_64")]
-        Path::Avx2Fma(k) => with(k, hidden, w2, width, b2),
-    }
+        Path::Avx2Fma(k) => k.output_dots_of_sums(acc, unit, w2, width),
+        Path::Portable => {
+            let hidden = &mut hidden[..width];
+            for (h, &a) in hidden.iter_mut().zip(acc) {
+                *h = a as f32 * unit;
+            }
+            Portable.sigmoids(hidden);
+            Portable.output_dots(hidden, w2)
+        }
+    };
+    std::array::from_fn(|j| sigmoid(dots[j] + b2[j]))
 }
 
 /// Turns raw outputs into consistent probabilities for the side to act in `pos`:
@@ -667,6 +662,104 @@ mod x86 {
             (std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma"))
                 .then_some(Avx2Fma(()))
         }
+
+        /// The [`OUTPUTS`](super::OUTPUTS) dot products of the sigmoids of `acc[j] * unit`
+        /// (the first `width` sums) with the rows of `width` weights in `w2`.
+        #[inline]
+        pub(super) fn output_dots_of_sums(
+            self,
+            acc: &[i32],
+            unit: f32,
+            w2: &[f32],
+            width: usize,
+        ) -> [f32; super::OUTPUTS] {
+            // SAFETY: `self` exists, so `detect` found AVX2 and FMA; the kernel checks
+            // every slice it reads.
+            unsafe { output_dots_of_sums(acc, unit, w2, width) }
+        }
+    }
+
+    /// [`Avx2Fma::output_dots_of_sums`]: eight units at a time, their sigmoids computed
+    /// in registers (2^x by the same split and polynomial as [`super::exp2_approx`], in
+    /// fused multiply-adds; 1 / (1 + e) by `vrcpps` and one Newton step) and multiplied
+    /// into five sums; the units past the last whole eight by the scalar functions.
+    ///
+    /// # Safety
+    /// The processor must support AVX2 and FMA. The slices may have any lengths: only
+    /// units inside `acc` and every row of `w2` are read (fewer units when they are short).
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn output_dots_of_sums(
+        acc: &[i32],
+        unit: f32,
+        w2: &[f32],
+        width: usize,
+    ) -> [f32; super::OUTPUTS] {
+        use super::OUTPUTS;
+        let n = acc.len().min(width).min(w2.len() / OUTPUTS);
+        let rows: [&[f32]; OUTPUTS] = std::array::from_fn(|o| &w2[o * width..o * width + n]);
+        const MAGIC: f32 = 12_582_912.0;
+        const L: f32 = std::f32::consts::LN_2;
+        let c = [
+            1.0,
+            L,
+            L * L / 2.0,
+            L * L * L / 6.0,
+            L * L * L * L / 24.0,
+            L * L * L * L * L / 120.0,
+            L * L * L * L * L * L / 720.0,
+        ];
+        let scale = _mm256_set1_ps(-unit * std::f32::consts::LOG2_E);
+        let lo = _mm256_set1_ps(-40.0 * std::f32::consts::LOG2_E);
+        let hi = _mm256_set1_ps(40.0 * std::f32::consts::LOG2_E);
+        let magic = _mm256_set1_ps(MAGIC);
+        let one = _mm256_set1_ps(1.0);
+        let two = _mm256_set1_ps(2.0);
+        let mut sums = [_mm256_setzero_ps(); OUTPUTS];
+        let mut i = 0;
+        while i + 8 <= n {
+            // SAFETY: i + 8 <= n, within `acc` and every row: the unaligned 8-lane loads
+            // stay inside them.
+            unsafe {
+                let a =
+                    _mm256_cvtepi32_ps(_mm256_loadu_si256(acc.as_ptr().add(i) as *const __m256i));
+                // -x log2(e), clamped as `sigmoid` clamps x to [-40, 40].
+                let x = _mm256_min_ps(_mm256_max_ps(_mm256_mul_ps(a, scale), lo), hi);
+                let shifted = _mm256_add_ps(x, magic);
+                let r = _mm256_sub_ps(shifted, magic);
+                let f = _mm256_sub_ps(x, r);
+                let k = _mm256_sub_epi32(_mm256_castps_si256(shifted), _mm256_castps_si256(magic));
+                let mut p = _mm256_set1_ps(c[6]);
+                for &cj in c[..6].iter().rev() {
+                    p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(cj));
+                }
+                let e = _mm256_castsi256_ps(_mm256_add_epi32(
+                    _mm256_castps_si256(p),
+                    _mm256_slli_epi32::<23>(k),
+                ));
+                let d = _mm256_add_ps(one, e);
+                let y = _mm256_rcp_ps(d);
+                let h = _mm256_mul_ps(y, _mm256_fnmadd_ps(d, y, two));
+                for (s, row) in sums.iter_mut().zip(&rows) {
+                    *s = _mm256_fmadd_ps(h, _mm256_loadu_ps(row.as_ptr().add(i)), *s);
+                }
+            }
+            i += 8;
+        }
+        let mut out = [0f32; OUTPUTS];
+        for (o, s) in out.iter_mut().zip(&sums) {
+            let mut lanes = [0f32; 8];
+            // SAFETY: `lanes` holds exactly the 8 floats the unaligned store writes.
+            unsafe { _mm256_storeu_ps(lanes.as_mut_ptr(), *s) };
+            *o = ((lanes[0] + lanes[4]) + (lanes[1] + lanes[5]))
+                + ((lanes[2] + lanes[6]) + (lanes[3] + lanes[7]));
+        }
+        for j in i..n {
+            let h = super::sigmoid(acc[j] as f32 * unit);
+            for (o, row) in out.iter_mut().zip(&rows) {
+                *o += h * row[j];
+            }
+        }
+        out
     }
 
     impl Kernels for Avx2Fma {

@@ -1,6 +1,8 @@
 //! The integer form of an [`Mlp`] for fast inference: the first layer's weights as 16-bit
 //! integers, the inputs as 16-bit fixed-point numbers, the hidden sums in 32-bit integers.
-//! The sigmoids and the small output layer stay in floating point.
+//! The sigmoids and the small output layer stay in floating point (on AVX2/FMA in one
+//! pass with the scaling of the sums, the sigmoids' reciprocals by `vrcpps` and a Newton
+//! step: within a few units in the last place of the portable path).
 //!
 //! The first layer's weights (a row of `hidden` numbers per nonzero input) are read from
 //! the second-level cache on every evaluation; 16-bit weights halve that traffic, and
@@ -10,6 +12,10 @@
 //! additions cannot matter. The first layer alone runs about twice as fast as the float
 //! one, but the input encoding costs about as much as the float net, so a whole
 //! evaluation gains much less (see the precision option of `stargammon bench eval`).
+//!
+//! A position's inputs are quantized dense, one 16-bit value per input of the net, eight
+//! at a time (the `x86` kernels on AVX2), and compared with the last position's sixteen at a time,
+//! so that neither costs a step per nonzero input.
 //!
 //! Scales: every product of a weight and an input value, and so every hidden sum, is an
 //! integer count of `2^-S` (S = [`QuantMlp::sum_bits`], at most [`SUM_BITS`]). Row `i` of
@@ -111,42 +117,18 @@ impl QuantInput {
         &self.entries[..self.len]
     }
 
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn clear(&mut self) {
+        self.len = 0;
+    }
+
     fn push(&mut self, index: u16, value: i16) {
         if value != 0 && self.len < MAX_ENTRIES {
             self.entries[self.len] = Entry { index, value };
             self.len += 1;
-        }
-    }
-
-    /// What to add to a hidden sum computed for `old` to get `new`'s (both in increasing
-    /// index order): the change of every input whose value differs, as one entry when it
-    /// fits 16 bits and as the removal of the old value and the addition of the new one
-    /// otherwise.
-    pub fn difference(old: &QuantInput, new: &QuantInput, out: &mut QuantInput) {
-        out.len = 0;
-        let (a, b) = (old.entries(), new.entries());
-        let (mut i, mut j) = (0, 0);
-        while i < a.len() || j < b.len() {
-            let ia = a.get(i).map_or(u16::MAX as u32 + 1, |e| e.index as u32);
-            let ib = b.get(j).map_or(u16::MAX as u32 + 1, |e| e.index as u32);
-            if ia < ib {
-                out.push(a[i].index, a[i].value.saturating_neg());
-                i += 1;
-            } else if ib < ia {
-                out.push(b[j].index, b[j].value);
-                j += 1;
-            } else {
-                let d = b[j].value as i32 - a[i].value as i32;
-                match i16::try_from(d) {
-                    Ok(d) => out.push(b[j].index, d),
-                    Err(_) => {
-                        out.push(a[i].index, a[i].value.saturating_neg());
-                        out.push(b[j].index, b[j].value);
-                    }
-                }
-                i += 1;
-                j += 1;
-            }
         }
     }
 }
@@ -160,17 +142,22 @@ pub struct QuantMlp {
     hidden: usize,
     /// `hidden` rounded up to a multiple of [`GROUP`]; the extra units have zero weights.
     padded: usize,
+    /// `inputs` rounded up to a multiple of [`GROUP`]: the length of a dense quantized
+    /// input (the extra inputs are always zero).
+    padded_inputs: usize,
     /// `inputs` rows of `padded` weights, input-major.
     w1: Vec<i16>,
     b1: Vec<i32>,
-    /// Per input and block of `BOUND_UNITS` units, the largest stored weight's magnitude
-    /// (for the overflow bound), input-major.
+    /// Per block of `BOUND_UNITS` units and input, the largest stored weight's magnitude
+    /// (for the overflow bound): a row of `padded_inputs` per block, zero past `inputs`.
     group_max: Vec<f32>,
-    /// Per input, `2^(S - a_i)`: what its value is multiplied by before rounding.
+    /// Per input, `2^(S - a_i)`: what its value is multiplied by before rounding
+    /// (`padded_inputs` of them, zero past `inputs`).
     value_scale: Vec<f32>,
     /// Per block of `BOUND_UNITS` units, the largest stored bias magnitude.
     group_bias: Vec<f32>,
-    /// Per input, its largest stored weight's magnitude (the quick overflow bound).
+    /// Per input, its largest stored weight's magnitude (the quick overflow bound;
+    /// `padded_inputs` of them, zero past `inputs`).
     row_max: Vec<f32>,
     /// The largest stored bias magnitude.
     bias_max: f32,
@@ -234,8 +221,9 @@ impl QuantMlp {
         let padded = hidden.div_ceil(GROUP) * GROUP;
         let mut w1 = vec![0i16; inputs * padded];
         let groups = padded.div_ceil(BOUND_UNITS);
-        let mut group_max = vec![0f32; inputs * groups];
-        let mut value_scale = vec![0f32; inputs];
+        let padded_inputs = inputs.div_ceil(GROUP) * GROUP;
+        let mut group_max = vec![0f32; groups * padded_inputs];
+        let mut value_scale = vec![0f32; padded_inputs];
         for i in 0..inputs {
             let a = bits_for(row_w_max[i]).min(sum - MIN_VALUE_BITS as i32);
             let wscale = 2f64.powi(a);
@@ -245,7 +233,7 @@ impl QuantMlp {
                     .round()
                     .clamp(-32767.0, 32767.0) as i16;
                 w1[i * padded + j] = q;
-                let m = &mut group_max[i * groups + j / BOUND_UNITS];
+                let m = &mut group_max[j / BOUND_UNITS * padded_inputs + i];
                 *m = m.max(q.unsigned_abs() as f32);
             }
         }
@@ -268,14 +256,11 @@ impl QuantMlp {
             inputs,
             hidden,
             padded,
+            padded_inputs,
             w1,
             b1,
-            row_max: (0..inputs)
-                .map(|i| {
-                    group_max[i * groups..(i + 1) * groups]
-                        .iter()
-                        .fold(0f32, |m, &g| m.max(g))
-                })
+            row_max: (0..padded_inputs)
+                .map(|i| (0..groups).fold(0f32, |m, g| m.max(group_max[g * padded_inputs + i])))
                 .collect(),
             bias_max: group_bias.iter().fold(0f32, |m, &g| m.max(g)),
             group_max,
@@ -288,48 +273,66 @@ impl QuantMlp {
         })
     }
 
-    /// Quantizes `x` into `out` at this net's scales (values that round to zero are left
-    /// out). `false` when an index is not one of this net's inputs, a value does not fit 16
-    /// bits, or the sums could leave 32 bits: the position is then for the float net.
-    pub fn quantize(&self, x: &SparseInput, out: &mut QuantInput) -> bool {
-        out.len = 0;
+    /// Quantizes `x` at this net's scales into `q` (one value per input, `padded_inputs`
+    /// of them), using `dense` and `magnitude` (as long) as scratch space. Returns the
+    /// number of nonzero values, or `None` when an index is not one of this net's inputs, a
+    /// value does not fit 16 bits, or the sums could leave 32 bits: the position is then for
+    /// the float net.
+    fn quantize(
+        &self,
+        x: &SparseInput,
+        dense: &mut [f32],
+        magnitude: &mut [f32],
+        q: &mut [i16],
+    ) -> Option<usize> {
+        let n = self.padded_inputs;
+        let (dense, magnitude, q) = (&mut dense[..n], &mut magnitude[..n], &mut q[..n]);
+        dense.fill(0.0);
+        let len = x.len.min(x.index.len());
+        for (&i, &v) in x.index[..len].iter().zip(&x.value[..len]) {
+            let i = i as usize;
+            if i >= self.inputs {
+                return None;
+            }
+            dense[i] = v;
+        }
+        let lanes = Lanes {
+            dense,
+            scale: &self.value_scale,
+            row_max: &self.row_max,
+            q,
+            magnitude,
+        };
+        #[cfg(target_arch = "x86_64")]
+        let found = match x86::Avx2::get() {
+            Some(k) => k.quantize(lanes),
+            None => lanes.quantize(),
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        let found = lanes.quantize();
+        if found.out_of_range {
+            return None;
+        }
         // Float sums of at most a few hundred terms are far within 1% of the exact ones.
         let limit = 0.99 * SUM_LIMIT as f32;
-        let mut quick = self.bias_max;
-        for k in 0..x.len.min(x.index.len()) {
-            let i = x.index[k] as usize;
-            let (Some(&scale), Some(&m)) = (self.value_scale.get(i), self.row_max.get(i)) else {
-                return false;
-            };
-            let q = x.value[k] * scale;
-            if !(-32767.0..=32767.0).contains(&q) {
-                return false;
-            }
-            // Rounded half away from zero (the cast truncates; `round` is a library call
-            // on plain x86-64).
-            let q = (q + 0.5f32.copysign(q)) as i16;
-            quick += m * q.unsigned_abs() as f32;
-            out.push(x.index[k], q);
-        }
-        if quick <= limit {
-            return true;
+        if self.bias_max + found.bound <= limit {
+            return Some(found.nonzero);
         }
         // The bound over all units at once failed: bound each block of units by itself.
-        let groups = self.group_bias.len();
-        let mut bound = [0f32; MAX_HIDDEN / GROUP];
-        let bound = &mut bound[..groups];
-        bound.copy_from_slice(&self.group_bias);
-        for e in out.entries() {
-            let i = e.index as usize;
-            let a = e.value.unsigned_abs() as f32;
-            for (b, &m) in bound
-                .iter_mut()
-                .zip(&self.group_max[i * groups..(i + 1) * groups])
-            {
-                *b += m * a;
-            }
-        }
-        bound.iter().all(|&b| b <= limit)
+        let blocks = Blocks {
+            bias: &self.group_bias,
+            max: &self.group_max,
+            magnitude,
+            limit,
+        };
+        #[cfg(target_arch = "x86_64")]
+        let fits = match x86::Avx2::get() {
+            Some(k) => k.fit(blocks),
+            None => blocks.fit(),
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        let fits = blocks.fit();
+        fits.then_some(found.nonzero)
     }
 
     pub fn inputs(&self) -> usize {
@@ -345,24 +348,9 @@ impl QuantMlp {
         self.sum_bits
     }
 
-    /// The five raw outputs for `x` (quantized by [`QuantMlp::quantize`], which accepted
-    /// it). `acc` and `hidden` are scratch space of at least [`MAX_HIDDEN`] elements;
-    /// `acc` keeps the hidden sums.
-    pub fn forward(&self, x: &QuantInput, acc: &mut [i32], hidden: &mut [f32]) -> [f32; OUTPUTS] {
-        let acc = &mut acc[..self.padded];
-        acc.copy_from_slice(&self.b1);
-        accumulate(acc, &self.w1, self.padded, x.entries());
-        self.outputs(acc, hidden)
-    }
-
     /// The float part: sigmoids of the hidden sums, the output layer, its sigmoids.
     fn outputs(&self, acc: &[i32], hidden: &mut [f32]) -> [f32; OUTPUTS] {
-        let p = self.padded;
-        let hidden = &mut hidden[..p];
-        for (h, &a) in hidden.iter_mut().zip(acc) {
-            *h = a as f32 * self.unit;
-        }
-        net::output_layer(hidden, &self.w2, p, &self.b2)
+        net::output_layer_of_sums(acc, self.unit, hidden, &self.w2, self.padded, &self.b2)
     }
 }
 
@@ -390,18 +378,115 @@ fn accumulate_portable(acc: &mut [i32], w1: &[i16], width: usize, entries: &[Ent
     }
 }
 
+/// A dense input to quantize at a net's scales (every slice as long as `dense`, a
+/// multiple of 8).
+struct Lanes<'a> {
+    dense: &'a [f32],
+    scale: &'a [f32],
+    row_max: &'a [f32],
+    /// Out: the quantized values.
+    q: &'a mut [i16],
+    /// Out: their magnitudes, in float.
+    magnitude: &'a mut [f32],
+}
+
+/// What quantizing a dense input found.
+struct Found {
+    nonzero: usize,
+    /// A value did not fit 16 bits (or was not a number).
+    out_of_range: bool,
+    /// The sum of each input's largest row weight times its value's magnitude.
+    bound: f32,
+}
+
+impl Lanes<'_> {
+    /// Eight lanes of partial sums and flags, so that the loop vectorises (with AVX2 when
+    /// compiled inside [`x86::Avx2::quantize`]).
+    #[inline(always)]
+    fn quantize(self) -> Found {
+        let mut bound = [0f32; 8];
+        let mut out_of_range = [false; 8];
+        let mut nonzero = [0u32; 8];
+        let inputs = self.dense.chunks_exact(8).zip(self.scale.chunks_exact(8));
+        let outputs = self
+            .q
+            .chunks_exact_mut(8)
+            .zip(self.magnitude.chunks_exact_mut(8));
+        for (((v, scale), m), (q, a)) in inputs.zip(self.row_max.chunks_exact(8)).zip(outputs) {
+            for l in 0..8 {
+                let t = v[l] * scale[l];
+                out_of_range[l] |= t.is_nan() | (t.abs() > 32767.0);
+                // Rounded half away from zero (the cast truncates; `round` is a library
+                // call on plain x86-64). In range, the 32-bit integer fits 16 bits.
+                let r = (t + 0.5f32.copysign(t)) as i32;
+                q[l] = r as i16;
+                let abs = (r as f32).abs();
+                a[l] = abs;
+                bound[l] += m[l] * abs;
+                nonzero[l] += (r != 0) as u32;
+            }
+        }
+        Found {
+            nonzero: nonzero.iter().sum::<u32>() as usize,
+            out_of_range: out_of_range.iter().any(|&b| b),
+            bound: ((bound[0] + bound[4]) + (bound[1] + bound[5]))
+                + ((bound[2] + bound[6]) + (bound[3] + bound[7])),
+        }
+    }
+}
+
+/// The overflow bound of each block of units: its largest bias plus, over the inputs,
+/// the block's largest weight of the input's row times the value's magnitude.
+struct Blocks<'a> {
+    bias: &'a [f32],
+    /// A row per block, as long as `magnitude`.
+    max: &'a [f32],
+    magnitude: &'a [f32],
+    limit: f32,
+}
+
+impl Blocks<'_> {
+    /// Whether every block's bound is within the limit (summed in eight partial sums,
+    /// so that the loop vectorises, with AVX2 inside [`x86::Avx2::fit`]).
+    #[inline(always)]
+    fn fit(self) -> bool {
+        let n = self.magnitude.len();
+        if n == 0 {
+            return self.bias.iter().all(|&b| b <= self.limit);
+        }
+        self.bias
+            .iter()
+            .zip(self.max.chunks_exact(n))
+            .all(|(&bias, row)| {
+                let mut acc = [0f32; 8];
+                for (w, m) in row.chunks_exact(8).zip(self.magnitude.chunks_exact(8)) {
+                    for l in 0..8 {
+                        acc[l] += w[l] * m[l];
+                    }
+                }
+                bias + acc.iter().sum::<f32>() <= self.limit
+            })
+    }
+}
+
 /// A thread's memory of the last position evaluated with the integer nets: its quantized
-/// inputs and hidden sums. The next position of the same net whose inputs differ in fewer
-/// places than it has nonzero inputs is summed from them (the children of one position
-/// differ from each other in a few points and some features). The result is the same
-/// integer sum either way.
+/// inputs (one value per input of the net) and hidden sums. The next position of the same
+/// net whose inputs differ in fewer places than it has nonzero inputs is summed from them
+/// (the children of one position differ from each other in a few points and some
+/// features). The result is the same integer sum either way.
 #[derive(Debug, Clone)]
 pub struct QuantState {
     /// The net the sums belong to (0: none yet).
     net: u64,
-    last: QuantInput,
-    next: QuantInput,
-    diff: QuantInput,
+    /// The last position's quantized inputs, and the next one's.
+    last: Vec<i16>,
+    next: Vec<i16>,
+    /// The next position's inputs, dense, before quantizing, and their quantized
+    /// magnitudes.
+    dense: Vec<f32>,
+    magnitude: Vec<f32>,
+    /// What to add to the sums: the changes from `last`, or all of `next`.
+    entries: QuantInput,
     acc: Vec<i32>,
     hidden: Vec<f32>,
 }
@@ -410,9 +495,11 @@ impl Default for QuantState {
     fn default() -> Self {
         QuantState {
             net: 0,
-            last: QuantInput::default(),
-            next: QuantInput::default(),
-            diff: QuantInput::default(),
+            last: Vec::new(),
+            next: Vec::new(),
+            dense: Vec::new(),
+            magnitude: Vec::new(),
+            entries: QuantInput::default(),
             acc: vec![0; MAX_HIDDEN],
             hidden: vec![0.0; MAX_HIDDEN],
         }
@@ -423,21 +510,32 @@ impl QuantState {
     /// The five raw outputs of `net` for `x`, from the remembered sums where that is
     /// cheaper; `None` when the integer pass could overflow (the state then forgets).
     pub fn forward(&mut self, net: &QuantMlp, x: &SparseInput) -> Option<[f32; OUTPUTS]> {
-        if !net.quantize(x, &mut self.next) {
+        let n = net.padded_inputs;
+        if self.next.len() < n {
+            self.net = 0;
+            self.last.resize(n, 0);
+            self.next.resize(n, 0);
+            self.dense.resize(n, 0.0);
+            self.magnitude.resize(n, 0.0);
+        }
+        let Some(nonzero) = net.quantize(x, &mut self.dense, &mut self.magnitude, &mut self.next)
+        else {
             self.net = 0;
             return None;
-        }
+        };
         let acc = &mut self.acc[..net.padded];
-        let mut incremental = false;
-        if self.net == net.id {
-            QuantInput::difference(&self.last, &self.next, &mut self.diff);
-            incremental = self.diff.len < self.next.len;
-        }
+        let incremental = self.net == net.id
+            && difference(&self.last[..n], &self.next[..n], nonzero, &mut self.entries);
         if incremental {
-            accumulate(acc, &net.w1, net.padded, self.diff.entries());
+            accumulate(acc, &net.w1, net.padded, self.entries.entries());
         } else {
+            let e = &mut self.entries;
+            e.len = 0;
+            for &i in &x.index[..x.len.min(x.index.len())] {
+                e.push(i, self.next[i as usize]);
+            }
             acc.copy_from_slice(&net.b1);
-            accumulate(acc, &net.w1, net.padded, self.next.entries());
+            accumulate(acc, &net.w1, net.padded, e.entries());
         }
         std::mem::swap(&mut self.last, &mut self.next);
         self.net = net.id;
@@ -450,230 +548,57 @@ impl QuantState {
     }
 }
 
-#[cfg(target_arch = "x86_64")]
-mod x86 {
-    use std::arch::x86_64::*;
+/// Fills `out` with what to add to a hidden sum computed for the inputs `old` to get
+/// those of `new` (two dense inputs of the same length): the change of every input whose
+/// value differs, as one entry when it fits 16 bits and as the removal of the old value
+/// and the addition of the new one otherwise. Returns `false`, leaving `out` partly
+/// filled, as soon as it holds `limit` entries (the new sums are then cheaper from
+/// scratch).
+fn difference(old: &[i16], new: &[i16], limit: usize, out: &mut QuantInput) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(k) = x86::Avx2::get() {
+        return k.difference(old, new, limit, out);
+    }
+    out.clear();
+    difference_portable(old, new, 0, limit, out)
+}
 
-    use super::{Entry, GROUP};
-
-    /// Proof that the processor has AVX2: the private field leaves [`Avx2::get`] the only
-    /// way to make one.
-    #[derive(Debug, Clone, Copy)]
-    pub(super) struct Avx2(());
-
-    impl Avx2 {
-        /// `Some` when the processor has AVX2 (asked once per process).
-        #[inline]
-        pub(super) fn get() -> Option<Avx2> {
-            static HAS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-            HAS.get_or_init(|| std::is_x86_feature_detected!("avx2"))
-                .then_some(Avx2(()))
+/// [`difference`] in plain Rust, appending to `out`; `old[0]` is input `first`.
+fn difference_portable(
+    old: &[i16],
+    new: &[i16],
+    first: usize,
+    limit: usize,
+    out: &mut QuantInput,
+) -> bool {
+    for (c, (a, b)) in old.chunks(GROUP).zip(new.chunks(GROUP)).enumerate() {
+        for (l, (&va, &vb)) in a.iter().zip(b).enumerate() {
+            if va != vb {
+                push_change(out, first + c * GROUP + l, va, vb);
+            }
         }
-
-        /// [`super::accumulate`] on AVX2.
-        #[inline]
-        pub(super) fn accumulate(self, acc: &mut [i32], w1: &[i16], width: usize, e: &[Entry]) {
-            // SAFETY: `self` exists, so the processor has AVX2; `accumulate` checks every
-            // slice it reads or writes.
-            unsafe { accumulate(acc, w1, width, e) }
+        if out.len() >= limit {
+            return false;
         }
     }
+    out.len() < limit
+}
 
-    /// Groups of [`GROUP`] units summed together in registers over all the entries: four
-    /// groups (eight registers) at a time, then one at a time.
-    const WIDE: usize = 4;
-
-    /// Adds `value` times row `index` of `w1` (rows of `width` weights) to `acc`, for every
-    /// entry, over whole groups of [`GROUP`] units; the units past the last whole group of
-    /// `min(acc.len(), width)` as the portable loop does.
-    ///
-    /// # Safety
-    /// The processor must support AVX2. The slices may have any lengths: the rows are
-    /// taken by checked slicing.
-    #[target_feature(enable = "avx2")]
-    unsafe fn accumulate(acc: &mut [i32], w1: &[i16], width: usize, entries: &[Entry]) {
-        let end = acc.len().min(width);
-        let n = end / GROUP * GROUP;
-        let mut base = 0;
-        while base + WIDE * GROUP <= n {
-            // SAFETY: AVX2, as this function's callers promise.
-            unsafe {
-                block::<WIDE>(
-                    &mut acc[base..base + WIDE * GROUP],
-                    w1,
-                    width,
-                    base,
-                    entries,
-                )
-            };
-            base += WIDE * GROUP;
-        }
-        while base < n {
-            // SAFETY: as above.
-            unsafe { block::<1>(&mut acc[base..base + GROUP], w1, width, base, entries) };
-            base += GROUP;
-        }
-        if n < end {
-            for e in entries {
-                let start = e.index as usize * width;
-                let row = &w1[start + n..start + end];
-                for (a, &w) in acc[n..end].iter_mut().zip(row) {
-                    *a = a.wrapping_add(w as i32 * e.value as i32);
-                }
-            }
-        }
-    }
-
-    /// `G` groups of units starting at unit `base`, their sums (`out`, `G` x 16 of them)
-    /// kept in `2 G` registers over all the entries. Two entries' rows are interleaved unit
-    /// by unit and multiplied by their two values with `vpmaddwd`: each 32-bit lane gets
-    /// `w_a * v_a + w_b * v_b` for one unit. The interleaving works within 128-bit halves,
-    /// so a group's low register holds units 0-3 and 8-11 and its high one units 4-7 and
-    /// 12-15; the sums are loaded into and stored from that order.
-    ///
-    /// # Safety
-    /// The processor must support AVX2. Panics (never reads outside a slice) when `out`
-    /// is shorter than `G` x 16 or an entry's row does not hold `base + G x 16` weights
-    /// inside `w1`.
-    #[target_feature(enable = "avx2")]
-    #[inline]
-    unsafe fn block<const G: usize>(
-        out: &mut [i32],
-        w1: &[i16],
-        width: usize,
-        base: usize,
-        entries: &[Entry],
-    ) {
-        let span = G * GROUP;
-        let out = &mut out[..span];
-        let mut lo = [_mm256_setzero_si256(); G];
-        let mut hi = [_mm256_setzero_si256(); G];
-        for g in 0..G {
-            // SAFETY: `out` holds G x 16 i32; group g's two 8-lane unaligned loads read
-            // its elements 16g..16g+16.
-            let (a, b) = unsafe {
-                (
-                    _mm256_loadu_si256(out.as_ptr().add(GROUP * g) as *const __m256i),
-                    _mm256_loadu_si256(out.as_ptr().add(GROUP * g + 8) as *const __m256i),
-                )
-            };
-            lo[g] = _mm256_permute2x128_si256::<0x20>(a, b);
-            hi[g] = _mm256_permute2x128_si256::<0x31>(a, b);
-        }
-        let mut pairs = entries.chunks_exact(2);
-        for pair in &mut pairs {
-            let (ea, eb) = (pair[0], pair[1]);
-            let ra = &w1[ea.index as usize * width + base..][..span];
-            let rb = &w1[eb.index as usize * width + base..][..span];
-            let factor =
-                _mm256_set1_epi32((ea.value as u16 as u32 | (eb.value as u16 as u32) << 16) as i32);
-            for g in 0..G {
-                // SAFETY: `ra` and `rb` hold G x 16 i16; the unaligned loads read elements
-                // 16g..16g+16 of each.
-                let (wa, wb) = unsafe {
-                    (
-                        _mm256_loadu_si256(ra.as_ptr().add(GROUP * g) as *const __m256i),
-                        _mm256_loadu_si256(rb.as_ptr().add(GROUP * g) as *const __m256i),
-                    )
-                };
-                let l = _mm256_madd_epi16(_mm256_unpacklo_epi16(wa, wb), factor);
-                let h = _mm256_madd_epi16(_mm256_unpackhi_epi16(wa, wb), factor);
-                lo[g] = _mm256_add_epi32(lo[g], l);
-                hi[g] = _mm256_add_epi32(hi[g], h);
-            }
-        }
-        if let [e] = pairs.remainder() {
-            let ra = &w1[e.index as usize * width + base..][..span];
-            let factor = _mm256_set1_epi32(e.value as u16 as u32 as i32);
-            let zero = _mm256_setzero_si256();
-            for g in 0..G {
-                // SAFETY: `ra` holds G x 16 i16; the load reads elements 16g..16g+16.
-                let wa =
-                    unsafe { _mm256_loadu_si256(ra.as_ptr().add(GROUP * g) as *const __m256i) };
-                let l = _mm256_madd_epi16(_mm256_unpacklo_epi16(wa, zero), factor);
-                let h = _mm256_madd_epi16(_mm256_unpackhi_epi16(wa, zero), factor);
-                lo[g] = _mm256_add_epi32(lo[g], l);
-                hi[g] = _mm256_add_epi32(hi[g], h);
-            }
-        }
-        for g in 0..G {
-            let a = _mm256_permute2x128_si256::<0x20>(lo[g], hi[g]);
-            let b = _mm256_permute2x128_si256::<0x31>(lo[g], hi[g]);
-            // SAFETY: as for the loads above: group g's 16 i32 of `out`, unaligned.
-            unsafe {
-                _mm256_storeu_si256(out.as_mut_ptr().add(GROUP * g) as *mut __m256i, a);
-                _mm256_storeu_si256(out.as_mut_ptr().add(GROUP * g + 8) as *mut __m256i, b);
-            }
+/// Appends the change of input `index` from `old` to `new` to `out`.
+#[inline(always)]
+fn push_change(out: &mut QuantInput, index: usize, old: i16, new: i16) {
+    let index = index as u16;
+    match i16::try_from(new as i32 - old as i32) {
+        Ok(d) => out.push(index, d),
+        Err(_) => {
+            out.push(index, old.saturating_neg());
+            out.push(index, new);
         }
     }
 }
+
+#[cfg(target_arch = "x86_64")]
+mod x86;
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::game::Rng;
-
-    fn random_input(rng: &mut Rng, inputs: usize, len: usize) -> QuantInput {
-        let mut idx: Vec<u16> = (0..len).map(|_| rng.index(inputs) as u16).collect();
-        idx.sort_unstable();
-        idx.dedup();
-        let mut x = QuantInput::default();
-        for i in idx {
-            x.push(i, (rng.index(65535) as i32 - 32767) as i16);
-        }
-        x
-    }
-
-    /// The AVX2 kernel and the portable loop give the same integers on random rows of
-    /// awkward widths, odd and even entry counts.
-    #[test]
-    fn simd_and_portable_sums_are_identical() {
-        let mut rng = Rng::seeded(21);
-        for width in [16usize, 32, 48, 64, 80, 128, 144, 384, 400, 1024] {
-            let inputs = 40;
-            let w1: Vec<i16> = (0..inputs * width)
-                .map(|_| (rng.index(65535) as i32 - 32767) as i16)
-                .collect();
-            for len in [0, 1, 2, 3, 7, 30] {
-                let x = random_input(&mut rng, inputs, len);
-                let start: Vec<i32> = (0..width).map(|_| rng.index(1000) as i32).collect();
-                let mut a = start.clone();
-                let mut b = start.clone();
-                accumulate(&mut a, &w1, width, x.entries());
-                accumulate_portable(&mut b, &w1, width, x.entries());
-                assert_eq!(a, b, "width {width} len {len}");
-            }
-        }
-    }
-
-    /// A sum updated by the difference of two inputs equals the sum of the new input.
-    #[test]
-    fn difference_updates_match_full_sums() {
-        let mut rng = Rng::seeded(22);
-        let (inputs, width) = (60, 64);
-        let w1: Vec<i16> = (0..inputs * width)
-            .map(|_| (rng.index(2001) as i32 - 1000) as i16)
-            .collect();
-        for _ in 0..200 {
-            let (la, lb) = (rng.index(30), rng.index(30));
-            let old = random_input(&mut rng, inputs, la);
-            let new = random_input(&mut rng, inputs, lb);
-            let mut from_old = vec![0i32; width];
-            accumulate(&mut from_old, &w1, width, old.entries());
-            let mut diff = QuantInput::default();
-            QuantInput::difference(&old, &new, &mut diff);
-            accumulate(&mut from_old, &w1, width, diff.entries());
-            let mut full = vec![0i32; width];
-            accumulate(&mut full, &w1, width, new.entries());
-            assert_eq!(from_old, full);
-        }
-    }
-
-    #[test]
-    fn precision_names_parse_back() {
-        for p in [Precision::Float, Precision::Int16] {
-            assert_eq!(p.name().parse::<Precision>(), Ok(p));
-        }
-        assert!("half".parse::<Precision>().is_err());
-    }
-}
+mod tests;

@@ -146,3 +146,39 @@ fn sigmoid_matches_the_exact_function() {
     }
     assert!(sigmoid(-1000.0) >= 0.0 && sigmoid(1000.0) <= 1.0);
 }
+
+/// The integer nets' output layer on AVX2/FMA (sigmoids in registers, a reciprocal with a
+/// Newton step) stays within a few units in the last place of the portable path.
+#[test]
+fn output_layer_of_sums_kernels_agree() {
+    let mut rng = Rng::seeded(31);
+    let unit = 1.0 / (1u32 << 24) as f32;
+    for width in [16usize, 128, 384, 392] {
+        let acc: Vec<i32> = (0..width)
+            .map(|_| (rng.index(1 << 26) as i64 - (1 << 25)) as i32 * 16)
+            .collect();
+        let w2: Vec<f32> = (0..OUTPUTS * width)
+            .map(|_| rng.index(2001) as f32 / 1000.0 - 1.0)
+            .collect();
+        let b2 = [0.1, -0.2, 0.3, -0.4, 0.5];
+        let mut hidden = vec![0f32; width];
+        let via_best = output_layer_of_sums(&acc, unit, &mut hidden, &w2, width, &b2);
+        for h in hidden.iter_mut() {
+            *h = 0.0;
+        }
+        let portable = {
+            for (h, &a) in hidden.iter_mut().zip(&acc) {
+                *h = a as f32 * unit;
+            }
+            Portable.sigmoids(&mut hidden);
+            let dots = Portable.output_dots(&hidden, &w2);
+            std::array::from_fn::<f32, OUTPUTS, _>(|j| sigmoid(dots[j] + b2[j]))
+        };
+        for (a, b) in via_best.iter().zip(&portable) {
+            assert!(
+                (a - b).abs() < 2e-6,
+                "width {width}: {via_best:?} {portable:?}"
+            );
+        }
+    }
+}
