@@ -70,18 +70,18 @@ pub struct ServerConfig {
     /// (`portes`, `plakoto`, `fevga`), which the external interface, UBGI sessions and the
     /// HTTP API's `/v1/tavli/move` then read position strings without a prefix as.
     #[serde(with = "variant_name")]
-    pub variant: crate::tavli::Variant,
+    pub variant: crate::game::Variant,
 }
 
-/// A [`crate::tavli::Variant`] as its name in TOML.
+/// A [`crate::game::Variant`] as its name in TOML.
 mod variant_name {
     use serde::{Deserialize, Deserializer, Serializer};
 
-    pub fn serialize<S: Serializer>(v: &crate::tavli::Variant, s: S) -> Result<S::Ok, S::Error> {
+    pub fn serialize<S: Serializer>(v: &crate::game::Variant, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(v.name())
     }
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<crate::tavli::Variant, D::Error> {
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<crate::game::Variant, D::Error> {
         let text = String::deserialize(d)?;
         text.parse().map_err(serde::de::Error::custom)
     }
@@ -99,7 +99,7 @@ impl Default for ServerConfig {
             nul_wait_ms: 30,
             max_request_depth: Depth::new(5).unwrap_or(Depth::ONE),
             max_request_ms: 10_000,
-            variant: crate::tavli::Variant::Backgammon,
+            variant: crate::game::Variant::Backgammon,
         }
     }
 }

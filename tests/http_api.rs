@@ -558,7 +558,7 @@ fn a_client_that_leaves_cancels_its_search() {
 fn tavli_plays_agree_with_the_command_line_and_follow_the_servers_variant() {
     let mut config = Config::throughput();
     config.engine.threads = 2;
-    config.server.variant = stargammon::tavli::Variant::Fevga;
+    config.server.variant = stargammon::game::Variant::Fevga;
     let s = ServerThread::with_http(&config);
     for (position, dice) in [
         ("plakoto:24-15:24-15", [6, 5]),

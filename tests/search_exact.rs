@@ -265,7 +265,8 @@ fn the_table_carries_a_game_from_one_decision_to_the_next() {
 #[test]
 fn the_searcher_is_exact_in_every_tavli_game() {
     use stargammon::eval::tavli::TavliNets;
-    use stargammon::tavli::{play_random_game, RuleSwitches, TavliPosition, Variant};
+    use stargammon::game::Variant;
+    use stargammon::tavli::{play_random_game, RuleSwitches, TavliPosition};
     let cancel = Cancel::new();
     for variant in [Variant::Portes, Variant::Plakoto, Variant::Fevga] {
         let nets: Arc<dyn Evaluator<TavliPosition>> =

@@ -11,12 +11,12 @@ use stargammon::cli::ubgi::{run_ubgi, Session};
 use stargammon::config::BoardConvention;
 use stargammon::engine::{Engine, EngineSettings, SearchPlan};
 use stargammon::eval::simple::PipSigmoid;
+use stargammon::game::Variant;
 use stargammon::game::{legal_plays, Dice, Position};
 use stargammon::protocol::gnubg::{format_play, parse_request, MoveStyle};
 use stargammon::protocol::lines::{Frame, LineCodec};
 use stargammon::protocol::ubgi::parse_command;
 use stargammon::search::{Searcher, TranspositionTable};
-use stargammon::tavli::Variant;
 use tokio_util::codec::Decoder;
 
 proptest! {

@@ -9,11 +9,12 @@
 use std::collections::BTreeSet;
 
 use stargammon::bench::tavli_engine_movegen_set;
+use stargammon::game::Variant;
 use stargammon::game::{Dice, Rng, ALL_ROLLS};
 use stargammon::tavli::position::opp_point;
 use stargammon::tavli::{
     legal_plays, legal_plays_every_order, movegen_split, position_string, GameEnd, RuleSwitches,
-    TavliPosition, Variant, CHECKERS,
+    TavliPosition, CHECKERS,
 };
 
 /// A random board of `variant`, or `None` when the draw is not a position of the game.

@@ -6,9 +6,10 @@
 
 use proptest::prelude::*;
 use stargammon::game::Dice;
+use stargammon::game::Variant;
 use stargammon::players::PlayerSpec;
 use stargammon::protocol::tavli::{is_tavli_line, parse_request};
-use stargammon::tavli::{parse_play, parse_position_string, RuleSwitches, TavliPosition, Variant};
+use stargammon::tavli::{parse_play, parse_position_string, RuleSwitches, TavliPosition};
 
 const GAMES: [Variant; 4] = [
     Variant::Backgammon,

@@ -9,9 +9,10 @@
 
 use std::collections::BTreeSet;
 
+use stargammon::game::Variant;
 use stargammon::game::{Dice, Rng};
 use stargammon::tavli::{
-    legal_plays, play_random_game, position_string, GameEnd, RuleSwitches, TavliPosition, Variant,
+    legal_plays, play_random_game, position_string, GameEnd, RuleSwitches, TavliPosition,
 };
 
 #[derive(Clone, Copy, PartialEq, Eq)]

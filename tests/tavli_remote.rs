@@ -12,8 +12,9 @@ use common::ServerThread;
 use stargammon::arena::tavli::{play_matches, Seat, TAVLI_ROTATION};
 use stargammon::arena::{duel_from, DuelConfig, DuelResult};
 use stargammon::config::Config;
+use stargammon::game::Variant;
 use stargammon::players::tavli::factory;
-use stargammon::tavli::{TavliPosition, Variant};
+use stargammon::tavli::TavliPosition;
 
 fn seat(spec: &str) -> Seat {
     TAVLI_ROTATION

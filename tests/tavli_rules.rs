@@ -7,11 +7,12 @@
 
 use std::collections::BTreeSet;
 
+use stargammon::game::Variant;
 use stargammon::game::{Dice, Rng};
 use stargammon::tavli::position::TavliResult;
 use stargammon::tavli::{
     format_play, legal_plays, opening, parse_position_string, play_random_game, position_string,
-    GameEnd, RuleSwitches, TavliPlay, TavliPosition, Variant,
+    GameEnd, RuleSwitches, TavliPlay, TavliPosition,
 };
 
 fn pos(text: &str) -> TavliPosition {

@@ -4,10 +4,10 @@
 //! reads it (either convention, or detected per board).
 #![no_main]
 
+use bytes::BytesMut;
 use libfuzzer_sys::fuzz_target;
 use stargammon::notation::fibs_board::{detect_convention, Convention, FibsBoard};
 use stargammon::protocol::gnubg::{error_reply, parse_request, Request};
-use bytes::BytesMut;
 use stargammon::protocol::lines::{Frame, LineCodec};
 use tokio_util::codec::Decoder;
 

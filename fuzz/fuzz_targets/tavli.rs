@@ -14,10 +14,11 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use stargammon::game::Variant;
 use stargammon::tavli::position::opp_point;
 use stargammon::tavli::{
     format_play, legal_plays, legal_plays_every_order, parse_play, parse_position_string,
-    position_string, RuleSwitches, TavliPosition, Variant, CHECKERS,
+    position_string, RuleSwitches, TavliPosition, CHECKERS,
 };
 use stargammon_fuzz::{dice_of, text};
 

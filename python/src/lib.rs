@@ -21,10 +21,11 @@ use serde_json::Value;
 use stargammon::cli::{self, CliError, Report};
 use stargammon::engine::{build, Action, Engine as RustEngine, EngineSpec, EvalOptions};
 use stargammon::engine::{Found, Outcome, Work};
+use stargammon::game::Variant;
 use stargammon::game::{Decision, Dice, MatchState};
 use stargammon::notation::{self, format_play, MoveStyle, Xgid};
 use stargammon::search::Cancel;
-use stargammon::tavli::{TavliPosition, Variant};
+use stargammon::tavli::TavliPosition;
 
 create_exception!(
     stargammon,

@@ -4,10 +4,11 @@
 //! Money duels of one Tavli game are [`super::duel_from`]'s, as backgammon's are.
 
 use super::{play_cubeless, CubelessGame, GameEnd, MAX_TURNS};
+use crate::game::Variant;
 use crate::game::{splitmix, Ending, GameResult, Rng};
 use crate::players::{Decide, PlayerFactory};
 use crate::tavli::position::TavliPosition;
-use crate::tavli::{TavliPlayList, Variant};
+use crate::tavli::TavliPlayList;
 
 /// A Tavli match's rotation: the games in the order they are played, repeating.
 pub const TAVLI_ROTATION: [Variant; 3] = [Variant::Portes, Variant::Plakoto, Variant::Fevga];

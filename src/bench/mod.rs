@@ -280,7 +280,7 @@ pub fn run_bearoff(
 /// (seed 2026, the opening of C8), as backgammon's set comes from games of pubeval
 /// against itself.
 pub fn tavli_engine_movegen_set(
-    variant: crate::tavli::Variant,
+    variant: crate::game::Variant,
 ) -> Result<Vec<(crate::tavli::TavliPosition, Dice)>, String> {
     let rules = crate::tavli::RuleSwitches::default();
     let mut player = crate::players::tavli::net(variant, 1)

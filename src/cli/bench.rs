@@ -110,7 +110,7 @@ pub struct MovegenArgs {
     /// The game: backgammon (the committed set, default), or portes, plakoto or fevga
     /// (12,000 pairs from seeded random games of the variant).
     #[arg(long)]
-    pub variant: Option<crate::tavli::Variant>,
+    pub variant: Option<crate::game::Variant>,
     /// The games the positions come from. With --variant: `random` (random legal plays,
     /// the default) or `engine` (self-play of the shipped net at depth 1, as backgammon's
     /// set comes from pubeval's games). Backgammon: `engine` is the committed set
@@ -347,10 +347,7 @@ fn movegen(a: MovegenArgs) -> Result<(), CliError> {
             )
         }
     };
-    let variant = a
-        .variant
-        .unwrap_or(crate::tavli::Variant::Backgammon)
-        .name();
+    let variant = a.variant.unwrap_or(crate::game::Variant::Backgammon).name();
     if a.json {
         let split = split.map(|s| {
             serde_json::json!({

@@ -10,7 +10,8 @@ use super::{CliError, Report};
 use crate::arena::{duel_until, DuelConfig, Judged};
 use crate::eval::luck::Judge;
 use crate::game::Position;
-use crate::tavli::{TavliPosition, Variant};
+use crate::game::Variant;
+use crate::tavli::TavliPosition;
 
 #[derive(Debug, Args)]
 pub struct DuelArgs {
@@ -35,7 +36,7 @@ pub struct DuelArgs {
     /// players are net (any depth and algorithm), heuristic, random, tcp://HOST:PORT, and
     /// in Portes pubeval.
     #[arg(long)]
-    pub variant: Option<crate::tavli::Variant>,
+    pub variant: Option<crate::game::Variant>,
     #[command(flatten)]
     pub luck: LuckArgs,
 }

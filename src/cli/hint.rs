@@ -90,14 +90,14 @@ pub struct HintArgs {
     /// evaluator is `net` (the game's net) or `net:PATH`; every other search flag, and
     /// `--engine`, work as in backgammon.
     #[arg(long)]
-    pub variant: Option<crate::tavli::Variant>,
+    pub variant: Option<crate::game::Variant>,
 }
 
 /// `hint --variant portes|plakoto|fevga`: the plays of a roll ranked by the game's net,
 /// or without dice the chances of the position.
 fn run_tavli(
     a: &HintArgs,
-    variant: crate::tavli::Variant,
+    variant: crate::game::Variant,
     spec: &EngineSpec,
 ) -> Result<(), CliError> {
     use crate::players::tavli::hint;

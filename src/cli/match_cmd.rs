@@ -96,7 +96,7 @@ fn play_tavli(
     stop: &AtomicBool,
 ) -> Result<Report, CliError> {
     use crate::arena::tavli::{play_matches_until, Seat, TAVLI_ROTATION};
-    use crate::tavli::Variant;
+    use crate::game::Variant;
     let rotation: Vec<Variant> = match variant.trim().to_ascii_lowercase().as_str() {
         "tavli" => TAVLI_ROTATION.to_vec(),
         other => match other.parse::<Variant>() {

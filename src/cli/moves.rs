@@ -18,7 +18,7 @@ pub struct MovesArgs {
     pub pos: String,
     /// The game: backgammon (default), portes, plakoto or fevga.
     #[arg(long)]
-    pub variant: Option<crate::tavli::Variant>,
+    pub variant: Option<crate::game::Variant>,
     /// First die (1-6).
     pub d1: u8,
     /// Second die (1-6).
@@ -62,7 +62,7 @@ struct TavliMovesOut {
     plays: Vec<TavliPlayOut>,
 }
 
-fn run_tavli(args: &MovesArgs, variant: crate::tavli::Variant) -> Result<(), CliError> {
+fn run_tavli(args: &MovesArgs, variant: crate::game::Variant) -> Result<(), CliError> {
     let pos = super::tavli_pos::parse_variant_pos(variant, &args.pos)?;
     let dice = Dice::new(args.d1, args.d2)?;
     if pos.result().is_some() {

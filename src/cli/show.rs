@@ -20,7 +20,7 @@ pub struct ShowArgs {
     pub pos: Option<String>,
     /// The game: backgammon (default), portes, plakoto or fevga.
     #[arg(long)]
-    pub variant: Option<crate::tavli::Variant>,
+    pub variant: Option<crate::game::Variant>,
     /// Print one JSON object on stdout.
     #[arg(long)]
     pub json: bool,
@@ -140,7 +140,7 @@ struct TavliShowOut {
     result: Option<String>,
 }
 
-fn run_tavli(args: &ShowArgs, variant: crate::tavli::Variant) -> Result<(), CliError> {
+fn run_tavli(args: &ShowArgs, variant: crate::game::Variant) -> Result<(), CliError> {
     use crate::tavli::position::TavliResult;
     let pos = match &args.pos {
         Some(text) => super::tavli_pos::parse_variant_pos(variant, text)?,

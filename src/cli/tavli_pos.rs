@@ -2,7 +2,8 @@
 //! its `VARIANT:` prefix.
 
 use super::CliError;
-use crate::tavli::{parse_position_string, PositionStringError, TavliPosition, Variant};
+use crate::game::Variant;
+use crate::tavli::{parse_position_string, PositionStringError, TavliPosition};
 
 /// Reads POS as a position of `variant`: a full position string naming that variant, or
 /// `MOVER:OPPONENT` alone.

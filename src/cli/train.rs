@@ -43,7 +43,7 @@ pub struct TrainArgs {
     pub quiet: bool,
     /// Train a Tavli game's net (portes, plakoto, fevga) with a config/tavli-*.toml file.
     #[arg(long)]
-    pub variant: Option<crate::tavli::Variant>,
+    pub variant: Option<crate::game::Variant>,
 }
 
 /// Opens the run the flags name (resumed from `--resume`, or created from the config, or
@@ -84,7 +84,7 @@ fn apply_limits(a: &TrainArgs, minutes: &mut f64, games: &mut u64) -> Result<(),
     Ok(())
 }
 
-fn run_tavli(a: TrainArgs, variant: crate::tavli::Variant) -> Result<(), CliError> {
+fn run_tavli(a: TrainArgs, variant: crate::game::Variant) -> Result<(), CliError> {
     use crate::train::tavli::TavliTrainConfig;
     if !variant.is_tavli() {
         return Err(

@@ -15,12 +15,13 @@ use super::CliError;
 use crate::config::BoardConvention;
 use crate::engine::{Action, Engine, EngineSettings};
 use crate::engine::{EngineSpec, GameEngine};
+use crate::game::Variant;
 use crate::notation::fibs_board::FibsBoard;
 use crate::notation::strip_prefix_ignore_case;
 use crate::protocol::lines::{Frame, LineCodec};
 use crate::protocol::ubgi::{self, UbgiCommand};
 use crate::search::Cancel;
-use crate::tavli::{TavliPosition, Variant};
+use crate::tavli::TavliPosition;
 
 #[derive(Debug, Args)]
 pub struct UbgiArgs {

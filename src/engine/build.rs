@@ -159,7 +159,7 @@ pub fn tavli_spec(spec: &EngineSpec) -> EngineSpec {
 /// a table of its own.
 pub fn tavli(
     spec: &EngineSpec,
-    variant: crate::tavli::Variant,
+    variant: crate::game::Variant,
 ) -> Result<GameEngine<crate::tavli::TavliPosition>, BuildError> {
     let table = Arc::new(TranspositionTable::new(spec.tt_megabytes.max(1)));
     tavli_with(spec, variant, table)
@@ -168,7 +168,7 @@ pub fn tavli(
 /// [`tavli`] over a given table (the server shares its pool's).
 pub fn tavli_with(
     spec: &EngineSpec,
-    variant: crate::tavli::Variant,
+    variant: crate::game::Variant,
     table: Arc<TranspositionTable>,
 ) -> Result<GameEngine<crate::tavli::TavliPosition>, BuildError> {
     check_tavli(spec)?;

@@ -24,9 +24,9 @@ use std::sync::Arc;
 use super::net::{Mlp, OUTPUTS};
 use super::weights::{fnv1a64, WeightsError, FORMAT_VERSION, MAGIC};
 use super::{Evaluator, NeuralEvaluator};
+use crate::game::Variant;
 use crate::game::{Dice, ALL_ROLLS};
 use crate::tavli::position::{opp_point, TavliPosition, TavliResult};
-use crate::tavli::Variant;
 
 /// W, WD, LD.
 pub const TAVLI_OUTPUTS: usize = 3;

@@ -16,7 +16,8 @@ use super::params::{dice_param, json_object, kind_of, read_body, uint_param, Raw
 use super::reply::r6;
 use super::{json_response, ApiError, App};
 use crate::game::Dice;
-use crate::tavli::{position_string, TavliPosition, Variant};
+use crate::game::Variant;
+use crate::tavli::{position_string, TavliPosition};
 
 const FIELDS: [&str; 4] = ["variant", "position", "dice", "depth"];
 

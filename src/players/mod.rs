@@ -14,9 +14,10 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::engine::{Action, Engine};
+use crate::game::Variant;
 use crate::game::{Decision, Dice, GamePosition, MatchState, Play, Position};
 use crate::search::Cancel;
-use crate::tavli::{TavliPlay, TavliPosition, Variant};
+use crate::tavli::{TavliPlay, TavliPosition};
 
 pub mod build;
 pub mod search;

@@ -32,9 +32,10 @@ use crate::engine::{EngineSpec, EvaluatorKind};
 use crate::eval::pubeval;
 pub use crate::eval::tavli::TavliNets;
 use crate::eval::tavli::{TavliNet, TavliProbs};
+use crate::game::Variant;
 use crate::search::{Cancel, Utility};
 use crate::tavli::position::TavliPosition;
-use crate::tavli::{RuleSwitches, TavliPlay, Variant};
+use crate::tavli::{RuleSwitches, TavliPlay};
 
 /// Parses `text` as a player of `variant` and builds it (loading its nets once): a
 /// factory of one decider per thread. A player the game cannot have is refused with the

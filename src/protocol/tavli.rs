@@ -10,7 +10,8 @@
 use std::fmt;
 
 use crate::game::Dice;
-use crate::tavli::{parse_position_string, TavliPlay, TavliPosition, Variant};
+use crate::game::Variant;
+use crate::tavli::{parse_position_string, TavliPlay, TavliPosition};
 
 /// A Tavli request: the position (side to act's view) and its roll.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -40,15 +40,13 @@ impl Shared {
     /// sharing the pool's table (built at the game's first request).
     pub fn tavli_searcher(
         &self,
-        variant: crate::tavli::Variant,
+        variant: crate::game::Variant,
     ) -> Result<crate::search::Searcher<crate::tavli::TavliPosition>, String> {
         let i = match variant {
-            crate::tavli::Variant::Portes => 0,
-            crate::tavli::Variant::Plakoto => 1,
-            crate::tavli::Variant::Fevga => 2,
-            crate::tavli::Variant::Backgammon => {
-                return Err("backgammon is not a Tavli game".into())
-            }
+            crate::game::Variant::Portes => 0,
+            crate::game::Variant::Plakoto => 1,
+            crate::game::Variant::Fevga => 2,
+            crate::game::Variant::Backgammon => return Err("backgammon is not a Tavli game".into()),
         };
         self.tavli[i]
             .get_or_init(|| {

@@ -2,7 +2,8 @@
 //! and for drawing (position, roll) pairs from real games.
 
 use super::position::{TavliPosition, TavliResult};
-use super::{generate_plays, RuleSwitches, TavliPlay, TavliPlayList, Variant};
+use super::{generate_plays, RuleSwitches, TavliPlay, TavliPlayList};
+use crate::game::Variant;
 use crate::game::{Dice, Rng};
 
 /// The opening of a game (C8): each side rolls one die until they differ; the higher

@@ -4,8 +4,9 @@
 
 use super::movegen::{generate as search, movable_mask, Compact, Scratch, StepRules};
 use super::position::{occupancy, opp_point, TavliPosition, CHECKERS};
-use super::{GameEnd, RuleSwitches, TavliPlay, Variant};
+use super::{GameEnd, RuleSwitches, TavliPlay};
 use crate::game::Dice;
+use crate::game::Variant;
 
 /// The Fevga step rules.
 #[derive(Debug)]

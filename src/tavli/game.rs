@@ -9,7 +9,8 @@
 use crate::game::{splitmix, Dice, Ending, GamePlay, GamePosition, GameResult};
 
 use super::position::TavliResult;
-use super::{generate_plays, RuleSwitches, TavliPlay, TavliPlayList, TavliPosition, Variant};
+use super::{generate_plays, RuleSwitches, TavliPlay, TavliPlayList, TavliPosition};
+use crate::game::Variant;
 
 /// The rules the engine plays the Tavli games by: every switch off.
 const RULES: RuleSwitches = RuleSwitches {

@@ -13,7 +13,8 @@
 use std::fmt;
 
 use super::position::{opp_point, TavliPosition, TavliPositionError, BAR};
-use super::{TavliPlay, Variant, VariantError};
+use super::TavliPlay;
+use crate::game::{Variant, VariantError};
 
 /// Longest position string accepted.
 const MAX_LEN: usize = 400;

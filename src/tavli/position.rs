@@ -8,7 +8,8 @@
 
 use std::fmt;
 
-use super::{GameEnd, Variant};
+use super::GameEnd;
+use crate::game::Variant;
 
 /// Checkers per side.
 pub const CHECKERS: u8 = 15;

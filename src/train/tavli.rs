@@ -23,9 +23,10 @@ use super::config::ScheduleStep;
 use super::{game_seed, io_err, Learner, Run, RunConfig, TrainError};
 use crate::arena::{duel_from, DuelConfig, DuelResult, MAX_TURNS};
 use crate::eval::tavli::{TavliNet, TavliProbs, TavliScratch, TAVLI_MAX_HIDDEN};
+use crate::game::Variant;
 use crate::game::{splitmix, Rng};
 use crate::players::{HeuristicPlayer, PlayerFactory};
-use crate::tavli::{generate_plays, RuleSwitches, TavliPlayList, TavliPosition, Variant};
+use crate::tavli::{generate_plays, RuleSwitches, TavliPlayList, TavliPosition};
 
 /// Everything that determines a Tavli training run (`config/tavli-*.toml`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -438,7 +438,8 @@ mod tests {
     use super::super::{full, settle};
     use super::*;
     use crate::game::Dice;
-    use crate::tavli::{fevga::Fevga, plakoto::Plakoto, portes::Portes, Variant};
+    use crate::game::Variant;
+    use crate::tavli::{fevga::Fevga, plakoto::Plakoto, portes::Portes};
     use crate::tavli::{RuleSwitches, TavliPlay, TavliPosition};
 
     /// The plays of `pos` by the full search alone, and (when it settles them) by the

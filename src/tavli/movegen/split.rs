@@ -28,7 +28,8 @@ pub struct Split {
 
 /// [`Split`] of `set` (positions of one Tavli game), `rounds` passes.
 pub(crate) fn split(set: &[(TavliPosition, Dice)], rules: &RuleSwitches, rounds: u32) -> Split {
-    use crate::tavli::{fevga::Fevga, plakoto::Plakoto, portes::Portes, Variant};
+    use crate::game::Variant;
+    use crate::tavli::{fevga::Fevga, plakoto::Plakoto, portes::Portes};
     match set.first().map(|(p, _)| p.variant()) {
         Some(Variant::Portes) => split_of::<Portes>(set, rules, rounds),
         Some(Variant::Plakoto) => split_of::<Plakoto>(set, rules, rounds),
@@ -96,7 +97,7 @@ fn split_of<G: StepRules>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tavli::Variant;
+    use crate::game::Variant;
 
     /// The split of `bench movegen --split` accounts for every live position once, and
     /// its counts are those of the comparison above.
