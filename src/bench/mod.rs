@@ -4,7 +4,7 @@
 use crate::game::Rng;
 use std::time::Instant;
 
-use crate::game::{generate_plays, Dice, PlayList, Position};
+use crate::game::{Dice, GamePosition, Position};
 use crate::players::PubevalPlayer;
 use crate::testing::seeded_game_positions;
 pub use crate::testing::{random_game_positions, tavli_movegen_set, TAVLI_MOVEGEN_PAIRS};
@@ -97,11 +97,12 @@ pub struct MovegenResult {
     pub median_round_ns_per_decision: f64,
 }
 
-/// Generates every distinct play for each pair, `rounds` times over, on this thread.
-pub fn run_movegen(set: &[(Position, Dice)], rounds: u32) -> MovegenResult {
-    let mut list = PlayList::new();
+/// Generates every distinct play for each pair, `rounds` times over, on this thread, in
+/// any game (the Tavli games under the default rules).
+pub fn run_movegen<G: GamePosition>(set: &[(G, Dice)], rounds: u32) -> MovegenResult {
+    let mut list = G::List::default();
     time_rounds(set, rounds, |(p, d)| {
-        generate_plays(p, *d, &mut list);
+        p.generate(*d, &mut list);
         list.len()
     })
 }
@@ -323,19 +324,6 @@ pub fn tavli_movegen_split(
     rounds: u32,
 ) -> crate::tavli::Split {
     crate::tavli::movegen_split(set, &crate::tavli::RuleSwitches::default(), rounds)
-}
-
-/// [`run_movegen`] for a Tavli set: every distinct play of each pair, `rounds` times.
-pub fn run_tavli_movegen(
-    set: &[(crate::tavli::TavliPosition, Dice)],
-    rounds: u32,
-) -> MovegenResult {
-    let rules = crate::tavli::RuleSwitches::default();
-    let mut list = crate::tavli::TavliPlayList::new();
-    time_rounds(set, rounds, |(p, d)| {
-        crate::tavli::generate_plays(p, *d, &rules, &mut list);
-        list.len()
-    })
 }
 
 #[cfg(test)]

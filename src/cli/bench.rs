@@ -2,8 +2,10 @@
 
 use clap::{Args, Subcommand};
 
+use super::game::{with_game, CliGame, ForGame};
 use super::CliError;
 use crate::bench;
+use crate::game::Variant;
 
 #[derive(Debug, Args)]
 pub struct BenchArgs {
@@ -110,7 +112,7 @@ pub struct MovegenArgs {
     /// The game: backgammon (the committed set, default), or portes, plakoto or fevga
     /// (12,000 pairs from seeded random games of the variant).
     #[arg(long)]
-    pub variant: Option<crate::game::Variant>,
+    pub variant: Option<Variant>,
     /// The games the positions come from. With --variant: `random` (random legal plays,
     /// the default) or `engine` (self-play of the shipped net at depth 1, as backgammon's
     /// set comes from pubeval's games). Backgammon: `engine` is the committed set
@@ -306,48 +308,35 @@ fn movegen(a: MovegenArgs) -> Result<(), CliError> {
     if a.rounds == 0 {
         return Err("--rounds must be at least 1".into());
     }
-    let tavli = a.variant.filter(|v| v.is_tavli());
-    if a.split && tavli.is_none() {
-        return Err("--split needs --variant portes, plakoto or fevga".into());
+    with_game(a.variant.unwrap_or(Variant::Backgammon), &a)
+}
+
+impl ForGame for &MovegenArgs {
+    type Out = Result<(), CliError>;
+
+    fn run<G: CliGame>(self, variant: Variant) -> Result<(), CliError> {
+        movegen_game::<G>(self, variant)
     }
-    let mut split = None;
-    let (r, len, command) = match tavli {
-        Some(v) => {
-            let games = a.games.as_deref().unwrap_or("random");
-            let set = if games == "engine" {
-                bench::tavli_engine_movegen_set(v)?
-            } else {
-                bench::tavli_movegen_set(v)
-            };
-            let r = bench::run_tavli_movegen(&set, a.rounds);
-            if a.split {
-                split = Some(bench::tavli_movegen_split(&set, a.rounds));
-            }
-            (
-                r,
-                set.len(),
-                format!(
-                    "stargammon bench movegen --variant {v} --games {} --rounds {}{}",
-                    games,
-                    a.rounds,
-                    if a.split { " --split" } else { "" }
-                ),
-            )
-        }
-        None => {
-            let (set, flag) = match a.games.as_deref() {
-                Some("random") => (bench::random_movegen_set(), " --games random"),
-                _ => (bench::movegen_set()?, ""),
-            };
-            let r = bench::run_movegen(&set, a.rounds);
-            (
-                r,
-                set.len(),
-                format!("stargammon bench movegen{flag} --rounds {}", a.rounds),
-            )
-        }
+}
+
+/// `bench movegen` in the game of `variant`.
+fn movegen_game<G: CliGame>(a: &MovegenArgs, variant: Variant) -> Result<(), CliError> {
+    let (set, flag) = G::movegen_set(variant, a.games.as_deref())?;
+    let split = match a.split {
+        true => Some(
+            G::movegen_split(&set, a.rounds)
+                .ok_or("--split needs --variant portes, plakoto or fevga")?,
+        ),
+        false => None,
     };
-    let variant = a.variant.unwrap_or(crate::game::Variant::Backgammon).name();
+    let r = bench::run_movegen(&set, a.rounds);
+    let len = set.len();
+    let command = format!(
+        "stargammon bench movegen{flag} --rounds {}{}",
+        a.rounds,
+        if a.split { " --split" } else { "" }
+    );
+    let variant = variant.name();
     if a.json {
         let split = split.map(|s| {
             serde_json::json!({

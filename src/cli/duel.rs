@@ -6,12 +6,11 @@ use clap::Args;
 use std::fmt::Write;
 use std::sync::atomic::AtomicBool;
 
+use super::game::{with_game, CliGame, ForGame};
 use super::{CliError, Report};
-use crate::arena::{duel_until, DuelConfig, Judged};
+use crate::arena::{duel_until, DuelConfig};
 use crate::eval::luck::Judge;
-use crate::game::Position;
 use crate::game::Variant;
-use crate::tavli::TavliPosition;
 
 #[derive(Debug, Args)]
 pub struct DuelArgs {
@@ -36,7 +35,7 @@ pub struct DuelArgs {
     /// players are net (any depth and algorithm), heuristic, random, tcp://HOST:PORT, and
     /// in Portes pubeval.
     #[arg(long)]
-    pub variant: Option<crate::game::Variant>,
+    pub variant: Option<Variant>,
     #[command(flatten)]
     pub luck: LuckArgs,
 }
@@ -122,16 +121,22 @@ pub fn play(a: &DuelArgs, progress: bool) -> Result<Report, CliError> {
 
 /// [`play`] that stops early when `stop` is raised, reporting the games finished by then.
 pub fn play_until(a: &DuelArgs, progress: bool, stop: &AtomicBool) -> Result<Report, CliError> {
-    let variant = a.variant.unwrap_or(Variant::Backgammon);
-    if variant.is_tavli() {
-        play_game::<TavliPosition>(a, variant, progress, stop)
-    } else {
-        play_game::<Position>(a, variant, progress, stop)
+    with_game(
+        a.variant.unwrap_or(Variant::Backgammon),
+        (a, progress, stop),
+    )
+}
+
+impl ForGame for (&DuelArgs, bool, &AtomicBool) {
+    type Out = Result<Report, CliError>;
+
+    fn run<G: CliGame>(self, variant: Variant) -> Result<Report, CliError> {
+        play_game::<G>(self.0, variant, self.1, self.2)
     }
 }
 
 /// The duel of `a` in the game of `variant`.
-fn play_game<G: Judged>(
+fn play_game<G: CliGame>(
     a: &DuelArgs,
     variant: Variant,
     progress: bool,
@@ -171,12 +176,8 @@ fn play_game<G: Judged>(
         a.luck.command_suffix()
     );
     let mut v = r.to_json();
-    if variant.is_tavli() {
-        v["variant"] = serde_json::json!(variant.name());
-        // The Tavli games' names of the double-game counts, kept for one release.
-        v["doubles_a"] = serde_json::json!(r.gammons_a);
-        v["doubles_b"] = serde_json::json!(r.gammons_b);
-    }
+    v["variant"] = serde_json::json!(variant.name());
+    let counts = G::duel_counts(&r, &mut v);
     v["seed"] = serde_json::json!(a.seed);
     v["threads"] = serde_json::json!(threads);
     v["command"] = serde_json::json!(command);
@@ -207,27 +208,7 @@ fn play_game<G: Judged>(
             write!(t, ", ties: {}", r.ties)?;
         }
         writeln!(t)?;
-        if variant.is_tavli() {
-            writeln!(
-                t,
-                "won with 2 points: A {} ({:.1}%), B {} ({:.1}%)",
-                r.gammons_a,
-                percent(r.gammons_a),
-                r.gammons_b,
-                percent(r.gammons_b)
-            )?;
-        } else {
-            writeln!(
-                t,
-                "gammons: A {} ({:.1}%), B {} ({:.1}%); backgammons: A {}, B {}",
-                r.gammons_a,
-                percent(r.gammons_a),
-                r.gammons_b,
-                percent(r.gammons_b),
-                r.backgammons_a,
-                r.backgammons_b
-            )?;
-        }
+        writeln!(t, "{counts}")?;
         if r.unfinished > 0 {
             writeln!(t, "unfinished games: {}", r.unfinished)?;
         }

@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use clap::Args;
 
+use super::game::{end_name, with_game, CliGame, ForGame};
 use super::pos_arg::{parse_pos_arg, parse_slots, SlotsError};
 use super::CliError;
 use crate::cube::{CubeDecision, CubeSettings, DoubleAction, TakeAction};
@@ -16,7 +17,7 @@ use crate::engine::build as engine_build;
 use crate::engine::cube_detail::{cube_detail, double_word, proper_action_text, CubeDetail};
 use crate::engine::{Budget, Depth, EngineSpec, EvaluatorKind, PlayProbs};
 use crate::eval::{Evaluator, Probabilities};
-use crate::game::{Decision, Dice, MatchState};
+use crate::game::{Decision, Dice, MatchState, Variant};
 use crate::notation::{format_play, MoveStyle};
 use crate::search::{Algorithm, Cancel, MoveDecision, PositionEvaluation, SearchSettings};
 
@@ -90,23 +91,19 @@ pub struct HintArgs {
     /// evaluator is `net` (the game's net) or `net:PATH`; every other search flag, and
     /// `--engine`, work as in backgammon.
     #[arg(long)]
-    pub variant: Option<crate::game::Variant>,
+    pub variant: Option<Variant>,
 }
 
 /// `hint --variant portes|plakoto|fevga`: the plays of a roll ranked by the game's net,
 /// or without dice the chances of the position.
-fn run_tavli(
-    a: &HintArgs,
-    variant: crate::game::Variant,
-    spec: &EngineSpec,
-) -> Result<(), CliError> {
+pub fn tavli(a: &HintArgs, variant: Variant, spec: &EngineSpec) -> Result<(), CliError> {
     use crate::players::tavli::hint;
     use crate::tavli::{position_string, TavliPosition};
     if a.slots.is_some() {
         return Err("--slots is for backgammon; give a Tavli position string as POS".into());
     }
     let pos = match &a.pos {
-        Some(text) => super::tavli_pos::parse_variant_pos(variant, text)?,
+        Some(text) => TavliPosition::read(variant, text)?,
         None => TavliPosition::start(variant),
     };
     // The same engine spec, builder and searcher as backgammon's hint, over the game's net.
@@ -162,7 +159,7 @@ fn run_tavli(
                     "depth": p.depth,
                     "win": w, "win_double": wd, "lose_double": ld,
                     "position": position_string(&p.play.next_position()),
-                    "end": super::tavli_pos::end_name(p.play.end),
+                    "end": end_name::<TavliPosition>(&p.play),
                 })
             })
             .collect();
@@ -430,18 +427,28 @@ pub fn run(a: HintArgs) -> Result<(), CliError> {
     }
     let config = super::serve::load_config(a.config.as_ref())?;
     let spec = hint_spec(&a, &config)?;
-    let plies = plies_of(spec.depth.get());
-    if let Some(v) = a.variant.filter(|v| v.is_tavli()) {
-        return run_tavli(&a, v, &spec);
+    with_game(a.variant.unwrap_or(Variant::Backgammon), (&a, &spec))
+}
+
+impl ForGame for (&HintArgs, &EngineSpec) {
+    type Out = Result<(), CliError>;
+
+    fn run<G: CliGame>(self, variant: Variant) -> Result<(), CliError> {
+        G::hint(self.0, variant, self.1)
     }
+}
+
+/// `hint` in backgammon: the plays of a roll ranked at the score, or the cube decision.
+pub fn backgammon(a: &HintArgs, spec: &EngineSpec) -> Result<(), CliError> {
+    let plies = plies_of(spec.depth.get());
     let state = match (&a.slots, &a.pos) {
         (Some(s), _) => MatchState::money(parse_slots(s)?, Decision::DoubleOrRoll),
         (None, Some(text)) => parse_pos_arg(text)?,
         (None, None) => return Err(SlotsError::Missing.into()),
     };
     let dice = super::pos_arg::roll_arg(a.dice.as_deref(), &state)?;
-    let engine = engine_build::engine(&spec)?;
-    let settings = search_settings(&spec, &state, a.rank, a.threads);
+    let engine = engine_build::engine(spec)?;
+    let settings = search_settings(spec, &state, a.rank, a.threads);
     let cancel = Cancel::new();
     match dice {
         Some(dice) => {

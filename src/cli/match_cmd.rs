@@ -100,8 +100,8 @@ fn play_tavli(
     let rotation: Vec<Variant> = match variant.trim().to_ascii_lowercase().as_str() {
         "tavli" => TAVLI_ROTATION.to_vec(),
         other => match other.parse::<Variant>() {
-            Ok(v) if v.is_tavli() => vec![v],
-            Ok(_) => return Err("backgammon matches take no --variant".into()),
+            Ok(Variant::Backgammon) => return Err("backgammon matches take no --variant".into()),
+            Ok(v) => vec![v],
             Err(e) => return Err(format!("{e} (or tavli)").into()),
         },
     };

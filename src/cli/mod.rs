@@ -13,6 +13,7 @@ pub mod distill;
 pub mod duel;
 pub mod engine_arg;
 pub mod fibs;
+pub mod game;
 pub mod hint;
 pub mod match_cmd;
 pub mod moves;
@@ -24,7 +25,7 @@ mod search_bench;
 pub mod serve;
 pub mod show;
 mod strength;
-pub mod tavli_pos;
+
 pub mod train;
 pub mod ubgi;
 

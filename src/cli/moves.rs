@@ -2,14 +2,15 @@
 //! each with the Position ID after it (opponent on roll), as gnubg shows it.
 //! With `--variant portes|plakoto|fevga` POS is a Tavli position string and each play
 //! comes with the position string after it (opponent on roll) and how it ended the game.
+//! Written once over [`CliGame`]; `--play` checks one play in every game.
 
 use clap::Args;
+use serde::ser::SerializeMap;
 use serde::Serialize;
 
-use super::pos_arg::parse_pos_arg;
+use super::game::{end_name, with_game, CliGame, ForGame};
 use super::CliError;
-use crate::game::{legal_plays, Decision, Dice, MatchState, Position};
-use crate::notation::{format_play, position_id, MoveStyle};
+use crate::game::{Decision, Dice, GamePlay, MatchState, Position, Variant};
 
 #[derive(Debug, Args)]
 pub struct MovesArgs {
@@ -18,7 +19,7 @@ pub struct MovesArgs {
     pub pos: String,
     /// The game: backgammon (default), portes, plakoto or fevga.
     #[arg(long)]
-    pub variant: Option<crate::game::Variant>,
+    pub variant: Option<Variant>,
     /// First die (1-6).
     pub d1: u8,
     /// Second die (1-6).
@@ -26,100 +27,62 @@ pub struct MovesArgs {
     /// Print one JSON object on stdout.
     #[arg(long)]
     pub json: bool,
-    /// With a Tavli --variant: check this play (gnubg notation, or its steps singly) and
-    /// print it with the position after it; an illegal play is a one-line error.
+    /// Check this play (gnubg notation; in the Tavli games also its steps singly) and print
+    /// it with the position after it; an illegal play is a one-line error.
     #[arg(long, allow_hyphen_values = true)]
     pub play: Option<String>,
 }
 
-#[derive(Debug, Serialize)]
-struct PlayOut {
-    #[serde(rename = "move")]
-    mv: String,
-    position_id: String,
+/// One play as `moves` lists it: its notation, the position after it (opponent on roll)
+/// as the game writes positions, and, in the games whose lists name it, how it ended the
+/// game (`win 1`, `win 2`, `tie` or null).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlayLine {
+    pub mv: String,
+    pub position: String,
+    pub end: Option<Option<String>>,
+    key: &'static str,
+}
+
+impl PlayLine {
+    /// The line of `play` of `pos`.
+    pub fn of<G: CliGame>(pos: &G, play: &G::Play) -> PlayLine {
+        PlayLine {
+            mv: G::play_text(pos, play),
+            position: G::position_text(&play.next()),
+            end: G::NAMES_ENDINGS.then(|| end_name::<G>(play)),
+            key: G::POSITION_KEY,
+        }
+    }
+
+    /// The text line: move, position and the ending when there is one, tab-separated.
+    fn text(&self) -> String {
+        let mut t = format!("{}\t{}", self.mv, self.position);
+        if let Some(Some(e)) = &self.end {
+            t.push('\t');
+            t.push_str(e);
+        }
+        t
+    }
+}
+
+impl Serialize for PlayLine {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("move", &self.mv)?;
+        m.serialize_entry(self.key, &self.position)?;
+        if let Some(end) = &self.end {
+            m.serialize_entry("end", end)?;
+        }
+        m.end()
+    }
 }
 
 #[derive(Debug, Serialize)]
 struct MovesOut {
     #[serde(skip_serializing_if = "Option::is_none")]
     variant: Option<&'static str>,
-    plays: Vec<PlayOut>,
-}
-
-#[derive(Debug, Serialize)]
-struct TavliPlayOut {
-    #[serde(rename = "move")]
-    mv: String,
-    /// The position string after the play, opponent on roll.
-    position: String,
-    /// "win 1", "win 2" or "tie" when the play ended the game (from the mover's view).
-    end: Option<String>,
-}
-
-#[derive(Debug, Serialize)]
-struct TavliMovesOut {
-    variant: &'static str,
-    plays: Vec<TavliPlayOut>,
-}
-
-fn run_tavli(args: &MovesArgs, variant: crate::game::Variant) -> Result<(), CliError> {
-    let pos = super::tavli_pos::parse_variant_pos(variant, &args.pos)?;
-    let dice = Dice::new(args.d1, args.d2)?;
-    if pos.result().is_some() {
-        return Err("the game is over in this position".into());
-    }
-    let rules = crate::tavli::RuleSwitches::default();
-    if let Some(text) = &args.play {
-        let p = crate::tavli::parse_play(&pos, dice, &rules, text)?;
-        let one = TavliPlayOut {
-            mv: crate::tavli::format_play(&p),
-            position: crate::tavli::position_string(&p.next_position()),
-            end: super::tavli_pos::end_name(p.end),
-        };
-        if args.json {
-            let mut v = serde_json::to_value(&one)?;
-            v["variant"] = serde_json::json!(variant.name());
-            println!("{v}");
-        } else {
-            println!(
-                "{}\t{}{}",
-                one.mv,
-                one.position,
-                one.end.map(|e| format!("\t{e}")).unwrap_or_default()
-            );
-        }
-        return Ok(());
-    }
-    let plays = crate::tavli::legal_plays(&pos, dice, &rules);
-    let out: Vec<TavliPlayOut> = plays
-        .iter()
-        .map(|p| TavliPlayOut {
-            mv: crate::tavli::format_play(p),
-            position: crate::tavli::position_string(&p.next_position()),
-            end: super::tavli_pos::end_name(p.end),
-        })
-        .collect();
-    if args.json {
-        let o = TavliMovesOut {
-            variant: variant.name(),
-            plays: out,
-        };
-        println!("{}", serde_json::to_string(&o)?);
-    } else {
-        let mut text = String::new();
-        for p in out {
-            text.push_str(&p.mv);
-            text.push('\t');
-            text.push_str(&p.position);
-            if let Some(e) = p.end {
-                text.push('\t');
-                text.push_str(&e);
-            }
-            text.push('\n');
-        }
-        print!("{text}");
-    }
-    Ok(())
+    plays: Vec<PlayLine>,
 }
 
 /// The board seen by the player on roll: the taker's view is swapped back to the doubler.
@@ -130,50 +93,54 @@ pub fn on_roll_position(ms: &MatchState) -> Position {
     }
 }
 
-/// Each legal play of `dice` in `pos` as (gnubg move text, Position ID after the play
-/// with the opponent on roll). No legal play gives one entry with an empty move.
-pub fn list_plays(pos: &Position, dice: Dice) -> Vec<(String, String)> {
-    legal_plays(pos, dice)
-        .iter()
-        .map(|p| {
-            (
-                format_play(pos, p, MoveStyle::Gnubg),
-                position_id(&p.next_position()),
-            )
-        })
-        .collect()
+/// Each legal play of `dice` in `pos`, as `moves` lists it. No legal play gives one
+/// entry with an empty move.
+pub fn list_plays<G: CliGame>(pos: &G, dice: Dice) -> Vec<PlayLine> {
+    let mut list = G::List::default();
+    pos.generate(dice, &mut list);
+    list.iter().map(|p| PlayLine::of(pos, p)).collect()
 }
 
 pub fn run(args: MovesArgs) -> Result<(), CliError> {
-    if let Some(v) = args.variant.filter(|v| v.is_tavli()) {
-        return run_tavli(&args, v);
-    }
-    if args.play.is_some() {
-        return Err("--play checks a play of a Tavli game (with --variant)".into());
-    }
-    let ms = parse_pos_arg(&args.pos)?;
-    let dice = Dice::new(args.d1, args.d2)?;
-    let plays = list_plays(&on_roll_position(&ms), dice);
-    if args.json {
-        let out = MovesOut {
-            variant: args.variant.map(|v| v.name()),
-            plays: plays
-                .into_iter()
-                .map(|(mv, position_id)| PlayOut { mv, position_id })
-                .collect(),
-        };
-        println!("{}", serde_json::to_string(&out)?);
-    } else {
-        let mut text = String::new();
-        for (mv, id) in plays {
-            text.push_str(&mv);
-            text.push('\t');
-            text.push_str(&id);
-            text.push('\n');
+    with_game(args.variant.unwrap_or(Variant::Backgammon), &args)
+}
+
+impl ForGame for &MovesArgs {
+    type Out = Result<(), CliError>;
+
+    fn run<G: CliGame>(self, variant: Variant) -> Result<(), CliError> {
+        let pos = G::on_roll(&G::read(variant, &self.pos)?);
+        let dice = Dice::new(self.d1, self.d2)?;
+        if pos.is_over() {
+            return Err("the game is over in this position".into());
         }
-        print!("{text}");
+        let variant = self.variant.map(Variant::name);
+        if let Some(text) = &self.play {
+            let one = PlayLine::of(&pos, &G::parse_play(&pos, dice, text)?);
+            if self.json {
+                let mut v = serde_json::to_value(&one)?;
+                if let Some(name) = variant {
+                    v["variant"] = serde_json::json!(name);
+                }
+                println!("{v}");
+            } else {
+                println!("{}", one.text());
+            }
+            return Ok(());
+        }
+        let plays = list_plays(&pos, dice);
+        if self.json {
+            println!("{}", serde_json::to_string(&MovesOut { variant, plays })?);
+        } else {
+            let mut text = String::new();
+            for p in plays {
+                text.push_str(&p.text());
+                text.push('\n');
+            }
+            print!("{text}");
+        }
+        Ok(())
     }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -185,7 +152,9 @@ mod tests {
         let plays = list_plays(&Position::OPENING, Dice::new(3, 1).expect("dice"));
         assert_eq!(plays.len(), 16);
         // gnubg: 8/5 6/5 leads to sGfwATDgc/ABMA with the opponent on roll.
-        assert!(plays.contains(&("8/5 6/5".to_string(), "sGfwATDgc/ABMA".to_string())));
+        assert!(plays
+            .iter()
+            .any(|p| p.mv == "8/5 6/5" && p.position == "sGfwATDgc/ABMA" && p.end.is_none()));
     }
 
     #[test]
@@ -199,6 +168,8 @@ mod tests {
         s[1] = -3;
         let p = Position::from_slots(s).expect("valid");
         let plays = list_plays(&p, Dice::new(6, 3).expect("dice"));
-        assert_eq!(plays, vec![(String::new(), position_id(&p.swap()))]);
+        assert_eq!(plays.len(), 1);
+        assert_eq!(plays[0].mv, "");
+        assert_eq!(plays[0].position, crate::notation::position_id(&p.swap()));
     }
 }

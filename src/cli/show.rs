@@ -6,11 +6,12 @@
 use clap::Args;
 use serde::Serialize;
 
-use super::pos_arg::parse_pos_arg;
+use super::game::{with_game, CliGame, ForGame};
 use super::CliError;
-use crate::game::{CubeOwner, Decision, MatchState, Position};
+use crate::game::{CubeOwner, Decision, MatchState, Position, Variant};
 use crate::notation::summary::PositionSummary;
 use crate::notation::{encode_match_state, parse_gnubg_ids, MatchId, Xgid};
+use crate::tavli::TavliPosition;
 
 #[derive(Debug, Args)]
 pub struct ShowArgs {
@@ -20,7 +21,7 @@ pub struct ShowArgs {
     pub pos: Option<String>,
     /// The game: backgammon (default), portes, plakoto or fevga.
     #[arg(long)]
-    pub variant: Option<crate::game::Variant>,
+    pub variant: Option<Variant>,
     /// Print one JSON object on stdout.
     #[arg(long)]
     pub json: bool,
@@ -140,12 +141,11 @@ struct TavliShowOut {
     result: Option<String>,
 }
 
-fn run_tavli(args: &ShowArgs, variant: crate::game::Variant) -> Result<(), CliError> {
+/// `show` in a Tavli game: the position drawn with its pins, pips, checkers off and its
+/// string, or one JSON object.
+pub fn tavli(pos: &TavliPosition, json: bool) -> Result<String, CliError> {
     use crate::tavli::position::TavliResult;
-    let pos = match &args.pos {
-        Some(text) => super::tavli_pos::parse_variant_pos(variant, text)?,
-        None => crate::tavli::TavliPosition::start(variant),
-    };
+    let variant = pos.variant();
     let pinned = |side: usize| -> Vec<u8> {
         (1..=24u8)
             .filter(|&m| pos.pins(side) >> m & 1 == 1)
@@ -158,80 +158,88 @@ fn run_tavli(args: &ShowArgs, variant: crate::game::Variant) -> Result<(), CliEr
     });
     let out = TavliShowOut {
         variant: variant.name(),
-        position: crate::tavli::position_string(&pos),
+        position: crate::tavli::position_string(pos),
         pips: [pos.pips(0), pos.pips(1)],
         off: [pos.off(0), pos.off(1)],
         bar: [pos.counts(0)[25], pos.counts(1)[25]],
         pinned: [pinned(0), pinned(1)],
         result,
     };
-    if args.json {
-        println!("{}", serde_json::to_string(&out)?);
-    } else {
-        let pins = |v: &[u8]| {
-            if v.is_empty() {
-                String::new()
-            } else {
-                let list: Vec<String> = v.iter().map(|m| m.to_string()).collect();
-                format!(", pinned on {}", list.join(" "))
-            }
-        };
-        print!(
-            " {} {}\n{} X: pips {}, off {}, bar {}{}\n O: pips {}, off {}, bar {}{}\n {}\n",
-            variant,
-            out.position,
-            crate::tavli::draw_board(&pos),
-            out.pips[0],
-            out.off[0],
-            out.bar[0],
-            pins(&out.pinned[0]),
-            out.pips[1],
-            out.off[1],
-            out.bar[1],
-            pins(&out.pinned[1]),
-            match &out.result {
-                Some(r) => format!("the game is over: X {r}"),
-                None => "X to roll".to_string(),
-            }
-        );
+    if json {
+        return Ok(format!("{}\n", serde_json::to_string(&out)?));
     }
-    Ok(())
+    let pins = |v: &[u8]| {
+        if v.is_empty() {
+            String::new()
+        } else {
+            let list: Vec<String> = v.iter().map(|m| m.to_string()).collect();
+            format!(", pinned on {}", list.join(" "))
+        }
+    };
+    Ok(format!(
+        " {} {}\n{} X: pips {}, off {}, bar {}{}\n O: pips {}, off {}, bar {}{}\n {}\n",
+        variant,
+        out.position,
+        crate::tavli::draw_board(pos),
+        out.pips[0],
+        out.off[0],
+        out.bar[0],
+        pins(&out.pinned[0]),
+        out.pips[1],
+        out.off[1],
+        out.bar[1],
+        pins(&out.pinned[1]),
+        match &out.result {
+            Some(r) => format!("the game is over: X {r}"),
+            None => "X to roll".to_string(),
+        }
+    ))
 }
 
-pub fn run(args: ShowArgs) -> Result<(), CliError> {
-    if let Some(v) = args.variant.filter(|v| v.is_tavli()) {
-        return run_tavli(&args, v);
-    }
-    let Some(pos_text) = args.pos.as_deref() else {
-        return Err("show needs POS (or a Tavli --variant for its starting position)".into());
-    };
-    let ms = parse_pos_arg(pos_text)?;
-    let (position_id, mut match_id) = encode_match_state(&ms)?;
+/// `show` in backgammon: the board with its ids and XGID, the pips, cube, score and
+/// turn, or one JSON object. `pos_text` is POS as given.
+pub fn backgammon(ms: &MatchState, pos_text: &str, json: bool) -> Result<String, CliError> {
+    let (position_id, mut match_id) = encode_match_state(ms)?;
     // A pasted Match ID may hold what the typed state does not (a resignation on offer,
     // how a finished game ended): show it as given when it describes this state.
     if let Some((_, given)) = pos_text.trim().split_once(':') {
         if let Ok(m) = MatchId::decode(given.trim()) {
-            if parse_gnubg_ids(pos_text.trim()).as_ref() == Ok(&ms) {
+            if parse_gnubg_ids(pos_text.trim()).as_ref() == Ok(ms) {
                 match_id = m.encode()?;
             }
         }
     }
-    if args.json {
+    if json {
         let out = PositionSummary {
             match_id: Some(match_id),
-            ..PositionSummary::of(&ms)
+            ..PositionSummary::of(ms)
         };
-        println!("{}", serde_json::to_string(&out)?);
-    } else {
-        let xgid = Xgid::from_match_state(&ms).to_string();
-        let p = &ms.position;
-        print!(
-            " Position ID: {position_id}\n Match ID   : {match_id}\n {xgid}\n{}{}",
-            draw_board(p),
-            describe(&ms)
-        );
+        return Ok(format!("{}\n", serde_json::to_string(&out)?));
     }
-    Ok(())
+    let xgid = Xgid::from_match_state(ms).to_string();
+    Ok(format!(
+        " Position ID: {position_id}\n Match ID   : {match_id}\n {xgid}\n{}{}",
+        draw_board(&ms.position),
+        describe(ms)
+    ))
+}
+
+pub fn run(args: ShowArgs) -> Result<(), CliError> {
+    with_game(args.variant.unwrap_or(Variant::Backgammon), &args)
+}
+
+impl ForGame for &ShowArgs {
+    type Out = Result<(), CliError>;
+
+    fn run<G: CliGame>(self, variant: Variant) -> Result<(), CliError> {
+        let given = match &self.pos {
+            Some(text) => G::read(variant, text)?,
+            None => G::start_given(variant)
+                .ok_or("show needs POS (or a Tavli --variant for its starting position)")?,
+        };
+        print!("{}", G::show(&given, self.pos.as_deref(), self.json)?);
+        Ok(())
+    }
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ use super::CliError;
 use crate::eval::net::Mlp;
 use crate::eval::tavli::TavliNet;
 use crate::eval::NetSet;
+use crate::game::Variant;
 use crate::train::{stop_on_signals, Learner, Run, RunConfig, TrainConfig};
 
 #[derive(Debug, Args)]
@@ -41,9 +42,10 @@ pub struct TrainArgs {
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
-    /// Train a Tavli game's net (portes, plakoto, fevga) with a config/tavli-*.toml file.
+    /// The game whose net to train: backgammon (default), or portes, plakoto or fevga with
+    /// a config/tavli-*.toml file.
     #[arg(long)]
-    pub variant: Option<crate::game::Variant>,
+    pub variant: Option<Variant>,
 }
 
 /// Opens the run the flags name (resumed from `--resume`, or created from the config, or
@@ -84,13 +86,8 @@ fn apply_limits(a: &TrainArgs, minutes: &mut f64, games: &mut u64) -> Result<(),
     Ok(())
 }
 
-fn run_tavli(a: TrainArgs, variant: crate::game::Variant) -> Result<(), CliError> {
+fn run_tavli(a: TrainArgs, variant: Variant) -> Result<(), CliError> {
     use crate::train::tavli::TavliTrainConfig;
-    if !variant.is_tavli() {
-        return Err(
-            "--variant takes portes, plakoto or fevga (backgammon trains without it)".into(),
-        );
-    }
     if !a.average.is_empty() {
         return Err("--average is for backgammon nets".into());
     }
@@ -146,9 +143,14 @@ fn run_tavli(a: TrainArgs, variant: crate::game::Variant) -> Result<(), CliError
 }
 
 pub fn run(a: TrainArgs) -> Result<(), CliError> {
-    if let Some(v) = a.variant {
-        return run_tavli(a, v);
+    match a.variant.unwrap_or(Variant::Backgammon) {
+        Variant::Backgammon => run_backgammon(a),
+        v @ (Variant::Portes | Variant::Plakoto | Variant::Fevga) => run_tavli(a, v),
     }
+}
+
+/// Training backgammon's nets (config/train.toml).
+fn run_backgammon(a: TrainArgs) -> Result<(), CliError> {
     let config = match &a.config {
         Some(p) => Some(TrainConfig::load(p)?),
         None => None,

@@ -67,7 +67,7 @@ impl Session {
 
     /// Loads the engine of `variant` (nothing for backgammon); an error says why not.
     fn load(&mut self, variant: Variant) -> Result<(), String> {
-        if variant.is_tavli() && !self.engines.iter().any(|(v, _)| *v == variant) {
+        if variant != Variant::Backgammon && !self.engines.iter().any(|(v, _)| *v == variant) {
             let engine =
                 crate::engine::build::tavli(&self.spec, variant).map_err(|e| e.to_string())?;
             self.engines.push((variant, engine));

@@ -1,0 +1,262 @@
+//! The command line's one choice between games. [`with_game`] turns a [`Variant`] into
+//! the game's position type once; the commands are written once over [`CliGame`], which
+//! holds what differs between games at the command line: how POS reads, how plays and
+//! positions are written, what `show` and `hint` print around the shared steps, the
+//! movegen sets of `bench movegen` and the game's lines in a duel report.
+//!
+//! A new game is one `impl CliGame` and one arm in [`with_game`].
+
+use crate::arena::{DuelResult, Judged};
+use crate::game::{Dice, Ending, GamePlay, GamePosition, MatchState, Position, Variant};
+use crate::notation::{format_play, parse_move, position_id, MoveStyle};
+use crate::tavli::{parse_position_string, PositionStringError, TavliPosition};
+
+use super::CliError;
+
+/// What a command does once the game is known: its body, generic over the game.
+pub trait ForGame {
+    type Out;
+    fn run<G: CliGame>(self, variant: Variant) -> Self::Out;
+}
+
+/// Runs `f` in the game of `variant`: the one `match` of the command line on the game.
+pub fn with_game<F: ForGame>(variant: Variant, f: F) -> F::Out {
+    match variant {
+        Variant::Backgammon => f.run::<Position>(variant),
+        Variant::Portes | Variant::Plakoto | Variant::Fevga => f.run::<TavliPosition>(variant),
+    }
+}
+
+/// What differs between games at the command line.
+pub trait CliGame: Judged {
+    /// A position as POS states it: backgammon's with the cube, the score and perhaps the
+    /// roll (a [`MatchState`]), a Tavli game's the position alone.
+    type Given;
+
+    /// The JSON key of [`CliGame::position_text`] in the lists of plays.
+    const POSITION_KEY: &'static str;
+
+    /// Whether the lists of plays name how a play ended the game (`end`).
+    const NAMES_ENDINGS: bool;
+
+    /// Reads POS as a position of `variant`.
+    fn read(variant: Variant, text: &str) -> Result<Self::Given, CliError>;
+
+    /// The position when POS is left out: the game's start, or None where POS must be
+    /// given (backgammon's states a cube and a score).
+    fn start_given(variant: Variant) -> Option<Self::Given>;
+
+    /// The board of the side on roll (at a take question, the doubler's).
+    fn on_roll(given: &Self::Given) -> Self;
+
+    /// A play of `pos` in the game's notation (gnubg's); the empty play is empty.
+    fn play_text(pos: &Self, play: &Self::Play) -> String;
+
+    /// Reads a play of `dice` in `pos` in that notation; an illegal one is an error.
+    fn parse_play(pos: &Self, dice: Dice, text: &str) -> Result<Self::Play, CliError>;
+
+    /// A position as the game writes it: gnubg's Position ID, a Tavli position string.
+    fn position_text(pos: &Self) -> String;
+
+    /// `show`: the position described as text, or as one JSON object; `text` is POS as
+    /// given.
+    fn show(given: &Self::Given, text: Option<&str>, json: bool) -> Result<String, CliError>;
+
+    /// `hint` in this game, with the engine of `spec`.
+    fn hint(
+        a: &super::hint::HintArgs,
+        variant: Variant,
+        spec: &crate::engine::EngineSpec,
+    ) -> Result<(), CliError>;
+
+    /// The set of `bench movegen --games GAMES` and the flag that reproduces it.
+    fn movegen_set(
+        variant: Variant,
+        games: Option<&str>,
+    ) -> Result<(Vec<(Self, Dice)>, String), CliError>;
+
+    /// `bench movegen --split`: how the generator's time on `set` divides, where the game
+    /// has more than one way of generating.
+    fn movegen_split(set: &[(Self, Dice)], rounds: u32) -> Option<crate::tavli::Split>;
+
+    /// The game's own entries in a duel report: the JSON fields and the text line that
+    /// count how games were won.
+    fn duel_counts(r: &DuelResult, json: &mut serde_json::Value) -> String;
+}
+
+/// How a play ended the game, as outputs name it: `win 1`, `win 2` or `tie`.
+pub fn end_name<G: GamePosition>(play: &G::Play) -> Option<String> {
+    play.ending().map(|e| match e {
+        Ending::Won(r) => format!("win {}", r.points()),
+        Ending::Tie => "tie".to_string(),
+    })
+}
+
+/// The share of a duel's games, in percent.
+fn percent(r: &DuelResult, n: u64) -> f64 {
+    100.0 * n as f64 / r.games as f64
+}
+
+impl CliGame for Position {
+    type Given = MatchState;
+    const POSITION_KEY: &'static str = "position_id";
+    const NAMES_ENDINGS: bool = false;
+
+    fn read(_variant: Variant, text: &str) -> Result<MatchState, CliError> {
+        Ok(super::pos_arg::parse_pos_arg(text)?)
+    }
+
+    fn start_given(_variant: Variant) -> Option<MatchState> {
+        None
+    }
+
+    fn on_roll(given: &MatchState) -> Position {
+        super::moves::on_roll_position(given)
+    }
+
+    fn play_text(pos: &Position, play: &crate::game::Play) -> String {
+        format_play(pos, play, MoveStyle::Gnubg)
+    }
+
+    fn parse_play(pos: &Position, dice: Dice, text: &str) -> Result<crate::game::Play, CliError> {
+        Ok(parse_move(text, pos, dice, MoveStyle::Gnubg)?)
+    }
+
+    fn position_text(pos: &Position) -> String {
+        position_id(pos)
+    }
+
+    fn show(given: &MatchState, text: Option<&str>, json: bool) -> Result<String, CliError> {
+        super::show::backgammon(given, text.unwrap_or_default(), json)
+    }
+
+    fn hint(
+        a: &super::hint::HintArgs,
+        _variant: Variant,
+        spec: &crate::engine::EngineSpec,
+    ) -> Result<(), CliError> {
+        super::hint::backgammon(a, spec)
+    }
+
+    fn movegen_set(
+        _variant: Variant,
+        games: Option<&str>,
+    ) -> Result<(Vec<(Position, Dice)>, String), CliError> {
+        Ok(match games {
+            Some("random") => (
+                crate::bench::random_movegen_set(),
+                " --games random".to_string(),
+            ),
+            _ => (crate::bench::movegen_set()?, String::new()),
+        })
+    }
+
+    fn movegen_split(_set: &[(Position, Dice)], _rounds: u32) -> Option<crate::tavli::Split> {
+        None
+    }
+
+    fn duel_counts(r: &DuelResult, _json: &mut serde_json::Value) -> String {
+        format!(
+            "gammons: A {} ({:.1}%), B {} ({:.1}%); backgammons: A {}, B {}",
+            r.gammons_a,
+            percent(r, r.gammons_a),
+            r.gammons_b,
+            percent(r, r.gammons_b),
+            r.backgammons_a,
+            r.backgammons_b
+        )
+    }
+}
+
+impl CliGame for TavliPosition {
+    type Given = TavliPosition;
+    const POSITION_KEY: &'static str = "position";
+    const NAMES_ENDINGS: bool = true;
+
+    /// A full position string naming `variant`, or `MOVER:OPPONENT` alone.
+    fn read(variant: Variant, text: &str) -> Result<TavliPosition, CliError> {
+        let t = text.trim();
+        let parsed = match parse_position_string(t) {
+            Err(PositionStringError::Parts) if t.split(':').count() == 2 => {
+                parse_position_string(&format!("{variant}:{t}"))
+            }
+            other => other,
+        };
+        let pos = parsed.map_err(|e| format!("bad {variant} position: {e}"))?;
+        if pos.variant() != variant {
+            return Err(format!(
+                "the position is a {} position but --variant is {variant}",
+                pos.variant()
+            )
+            .into());
+        }
+        Ok(pos)
+    }
+
+    fn start_given(variant: Variant) -> Option<TavliPosition> {
+        Some(TavliPosition::start(variant))
+    }
+
+    fn on_roll(given: &TavliPosition) -> TavliPosition {
+        *given
+    }
+
+    fn play_text(_pos: &TavliPosition, play: &crate::tavli::TavliPlay) -> String {
+        crate::tavli::format_play(play)
+    }
+
+    fn parse_play(
+        pos: &TavliPosition,
+        dice: Dice,
+        text: &str,
+    ) -> Result<crate::tavli::TavliPlay, CliError> {
+        let rules = crate::tavli::RuleSwitches::default();
+        Ok(crate::tavli::parse_play(pos, dice, &rules, text)?)
+    }
+
+    fn position_text(pos: &TavliPosition) -> String {
+        crate::tavli::position_string(pos)
+    }
+
+    fn show(given: &TavliPosition, _text: Option<&str>, json: bool) -> Result<String, CliError> {
+        super::show::tavli(given, json)
+    }
+
+    fn hint(
+        a: &super::hint::HintArgs,
+        variant: Variant,
+        spec: &crate::engine::EngineSpec,
+    ) -> Result<(), CliError> {
+        super::hint::tavli(a, variant, spec)
+    }
+
+    fn movegen_set(
+        variant: Variant,
+        games: Option<&str>,
+    ) -> Result<(Vec<(TavliPosition, Dice)>, String), CliError> {
+        let games = games.unwrap_or("random");
+        let set = if games == "engine" {
+            crate::bench::tavli_engine_movegen_set(variant)?
+        } else {
+            crate::bench::tavli_movegen_set(variant)
+        };
+        Ok((set, format!(" --variant {variant} --games {games}")))
+    }
+
+    fn movegen_split(set: &[(TavliPosition, Dice)], rounds: u32) -> Option<crate::tavli::Split> {
+        Some(crate::bench::tavli_movegen_split(set, rounds))
+    }
+
+    fn duel_counts(r: &DuelResult, json: &mut serde_json::Value) -> String {
+        // The Tavli games' names of the double-game counts, kept for one release.
+        json["doubles_a"] = serde_json::json!(r.gammons_a);
+        json["doubles_b"] = serde_json::json!(r.gammons_b);
+        format!(
+            "won with 2 points: A {} ({:.1}%), B {} ({:.1}%)",
+            r.gammons_a,
+            percent(r, r.gammons_a),
+            r.gammons_b,
+            percent(r, r.gammons_b)
+        )
+    }
+}
