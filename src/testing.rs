@@ -9,8 +9,7 @@
 //! same sets, and a set that exists twice could drift apart. It is hidden from the API
 //! documentation; `crate::bench` re-exports what its commands use.
 
-use crate::game::Variant;
-use crate::game::{generate_plays, Dice, Play, PlayList, Position, Rng};
+use crate::game::{generate_plays, Dice, Play, PlayList, Position, Rng, Variant};
 use crate::tavli::{play_random_game, RuleSwitches, TavliPosition};
 
 /// Positions and rolls met in `games` seeded games of backgammon in which both sides pick

@@ -9,8 +9,7 @@
 use std::collections::BTreeSet;
 
 use stargammon::bench::tavli_engine_movegen_set;
-use stargammon::game::Variant;
-use stargammon::game::{Dice, Rng, ALL_ROLLS};
+use stargammon::game::{Dice, Rng, Variant, ALL_ROLLS};
 use stargammon::tavli::position::opp_point;
 use stargammon::tavli::{
     legal_plays, legal_plays_every_order, movegen_split, position_string, GameEnd, RuleSwitches,

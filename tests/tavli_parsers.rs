@@ -5,8 +5,7 @@
 #![allow(clippy::unwrap_used)]
 
 use proptest::prelude::*;
-use stargammon::game::Dice;
-use stargammon::game::Variant;
+use stargammon::game::{Dice, Variant};
 use stargammon::players::PlayerSpec;
 use stargammon::protocol::tavli::{is_tavli_line, parse_request};
 use stargammon::tavli::{parse_play, parse_position_string, RuleSwitches, TavliPosition};

@@ -9,8 +9,7 @@
 
 use std::collections::BTreeSet;
 
-use stargammon::game::Variant;
-use stargammon::game::{Dice, Rng};
+use stargammon::game::{Dice, Rng, Variant};
 use stargammon::tavli::{
     legal_plays, play_random_game, position_string, GameEnd, RuleSwitches, TavliPosition,
 };

@@ -7,8 +7,7 @@
 
 use std::collections::BTreeSet;
 
-use stargammon::game::Variant;
-use stargammon::game::{Dice, Rng};
+use stargammon::game::{Dice, Rng, Variant};
 use stargammon::tavli::position::TavliResult;
 use stargammon::tavli::{
     format_play, legal_plays, opening, parse_position_string, play_random_game, position_string,

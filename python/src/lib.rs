@@ -21,8 +21,7 @@ use serde_json::Value;
 use stargammon::cli::{self, CliError, Report};
 use stargammon::engine::{build, Action, Engine as RustEngine, EngineSpec, EvalOptions};
 use stargammon::engine::{Found, Outcome, Work};
-use stargammon::game::Variant;
-use stargammon::game::{Decision, Dice, MatchState};
+use stargammon::game::{Decision, Dice, MatchState, Variant};
 use stargammon::notation::{self, format_play, MoveStyle, Xgid};
 use stargammon::search::Cancel;
 use stargammon::tavli::TavliPosition;
@@ -280,7 +279,7 @@ impl Position {
     #[pyo3(signature = (text, variant = None))]
     fn parse(text: &str, variant: Option<&str>) -> PyResult<Position> {
         match variant_arg(variant)? {
-            Some(v) if v.is_tavli() => cli::tavli_pos::parse_variant_pos(v, text)
+            Some(v) if v.is_tavli() => <TavliPosition as cli::game::CliGame>::read(v, text)
                 .map(|p| Position(Inner::Tavli(p)))
                 .map_err(bad),
             _ => notation::text::parse_position_text(text)
@@ -450,7 +449,7 @@ fn plays(position: &Position, dice: (u8, u8)) -> PyResult<Vec<Play>> {
     let dice = dice_arg(dice)?;
     match &position.0 {
         Inner::Backgammon(s) => {
-            let on_roll = cli::moves::on_roll_position(s);
+            let on_roll = stargammon::engine::roller(s).0;
             let state = MatchState {
                 position: on_roll,
                 decision: Decision::Move(dice),
@@ -475,7 +474,7 @@ fn plays(position: &Position, dice: (u8, u8)) -> PyResult<Vec<Play>> {
                 .map(|t| Play {
                     mv: stargammon::tavli::format_play(t),
                     position: Position(Inner::Tavli(t.next_position())),
-                    end: cli::tavli_pos::end_name(t.end),
+                    end: cli::game::end_name::<TavliPosition>(t),
                 })
                 .collect())
         }

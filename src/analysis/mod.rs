@@ -529,9 +529,7 @@ impl Analyser<'_> {
     }
 }
 
-fn round6(x: f64) -> f64 {
-    (x * 1e6).round() / 1e6
-}
+use crate::engine::cube_detail::r6 as round6;
 
 /// Per-player totals of scored games.
 pub fn summarise(names: &[String; 2], games: &[GameAnalysis]) -> Vec<PlayerSummary> {

@@ -4,8 +4,7 @@
 //! Money duels of one Tavli game are [`super::duel_from`]'s, as backgammon's are.
 
 use super::{play_cubeless, CubelessGame, GameEnd, MAX_TURNS};
-use crate::game::Variant;
-use crate::game::{splitmix, Ending, GameResult, Rng};
+use crate::game::{splitmix, Ending, GameResult, Rng, Variant};
 use crate::players::{Decide, PlayerFactory};
 use crate::tavli::position::TavliPosition;
 use crate::tavli::TavliPlayList;

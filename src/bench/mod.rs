@@ -317,15 +317,6 @@ pub fn tavli_engine_movegen_set(
     Ok(set)
 }
 
-/// How the Tavli generator's time on `set` splits between the canonical step order and
-/// the full search ([`crate::tavli::Split`]), with the default rules.
-pub fn tavli_movegen_split(
-    set: &[(crate::tavli::TavliPosition, Dice)],
-    rounds: u32,
-) -> crate::tavli::Split {
-    crate::tavli::movegen_split(set, &crate::tavli::RuleSwitches::default(), rounds)
-}
-
 #[cfg(test)]
 mod tests {
     use crate::players::RandomPlayer;

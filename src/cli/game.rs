@@ -8,10 +8,12 @@
 
 use crate::arena::{DuelResult, Judged};
 use crate::game::{Dice, Ending, GamePlay, GamePosition, MatchState, Position, Variant};
-use crate::notation::{format_play, parse_move, position_id, MoveStyle};
+use crate::notation::{format_play, position_id, MoveStyle};
 use crate::tavli::{parse_position_string, PositionStringError, TavliPosition};
 
+use super::hint::HintArgs;
 use super::CliError;
+use crate::engine::EngineSpec;
 
 /// What a command does once the game is known: its body, generic over the game.
 pub trait ForGame {
@@ -52,22 +54,18 @@ pub trait CliGame: Judged {
     /// A play of `pos` in the game's notation (gnubg's); the empty play is empty.
     fn play_text(pos: &Self, play: &Self::Play) -> String;
 
-    /// Reads a play of `dice` in `pos` in that notation; an illegal one is an error.
+    /// Reads a play of `dice` in `pos` in that notation (`moves --play`); an illegal one,
+    /// or a game whose plays `moves` does not check, is an error.
     fn parse_play(pos: &Self, dice: Dice, text: &str) -> Result<Self::Play, CliError>;
 
     /// A position as the game writes it: gnubg's Position ID, a Tavli position string.
     fn position_text(pos: &Self) -> String;
 
-    /// `show`: the position described as text, or as one JSON object; `text` is POS as
-    /// given.
+    /// `show`: the position as text or one JSON object (`text`: POS as given).
     fn show(given: &Self::Given, text: Option<&str>, json: bool) -> Result<String, CliError>;
 
     /// `hint` in this game, with the engine of `spec`.
-    fn hint(
-        a: &super::hint::HintArgs,
-        variant: Variant,
-        spec: &crate::engine::EngineSpec,
-    ) -> Result<(), CliError>;
+    fn hint(a: &HintArgs, variant: Variant, spec: &EngineSpec) -> Result<(), CliError>;
 
     /// The set of `bench movegen --games GAMES` and the flag that reproduces it.
     fn movegen_set(
@@ -111,15 +109,16 @@ impl CliGame for Position {
     }
 
     fn on_roll(given: &MatchState) -> Position {
-        super::moves::on_roll_position(given)
+        crate::engine::roller(given).0
     }
 
     fn play_text(pos: &Position, play: &crate::game::Play) -> String {
         format_play(pos, play, MoveStyle::Gnubg)
     }
 
-    fn parse_play(pos: &Position, dice: Dice, text: &str) -> Result<crate::game::Play, CliError> {
-        Ok(parse_move(text, pos, dice, MoveStyle::Gnubg)?)
+    /// Backgammon's plays are checked where they are played (`hint`, the server).
+    fn parse_play(_: &Position, _: Dice, _: &str) -> Result<crate::game::Play, CliError> {
+        Err("--play checks a play of a Tavli game (with --variant)".into())
     }
 
     fn position_text(pos: &Position) -> String {
@@ -130,11 +129,7 @@ impl CliGame for Position {
         super::show::backgammon(given, text.unwrap_or_default(), json)
     }
 
-    fn hint(
-        a: &super::hint::HintArgs,
-        _variant: Variant,
-        spec: &crate::engine::EngineSpec,
-    ) -> Result<(), CliError> {
+    fn hint(a: &HintArgs, _variant: Variant, spec: &EngineSpec) -> Result<(), CliError> {
         super::hint::backgammon(a, spec)
     }
 
@@ -222,11 +217,7 @@ impl CliGame for TavliPosition {
         super::show::tavli(given, json)
     }
 
-    fn hint(
-        a: &super::hint::HintArgs,
-        variant: Variant,
-        spec: &crate::engine::EngineSpec,
-    ) -> Result<(), CliError> {
+    fn hint(a: &HintArgs, variant: Variant, spec: &EngineSpec) -> Result<(), CliError> {
         super::hint::tavli(a, variant, spec)
     }
 
@@ -244,7 +235,8 @@ impl CliGame for TavliPosition {
     }
 
     fn movegen_split(set: &[(TavliPosition, Dice)], rounds: u32) -> Option<crate::tavli::Split> {
-        Some(crate::bench::tavli_movegen_split(set, rounds))
+        let rules = crate::tavli::RuleSwitches::default();
+        Some(crate::tavli::movegen_split(set, &rules, rounds))
     }
 
     fn duel_counts(r: &DuelResult, json: &mut serde_json::Value) -> String {

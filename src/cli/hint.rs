@@ -9,12 +9,12 @@ use std::sync::Arc;
 
 use clap::Args;
 
-use super::game::{end_name, with_game, CliGame, ForGame};
+use super::game::{with_game, CliGame, ForGame};
 use super::pos_arg::{parse_pos_arg, parse_slots, SlotsError};
 use super::CliError;
 use crate::cube::{CubeDecision, CubeSettings, DoubleAction, TakeAction};
 use crate::engine::build as engine_build;
-use crate::engine::cube_detail::{cube_detail, double_word, proper_action_text, CubeDetail};
+use crate::engine::cube_detail::{cube_detail, double_word, proper_action_text, r6, CubeDetail};
 use crate::engine::{Budget, Depth, EngineSpec, EvaluatorKind, PlayProbs};
 use crate::eval::{Evaluator, Probabilities};
 use crate::game::{Decision, Dice, MatchState, Variant};
@@ -115,7 +115,7 @@ pub fn tavli(a: &HintArgs, variant: Variant, spec: &EngineSpec) -> Result<(), Cl
             return Err(format!("the game is over ({o:?}): nothing to hint").into());
         }
         let e = engine.evaluate(&pos, &cancel);
-        let [w, wd, _, ld, _] = e.probs.0.map(|x| round6(f64::from(x)));
+        let [w, wd, _, ld, _] = e.probs.0.map(|x| r6(f64::from(x)));
         if a.json {
             println!(
                 "{}",
@@ -124,7 +124,7 @@ pub fn tavli(a: &HintArgs, variant: Variant, spec: &EngineSpec) -> Result<(), Cl
                     "position": text,
                     "depth": e.depth,
                     "win": w, "win_double": wd, "lose_double": ld,
-                    "value": round6(e.equity),
+                    "value": r6(e.equity),
                 })
             );
         } else {
@@ -148,31 +148,7 @@ pub fn tavli(a: &HintArgs, variant: Variant, spec: &EngineSpec) -> Result<(), Cl
     // The deepest iteration completed (the best play is valued at it).
     let depth = ranked.first().map_or(1, |p| p.depth);
     if a.json {
-        let plays: Vec<_> = ranked
-            .iter()
-            .map(|p| {
-                let [w, wd, ld] = p.probs.0.map(|x| round6(f64::from(x)));
-                serde_json::json!({
-                    "move": p.notation,
-                    "value": round6(p.value),
-                    "diff": round6(p.value - best),
-                    "depth": p.depth,
-                    "win": w, "win_double": wd, "lose_double": ld,
-                    "position": position_string(&p.play.next_position()),
-                    "end": end_name::<TavliPosition>(&p.play),
-                })
-            })
-            .collect();
-        println!(
-            "{}",
-            serde_json::json!({
-                "variant": variant.name(),
-                "position": text,
-                "dice": [dice.high(), dice.low()],
-                "depth": depth,
-                "plays": plays,
-            })
-        );
+        println!("{}", crate::players::tavli::hint_json(&pos, dice, &ranked));
     } else {
         println!("{text}");
         println!(
@@ -249,10 +225,6 @@ fn on_off(b: bool) -> &'static str {
     } else {
         "off"
     }
-}
-
-fn round6(x: f64) -> f64 {
-    (x * 1e6).round() / 1e6
 }
 
 /// gnubg's plies for one of our depths (depth 1 = 0-ply, 3 = 1-ply, 5 = 2-ply).
@@ -586,9 +558,9 @@ impl PlayHint {
                 let p = &d.plays[i];
                 serde_json::json!({
                     "move": format_play(pos, &p.play, MoveStyle::Gnubg),
-                    "equity": round6(p.equity),
-                    "value": round6(v),
-                    "diff": round6(v - best),
+                    "equity": r6(p.equity),
+                    "value": r6(v),
+                    "diff": r6(v - best),
                     "probs": probs_json(&p.probs),
                     "depth": p.depth,
                     "plies": plies_of(p.depth as u32),
@@ -756,12 +728,12 @@ impl CubeHint {
         let money = state.is_money();
         let proper = proper_action_text(state, analysis);
         let (pid, mid) = crate::notation::encode_match_state(state).unwrap_or_default();
-        let mut equities = serde_json::json!({ "no_double": round6(analysis.no_double) });
+        let mut equities = serde_json::json!({ "no_double": r6(analysis.no_double) });
         if blocked.is_none() {
-            equities["double_take"] = serde_json::json!(round6(analysis.double_take));
-            equities["double_pass"] = serde_json::json!(round6(analysis.double_pass));
+            equities["double_take"] = serde_json::json!(r6(analysis.double_take));
+            equities["double_pass"] = serde_json::json!(r6(analysis.double_pass));
             if let Some(b) = analysis.double_beaver {
-                equities["double_beaver"] = serde_json::json!(round6(b));
+                equities["double_beaver"] = serde_json::json!(r6(b));
             }
         }
         let mut cube_json = serde_json::json!({
@@ -790,7 +762,7 @@ impl CubeHint {
             "match_id": mid,
             "cube": cube_json,
             "evaluation": {
-                "equity": round6(e.equity),
+                "equity": r6(e.equity),
                 "probs": probs_json(&e.probs),
                 "depth": e.depth,
                 "plies": plies_of(e.depth as u32),

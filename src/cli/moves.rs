@@ -2,7 +2,7 @@
 //! each with the Position ID after it (opponent on roll), as gnubg shows it.
 //! With `--variant portes|plakoto|fevga` POS is a Tavli position string and each play
 //! comes with the position string after it (opponent on roll) and how it ended the game.
-//! Written once over [`CliGame`]; `--play` checks one play in every game.
+//! Written once over [`CliGame`].
 
 use clap::Args;
 use serde::ser::SerializeMap;
@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::game::{end_name, with_game, CliGame, ForGame};
 use super::CliError;
-use crate::game::{Decision, Dice, GamePlay, MatchState, Position, Variant};
+use crate::game::{Dice, GamePlay, Variant};
 
 #[derive(Debug, Args)]
 pub struct MovesArgs {
@@ -27,8 +27,8 @@ pub struct MovesArgs {
     /// Print one JSON object on stdout.
     #[arg(long)]
     pub json: bool,
-    /// Check this play (gnubg notation; in the Tavli games also its steps singly) and print
-    /// it with the position after it; an illegal play is a one-line error.
+    /// With a Tavli --variant: check this play (gnubg notation, or its steps singly) and
+    /// print it with the position after it; an illegal play is a one-line error.
     #[arg(long, allow_hyphen_values = true)]
     pub play: Option<String>,
 }
@@ -85,14 +85,6 @@ struct MovesOut {
     plays: Vec<PlayLine>,
 }
 
-/// The board seen by the player on roll: the taker's view is swapped back to the doubler.
-pub fn on_roll_position(ms: &MatchState) -> Position {
-    match ms.decision {
-        Decision::TakeOrDrop => ms.position.swap(),
-        _ => ms.position,
-    }
-}
-
 /// Each legal play of `dice` in `pos`, as `moves` lists it. No legal play gives one
 /// entry with an empty move.
 pub fn list_plays<G: CliGame>(pos: &G, dice: Dice) -> Vec<PlayLine> {
@@ -146,6 +138,7 @@ impl ForGame for &MovesArgs {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::Position;
 
     #[test]
     fn opening_three_one_as_gnubg_lists_it() {

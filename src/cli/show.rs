@@ -27,55 +27,10 @@ pub struct ShowArgs {
     pub json: bool,
 }
 
-/// One board cell: the checker mark for row `row` (0 = nearest the edge) of a point
-/// holding `count` (positive X, negative O), or the count itself on the fifth row when
-/// more than five checkers stand there.
-fn cell(count: i8, row: usize) -> String {
-    let n = count.unsigned_abs() as usize;
-    let mark = if count > 0 { 'X' } else { 'O' };
-    if row == 4 && n > 5 {
-        format!("{n:>2} ")
-    } else if n > row {
-        format!(" {mark} ")
-    } else {
-        "   ".to_string()
-    }
-}
-
-/// The board as text, from the side to act (X, moving 24 -> 1 at the bottom) against O.
+/// The board as text, from the side to act (X, moving 24 -> 1 at the bottom) against O:
+/// the Tavli games' drawing, which lays out Portes' checkers as backgammon's.
 pub fn draw_board(pos: &Position) -> String {
-    let s = pos.slots();
-    let mut out = String::new();
-    out.push_str(" +13-14-15-16-17-18------19-20-21-22-23-24-+\n");
-    for row in 0..5 {
-        out.push_str(" |");
-        for p in 13..=18 {
-            out.push_str(&cell(s[p], row));
-        }
-        out.push('|');
-        out.push_str(&cell(s[0], row));
-        out.push('|');
-        for p in 19..=24 {
-            out.push_str(&cell(s[p], row));
-        }
-        out.push_str("|\n");
-    }
-    out.push_str(" |                  |BAR|                  |\n");
-    for row in (0..5).rev() {
-        out.push_str(" |");
-        for p in (7..=12).rev() {
-            out.push_str(&cell(s[p], row));
-        }
-        out.push('|');
-        out.push_str(&cell(s[25], row));
-        out.push('|');
-        for p in (1..=6).rev() {
-            out.push_str(&cell(s[p], row));
-        }
-        out.push_str("|\n");
-    }
-    out.push_str(" +12-11-10--9--8--7-------6--5--4--3--2--1-+\n");
-    out
+    crate::tavli::draw_board(&TavliPosition::from_backgammon(Variant::Portes, pos))
 }
 
 pub fn describe(ms: &MatchState) -> String {

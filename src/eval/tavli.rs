@@ -24,8 +24,7 @@ use std::sync::Arc;
 use super::net::{Mlp, OUTPUTS};
 use super::weights::{fnv1a64, WeightsError, FORMAT_VERSION, MAGIC};
 use super::{Evaluator, NeuralEvaluator};
-use crate::game::Variant;
-use crate::game::{Dice, ALL_ROLLS};
+use crate::game::{Dice, Variant, ALL_ROLLS};
 use crate::tavli::position::{opp_point, TavliPosition, TavliResult};
 
 /// W, WD, LD.

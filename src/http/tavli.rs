@@ -15,9 +15,8 @@ use serde_json::Value;
 use super::params::{dice_param, json_object, kind_of, read_body, uint_param, Raw};
 use super::reply::r6;
 use super::{json_response, ApiError, App};
-use crate::game::Dice;
-use crate::game::Variant;
-use crate::tavli::{position_string, TavliPosition};
+use crate::game::{Dice, Variant};
+use crate::tavli::TavliPosition;
 
 const FIELDS: [&str; 4] = ["variant", "position", "dice", "depth"];
 
@@ -154,32 +153,8 @@ async fn answer(app: &App, p: TavliParams) -> Response {
             .into_response()
         }
     };
-    let best = plays.first().map_or(0.0, |p| p.value);
-    let list: Vec<Value> = plays
-        .iter()
-        .map(|p| {
-            let [w, wd, ld] = p.probs.0.map(|x| r6(f64::from(x)));
-            serde_json::json!({
-                "move": p.notation,
-                "value": r6(p.value),
-                "diff": r6(p.value - best),
-                "depth": p.depth,
-                "win": w,
-                "win_double": wd,
-                "lose_double": ld,
-                "position": position_string(&p.play.next_position()),
-                "end": p.play.end.map(crate::tavli::GameEnd::name),
-            })
-        })
-        .collect();
-    let body = serde_json::json!({
-        "variant": p.position.variant().name(),
-        "position": position_string(&p.position),
-        "dice": [p.dice.high(), p.dice.low()],
-        "depth": plays.first().map_or(1, |p| p.depth),
-        "plays": list,
-        "ms": r6(started.elapsed().as_secs_f64() * 1000.0),
-    });
+    let mut body = crate::players::tavli::hint_json(&p.position, p.dice, &plays);
+    body["ms"] = serde_json::json!(r6(started.elapsed().as_secs_f64() * 1000.0));
     json_response(StatusCode::OK, body.to_string())
 }
 

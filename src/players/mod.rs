@@ -14,8 +14,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::engine::{Action, Engine};
-use crate::game::Variant;
-use crate::game::{Decision, Dice, GamePosition, MatchState, Play, Position};
+use crate::game::{Decision, Dice, GamePosition, MatchState, Play, Position, Variant};
 use crate::search::Cancel;
 use crate::tavli::{TavliPlay, TavliPosition};
 

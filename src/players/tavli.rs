@@ -27,6 +27,7 @@ use super::{
     Decide, DecideError, DecideErrorKind, GameBuildError, HeuristicPlayer, PlayerFactory,
     PlayerSpec, PlayerSpecError, PubevalPlayer, RandomPlayer, SearchPlayer, TavliTurn,
 };
+use crate::engine::cube_detail::r6;
 use crate::engine::game::{utility_of_scores, GameEngine};
 use crate::engine::{EngineSpec, EvaluatorKind};
 use crate::eval::pubeval;
@@ -214,6 +215,41 @@ pub struct TavliHintPlay {
     /// The mover's chances after the play, searched as deep as its value (exact when the
     /// play ends the game).
     pub probs: TavliProbs,
+}
+
+impl TavliHintPlay {
+    /// The play as `hint --json` and `/v1/tavli/move` list it, with its value less the
+    /// `best` one.
+    pub fn json(&self, best: f64) -> serde_json::Value {
+        let [w, wd, ld] = self.probs.0.map(|x| r6(f64::from(x)));
+        serde_json::json!({
+            "move": self.notation,
+            "value": r6(self.value),
+            "diff": r6(self.value - best),
+            "depth": self.depth,
+            "win": w, "win_double": wd, "lose_double": ld,
+            "position": crate::tavli::position_string(&self.play.next_position()),
+            "end": self.play.end.map(crate::tavli::GameEnd::name),
+        })
+    }
+}
+
+/// The ranked plays of `dice` in `pos`, best first, as `hint --json` and
+/// `/v1/tavli/move` answer them: the position, the roll, the depth of the best play's
+/// value and each play ([`TavliHintPlay::json`]).
+pub fn hint_json(
+    pos: &TavliPosition,
+    dice: crate::game::Dice,
+    plays: &[TavliHintPlay],
+) -> serde_json::Value {
+    let best = plays.first().map_or(0.0, |p| p.value);
+    serde_json::json!({
+        "variant": pos.variant().name(),
+        "position": crate::tavli::position_string(pos),
+        "dice": [dice.high(), dice.low()],
+        "depth": plays.first().map_or(1, |p| p.depth),
+        "plays": plays.iter().map(|p| p.json(best)).collect::<Vec<_>>(),
+    })
 }
 
 /// Every legal play of `dice` in `pos`, ranked by `engine` (exact values at its deepest

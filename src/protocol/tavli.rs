@@ -9,8 +9,7 @@
 
 use std::fmt;
 
-use crate::game::Dice;
-use crate::game::Variant;
+use crate::game::{Dice, Variant};
 use crate::tavli::{parse_position_string, TavliPlay, TavliPosition};
 
 /// A Tavli request: the position (side to act's view) and its roll.

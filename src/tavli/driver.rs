@@ -3,8 +3,7 @@
 
 use super::position::{TavliPosition, TavliResult};
 use super::{generate_plays, RuleSwitches, TavliPlay, TavliPlayList};
-use crate::game::Variant;
-use crate::game::{Dice, Rng};
+use crate::game::{Dice, Rng, Variant};
 
 /// The opening of a game (C8): each side rolls one die until they differ; the higher
 /// starts and rolls both dice again, so the first roll may be a double. Returns the

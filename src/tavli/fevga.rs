@@ -5,8 +5,7 @@
 use super::movegen::{generate as search, movable_mask, Compact, Scratch, StepRules};
 use super::position::{occupancy, opp_point, TavliPosition, CHECKERS};
 use super::{GameEnd, RuleSwitches, TavliPlay};
-use crate::game::Dice;
-use crate::game::Variant;
+use crate::game::{Dice, Variant};
 
 /// The Fevga step rules.
 #[derive(Debug)]

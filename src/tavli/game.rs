@@ -6,11 +6,10 @@
 //! plays them everywhere); the ordering score follows backgammon's (hits and pins first,
 //! then points made, less the mover's lone checkers where they can be hit or pinned).
 
-use crate::game::{splitmix, Dice, Ending, GamePlay, GamePosition, GameResult};
+use crate::game::{splitmix, Dice, Ending, GamePlay, GamePosition, GameResult, Variant};
 
 use super::position::TavliResult;
 use super::{generate_plays, RuleSwitches, TavliPlay, TavliPlayList, TavliPosition};
-use crate::game::Variant;
 
 /// The rules the engine plays the Tavli games by: every switch off.
 const RULES: RuleSwitches = RuleSwitches {

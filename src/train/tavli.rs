@@ -23,8 +23,7 @@ use super::config::ScheduleStep;
 use super::{game_seed, io_err, Learner, Run, RunConfig, TrainError};
 use crate::arena::{duel_from, DuelConfig, DuelResult, MAX_TURNS};
 use crate::eval::tavli::{TavliNet, TavliProbs, TavliScratch, TAVLI_MAX_HIDDEN};
-use crate::game::Variant;
-use crate::game::{splitmix, Rng};
+use crate::game::{splitmix, Rng, Variant};
 use crate::players::{HeuristicPlayer, PlayerFactory};
 use crate::tavli::{generate_plays, RuleSwitches, TavliPlayList, TavliPosition};
 

@@ -437,8 +437,7 @@ fn canonical_double<G: StepRules, const WATCH: bool>(
 mod tests {
     use super::super::{full, settle};
     use super::*;
-    use crate::game::Dice;
-    use crate::game::Variant;
+    use crate::game::{Dice, Variant};
     use crate::tavli::{fevga::Fevga, plakoto::Plakoto, portes::Portes};
     use crate::tavli::{RuleSwitches, TavliPlay, TavliPosition};
 
