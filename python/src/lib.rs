@@ -279,7 +279,7 @@ impl Position {
     #[pyo3(signature = (text, variant = None))]
     fn parse(text: &str, variant: Option<&str>) -> PyResult<Position> {
         match variant_arg(variant)? {
-            Some(v) if v.is_tavli() => <TavliPosition as cli::game::CliGame>::read(v, text)
+            Some(v) if v.is_tavli() => <TavliPosition as cli::game::CliGame>::read(v, Some(text))
                 .map(|p| Position(Inner::Tavli(p)))
                 .map_err(bad),
             _ => notation::text::parse_position_text(text)

@@ -74,16 +74,6 @@ impl LuckArgs {
             String::new()
         }
     }
-
-    /// The Tavli games have no judge: --vr is refused there.
-    pub fn refuse_tavli(&self) -> Result<(), CliError> {
-        if self.vr {
-            return Err(
-                "--vr measures luck with backgammon's judge; the Tavli games have none".into(),
-            );
-        }
-        Ok(())
-    }
 }
 
 /// Games come in mirrored pairs, and the interval needs two pairs: with one it is

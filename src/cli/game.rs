@@ -41,12 +41,9 @@ pub trait CliGame: Judged {
     /// Whether the lists of plays name how a play ended the game (`end`).
     const NAMES_ENDINGS: bool;
 
-    /// Reads POS as a position of `variant`.
-    fn read(variant: Variant, text: &str) -> Result<Self::Given, CliError>;
-
-    /// The position when POS is left out: the game's start, or None where POS must be
-    /// given (backgammon's states a cube and a score).
-    fn start_given(variant: Variant) -> Option<Self::Given>;
+    /// Reads POS as a position of `variant`; without POS, the game's start (backgammon's
+    /// POS states a cube and a score, and must be given).
+    fn read(variant: Variant, text: Option<&str>) -> Result<Self::Given, CliError>;
 
     /// The board of the side on roll (at a take question, the doubler's).
     fn on_roll(given: &Self::Given) -> Self;
@@ -100,12 +97,9 @@ impl CliGame for Position {
     const POSITION_KEY: &'static str = "position_id";
     const NAMES_ENDINGS: bool = false;
 
-    fn read(_variant: Variant, text: &str) -> Result<MatchState, CliError> {
+    fn read(_variant: Variant, text: Option<&str>) -> Result<MatchState, CliError> {
+        let text = text.ok_or("show needs POS (or a Tavli --variant for its starting position)")?;
         Ok(super::pos_arg::parse_pos_arg(text)?)
-    }
-
-    fn start_given(_variant: Variant) -> Option<MatchState> {
-        None
     }
 
     fn on_roll(given: &MatchState) -> Position {
@@ -169,8 +163,10 @@ impl CliGame for TavliPosition {
     const NAMES_ENDINGS: bool = true;
 
     /// A full position string naming `variant`, or `MOVER:OPPONENT` alone.
-    fn read(variant: Variant, text: &str) -> Result<TavliPosition, CliError> {
-        let t = text.trim();
+    fn read(variant: Variant, text: Option<&str>) -> Result<TavliPosition, CliError> {
+        let Some(t) = text.map(str::trim) else {
+            return Ok(TavliPosition::start(variant));
+        };
         let parsed = match parse_position_string(t) {
             Err(PositionStringError::Parts) if t.split(':').count() == 2 => {
                 parse_position_string(&format!("{variant}:{t}"))
@@ -186,10 +182,6 @@ impl CliGame for TavliPosition {
             .into());
         }
         Ok(pos)
-    }
-
-    fn start_given(variant: Variant) -> Option<TavliPosition> {
-        Some(TavliPosition::start(variant))
     }
 
     fn on_roll(given: &TavliPosition) -> TavliPosition {

@@ -97,15 +97,11 @@ pub struct HintArgs {
 /// `hint --variant portes|plakoto|fevga`: the plays of a roll ranked by the game's net,
 /// or without dice the chances of the position.
 pub fn tavli(a: &HintArgs, variant: Variant, spec: &EngineSpec) -> Result<(), CliError> {
-    use crate::players::tavli::hint;
     use crate::tavli::{position_string, TavliPosition};
     if a.slots.is_some() {
         return Err("--slots is for backgammon; give a Tavli position string as POS".into());
     }
-    let pos = match &a.pos {
-        Some(text) => TavliPosition::read(variant, text)?,
-        None => TavliPosition::start(variant),
-    };
+    let pos = TavliPosition::read(variant, a.pos.as_deref())?;
     // The same engine spec, builder and searcher as backgammon's hint, over the game's net.
     let engine = engine_build::tavli(spec, variant)?;
     let cancel = Cancel::new();
@@ -136,14 +132,11 @@ pub fn tavli(a: &HintArgs, variant: Variant, spec: &EngineSpec) -> Result<(), Cl
         }
         return Ok(());
     };
-    let dice = match d {
-        [x, y] => crate::game::Dice::new(*x, *y)?,
-        _ => return Err("--dice takes two values".into()),
-    };
+    let dice = super::pos_arg::dice_arg(d)?;
     if pos.result().is_some() {
         return Err("the game is over: no plays to rank".into());
     }
-    let ranked = hint(&engine, &pos, dice, a.rank, &cancel);
+    let ranked = crate::players::tavli::hint_plays(&engine.hint(&pos, dice, a.rank, &cancel));
     let best = ranked.first().map(|p| p.value).unwrap_or(0.0);
     // The deepest iteration completed (the best play is valued at it).
     let depth = ranked.first().map_or(1, |p| p.depth);

@@ -108,7 +108,10 @@ fn play_tavli(
     if args.cube == Some(OnOff::On) {
         return Err("the Tavli games have no cube".into());
     }
-    args.luck.refuse_tavli()?;
+    if args.luck.vr {
+        // The Tavli games have no judge: this says so.
+        <crate::tavli::TavliPosition as crate::arena::Judged>::judge(&args.luck.judge)?;
+    }
     if args.mat.is_some() || args.sgf.is_some() {
         return Err(
             "--mat and --sgf are backgammon match files; Tavli matches write --games-out".into(),

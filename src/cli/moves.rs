@@ -101,7 +101,7 @@ impl ForGame for &MovesArgs {
     type Out = Result<(), CliError>;
 
     fn run<G: CliGame>(self, variant: Variant) -> Result<(), CliError> {
-        let pos = G::on_roll(&G::read(variant, &self.pos)?);
+        let pos = G::on_roll(&G::read(variant, Some(&self.pos))?);
         let dice = Dice::new(self.d1, self.d2)?;
         if pos.is_over() {
             return Err("the game is over in this position".into());

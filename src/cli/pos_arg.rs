@@ -13,12 +13,19 @@ pub fn roll_arg(
     state: &crate::game::MatchState,
 ) -> Result<Option<crate::game::Dice>, super::CliError> {
     match dice {
-        Some([a, b]) => Ok(Some(crate::game::Dice::new(*a, *b)?)),
-        Some(_) => Err("--dice takes two values".into()),
+        Some(d) => dice_arg(d).map(Some),
         None => match state.decision {
             crate::game::Decision::Move(d) => Ok(Some(d)),
             _ => Ok(None),
         },
+    }
+}
+
+/// `--dice D1 D2`.
+pub fn dice_arg(dice: &[u8]) -> Result<crate::game::Dice, super::CliError> {
+    match dice {
+        [a, b] => Ok(crate::game::Dice::new(*a, *b)?),
+        _ => Err("--dice takes two values".into()),
     }
 }
 

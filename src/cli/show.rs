@@ -187,11 +187,7 @@ impl ForGame for &ShowArgs {
     type Out = Result<(), CliError>;
 
     fn run<G: CliGame>(self, variant: Variant) -> Result<(), CliError> {
-        let given = match &self.pos {
-            Some(text) => G::read(variant, text)?,
-            None => G::start_given(variant)
-                .ok_or("show needs POS (or a Tavli --variant for its starting position)")?,
-        };
+        let given = G::read(variant, self.pos.as_deref())?;
         print!("{}", G::show(&given, self.pos.as_deref(), self.json)?);
         Ok(())
     }

@@ -28,13 +28,13 @@ use super::{
     PlayerSpec, PlayerSpecError, PubevalPlayer, RandomPlayer, SearchPlayer, TavliTurn,
 };
 use crate::engine::cube_detail::r6;
-use crate::engine::game::{utility_of_scores, GameEngine};
+use crate::engine::game::utility_of_scores;
 use crate::engine::{EngineSpec, EvaluatorKind};
 use crate::eval::pubeval;
 pub use crate::eval::tavli::TavliNets;
 use crate::eval::tavli::{TavliNet, TavliProbs};
 use crate::game::Variant;
-use crate::search::{Cancel, Utility};
+use crate::search::Utility;
 use crate::tavli::position::TavliPosition;
 use crate::tavli::{RuleSwitches, TavliPlay};
 
@@ -250,23 +250,6 @@ pub fn hint_json(
         "depth": plays.first().map_or(1, |p| p.depth),
         "plays": plays.iter().map(|p| p.json(best)).collect::<Vec<_>>(),
     })
-}
-
-/// Every legal play of `dice` in `pos`, ranked by `engine` (exact values at its deepest
-/// iteration for up to `rank` plays), best first. A finished position has no plays; a roll
-/// that cannot be played gives the one empty play. `cancel` stops the search: the last
-/// completed iteration answers.
-pub fn hint(
-    engine: &GameEngine<TavliPosition>,
-    pos: &TavliPosition,
-    dice: crate::game::Dice,
-    rank: usize,
-    cancel: &Cancel,
-) -> Vec<TavliHintPlay> {
-    if pos.result().is_some() {
-        return Vec::new();
-    }
-    hint_plays(&engine.hint(pos, dice, rank, cancel))
 }
 
 /// A search's ranked plays as hint lines (notation, value, depth, chances), in its order.
