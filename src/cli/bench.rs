@@ -2,7 +2,7 @@
 
 use clap::{Args, Subcommand};
 
-use super::game::{with_game, CliGame, ForGame};
+use super::game::{with_game, CliGame};
 use super::CliError;
 use crate::bench;
 use crate::game::Variant;
@@ -308,27 +308,16 @@ fn movegen(a: MovegenArgs) -> Result<(), CliError> {
     if a.rounds == 0 {
         return Err("--rounds must be at least 1".into());
     }
-    with_game(a.variant.unwrap_or(Variant::Backgammon), &a)
-}
-
-impl ForGame for &MovegenArgs {
-    type Out = Result<(), CliError>;
-
-    fn run<G: CliGame>(self, variant: Variant) -> Result<(), CliError> {
-        movegen_game::<G>(self, variant)
-    }
+    let variant = a.variant.unwrap_or(Variant::Backgammon);
+    with_game!(variant, G => movegen_game::<G>(&a, variant))
 }
 
 /// `bench movegen` in the game of `variant`.
 fn movegen_game<G: CliGame>(a: &MovegenArgs, variant: Variant) -> Result<(), CliError> {
     let (set, flag) = G::movegen_set(variant, a.games.as_deref())?;
-    let split = match a.split {
-        true => Some(
-            G::movegen_split(&set, a.rounds)
-                .ok_or("--split needs --variant portes, plakoto or fevga")?,
-        ),
-        false => None,
-    };
+    let no_split = "--split needs --variant portes, plakoto or fevga";
+    let split = a.split.then(|| G::movegen_split(&set, a.rounds));
+    let split = split.map(|s| s.ok_or(no_split)).transpose()?;
     let r = bench::run_movegen(&set, a.rounds);
     let len = set.len();
     let command = format!(

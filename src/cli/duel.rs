@@ -6,7 +6,7 @@ use clap::Args;
 use std::fmt::Write;
 use std::sync::atomic::AtomicBool;
 
-use super::game::{with_game, CliGame, ForGame};
+use super::game::{with_game, CliGame};
 use super::{CliError, Report};
 use crate::arena::{duel_until, DuelConfig};
 use crate::eval::luck::Judge;
@@ -111,18 +111,8 @@ pub fn play(a: &DuelArgs, progress: bool) -> Result<Report, CliError> {
 
 /// [`play`] that stops early when `stop` is raised, reporting the games finished by then.
 pub fn play_until(a: &DuelArgs, progress: bool, stop: &AtomicBool) -> Result<Report, CliError> {
-    with_game(
-        a.variant.unwrap_or(Variant::Backgammon),
-        (a, progress, stop),
-    )
-}
-
-impl ForGame for (&DuelArgs, bool, &AtomicBool) {
-    type Out = Result<Report, CliError>;
-
-    fn run<G: CliGame>(self, variant: Variant) -> Result<Report, CliError> {
-        play_game::<G>(self.0, variant, self.1, self.2)
-    }
+    let variant = a.variant.unwrap_or(Variant::Backgammon);
+    with_game!(variant, G => play_game::<G>(a, variant, progress, stop))
 }
 
 /// The duel of `a` in the game of `variant`.
@@ -153,10 +143,9 @@ fn play_game<G: CliGame>(
         },
         stop,
     );
-    let game = match variant {
-        Variant::Backgammon => String::new(),
-        v => format!(" --variant {}", v.name()),
-    };
+    // Backgammon, the default game, goes unnamed in the command and the heading.
+    let named = Some(variant.name()).filter(|_| variant != Variant::Backgammon);
+    let game = named.map(|n| format!(" --variant {n}")).unwrap_or_default();
     let command = format!(
         "stargammon duel{game} --a {} --b {} --games {} --seed {}{}",
         a.a,
@@ -167,52 +156,47 @@ fn play_game<G: CliGame>(
     );
     let mut v = r.to_json();
     v["variant"] = serde_json::json!(variant.name());
-    let counts = G::duel_counts(&r, &mut v);
+    let percent = |n: u64| 100.0 * n as f64 / r.games as f64;
+    let counts = G::duel_counts(&r, &mut v, &percent);
     v["seed"] = serde_json::json!(a.seed);
     v["threads"] = serde_json::json!(threads);
     v["command"] = serde_json::json!(command);
-    let percent = |n: u64| 100.0 * n as f64 / r.games as f64;
     let mut t = String::new();
-    {
-        let game = match variant {
-            Variant::Backgammon => String::new(),
-            v => format!("{}: ", v.name()),
-        };
+    let game = named.map(|n| format!("{n}: ")).unwrap_or_default();
+    writeln!(
+        t,
+        "{game}{} vs {}: {} games ({} mirrored pairs), seed {}",
+        r.a, r.b, r.games, r.pairs, a.seed
+    )?;
+    writeln!(t, "ppg (A's view): {:+.4} {}", r.ppg, interval_text(r.ci95))?;
+    if let Some(adj) = &r.adjusted {
+        writeln!(t, "{}", adj.text("ppg"))?;
+    }
+    write!(
+        t,
+        "A wins: {} ({:.1}%), B wins: {}",
+        r.a_wins,
+        percent(r.a_wins),
+        r.b_wins
+    )?;
+    if r.ties > 0 {
+        write!(t, ", ties: {}", r.ties)?;
+    }
+    writeln!(t)?;
+    writeln!(t, "{counts}")?;
+    if r.unfinished > 0 {
+        writeln!(t, "unfinished games: {}", r.unfinished)?;
+    }
+    if r.forfeits_a + r.forfeits_b > 0 {
         writeln!(
             t,
-            "{game}{} vs {}: {} games ({} mirrored pairs), seed {}",
-            r.a, r.b, r.games, r.pairs, a.seed
+            "forfeited games: A {}, B {}; the first: {}",
+            r.forfeits_a,
+            r.forfeits_b,
+            r.first_forfeit.as_deref().unwrap_or("")
         )?;
-        writeln!(t, "ppg (A's view): {:+.4} {}", r.ppg, interval_text(r.ci95))?;
-        if let Some(adj) = &r.adjusted {
-            writeln!(t, "{}", adj.text("ppg"))?;
-        }
-        write!(
-            t,
-            "A wins: {} ({:.1}%), B wins: {}",
-            r.a_wins,
-            percent(r.a_wins),
-            r.b_wins
-        )?;
-        if r.ties > 0 {
-            write!(t, ", ties: {}", r.ties)?;
-        }
-        writeln!(t)?;
-        writeln!(t, "{counts}")?;
-        if r.unfinished > 0 {
-            writeln!(t, "unfinished games: {}", r.unfinished)?;
-        }
-        if r.forfeits_a + r.forfeits_b > 0 {
-            writeln!(
-                t,
-                "forfeited games: A {}, B {}; the first: {}",
-                r.forfeits_a,
-                r.forfeits_b,
-                r.first_forfeit.as_deref().unwrap_or("")
-            )?;
-        }
-        writeln!(t, "time: {:.1} s ({threads} threads)", r.seconds)?;
-        writeln!(t, "command: {command}")?;
     }
+    writeln!(t, "time: {:.1} s ({threads} threads)", r.seconds)?;
+    writeln!(t, "command: {command}")?;
     Ok(Report { json: v, text: t })
 }

@@ -1,10 +1,10 @@
-//! The command line's one choice between games. [`with_game`] turns a [`Variant`] into
+//! The command line's one choice between games. `with_game!` turns a [`Variant`] into
 //! the game's position type once; the commands are written once over [`CliGame`], which
 //! holds what differs between games at the command line: how POS reads, how plays and
 //! positions are written, what `show` and `hint` print around the shared steps, the
 //! movegen sets of `bench movegen` and the game's lines in a duel report.
 //!
-//! A new game is one `impl CliGame` and one arm in [`with_game`].
+//! A new game is one `impl CliGame` and one arm in `with_game!`.
 
 use crate::arena::{DuelResult, Judged};
 use crate::game::{Dice, Ending, GamePlay, GamePosition, MatchState, Position, Variant};
@@ -14,20 +14,27 @@ use crate::tavli::{parse_position_string, PositionStringError, TavliPosition};
 use super::hint::HintArgs;
 use super::CliError;
 use crate::engine::EngineSpec;
+use serde_json::Value;
 
-/// What a command does once the game is known: its body, generic over the game.
-pub trait ForGame {
-    type Out;
-    fn run<G: CliGame>(self, variant: Variant) -> Self::Out;
+/// Runs `$body` with `$G` the position type of the game of `$variant`: the one `match`
+/// of the command line on the game.
+macro_rules! with_game {
+    ($variant:expr, $G:ident => $body:expr) => {
+        match $variant {
+            $crate::game::Variant::Backgammon => {
+                type $G = $crate::game::Position;
+                $body
+            }
+            $crate::game::Variant::Portes
+            | $crate::game::Variant::Plakoto
+            | $crate::game::Variant::Fevga => {
+                type $G = $crate::tavli::TavliPosition;
+                $body
+            }
+        }
+    };
 }
-
-/// Runs `f` in the game of `variant`: the one `match` of the command line on the game.
-pub fn with_game<F: ForGame>(variant: Variant, f: F) -> F::Out {
-    match variant {
-        Variant::Backgammon => f.run::<Position>(variant),
-        Variant::Portes | Variant::Plakoto | Variant::Fevga => f.run::<TavliPosition>(variant),
-    }
-}
+pub(crate) use with_game;
 
 /// What differs between games at the command line.
 pub trait CliGame: Judged {
@@ -76,7 +83,7 @@ pub trait CliGame: Judged {
 
     /// The game's own entries in a duel report: the JSON fields and the text line that
     /// count how games were won.
-    fn duel_counts(r: &DuelResult, json: &mut serde_json::Value) -> String;
+    fn duel_counts(r: &DuelResult, json: &mut Value, percent: &dyn Fn(u64) -> f64) -> String;
 }
 
 /// How a play ended the game, as outputs name it: `win 1`, `win 2` or `tie`.
@@ -85,11 +92,6 @@ pub fn end_name<G: GamePosition>(play: &G::Play) -> Option<String> {
         Ending::Won(r) => format!("win {}", r.points()),
         Ending::Tie => "tie".to_string(),
     })
-}
-
-/// The share of a duel's games, in percent.
-fn percent(r: &DuelResult, n: u64) -> f64 {
-    100.0 * n as f64 / r.games as f64
 }
 
 impl CliGame for Position {
@@ -144,13 +146,13 @@ impl CliGame for Position {
         None
     }
 
-    fn duel_counts(r: &DuelResult, _json: &mut serde_json::Value) -> String {
+    fn duel_counts(r: &DuelResult, _: &mut Value, percent: &dyn Fn(u64) -> f64) -> String {
         format!(
             "gammons: A {} ({:.1}%), B {} ({:.1}%); backgammons: A {}, B {}",
             r.gammons_a,
-            percent(r, r.gammons_a),
+            percent(r.gammons_a),
             r.gammons_b,
-            percent(r, r.gammons_b),
+            percent(r.gammons_b),
             r.backgammons_a,
             r.backgammons_b
         )
@@ -231,16 +233,16 @@ impl CliGame for TavliPosition {
         Some(crate::tavli::movegen_split(set, &rules, rounds))
     }
 
-    fn duel_counts(r: &DuelResult, json: &mut serde_json::Value) -> String {
+    fn duel_counts(r: &DuelResult, json: &mut Value, percent: &dyn Fn(u64) -> f64) -> String {
         // The Tavli games' names of the double-game counts, kept for one release.
         json["doubles_a"] = serde_json::json!(r.gammons_a);
         json["doubles_b"] = serde_json::json!(r.gammons_b);
         format!(
             "won with 2 points: A {} ({:.1}%), B {} ({:.1}%)",
             r.gammons_a,
-            percent(r, r.gammons_a),
+            percent(r.gammons_a),
             r.gammons_b,
-            percent(r, r.gammons_b)
+            percent(r.gammons_b)
         )
     }
 }

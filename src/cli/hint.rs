@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use clap::Args;
 
-use super::game::{with_game, CliGame, ForGame};
+use super::game::{with_game, CliGame};
 use super::pos_arg::{parse_pos_arg, parse_slots, SlotsError};
 use super::CliError;
 use crate::cube::{CubeDecision, CubeSettings, DoubleAction, TakeAction};
@@ -151,28 +151,19 @@ pub fn tavli(a: &HintArgs, variant: Variant, spec: &EngineSpec) -> Result<(), Cl
             spec.algorithm
         );
         for (i, p) in ranked.iter().take(a.rank.max(1) * 4).enumerate() {
-            let mv = if p.notation.is_empty() {
-                "(no legal play)".to_string()
-            } else {
-                p.notation.clone()
-            };
-            let diff = if i == 0 {
-                String::new()
-            } else {
-                format!("({:+.3})", p.value - best)
-            };
+            let mv = Some(p.notation.as_str()).filter(|n| !n.is_empty());
+            let mv = mv.unwrap_or("(no legal play)");
+            let diff = (i > 0).then(|| format!("({:+.3})", p.value - best));
+            let shallower = (p.depth < depth).then(|| format!("  (depth {})", p.depth));
             println!(
-                "{:>3}. {mv:<28} {:+.3} {diff:<9} W {:.3} WD {:.3} LD {:.3}{}",
+                "{:>3}. {mv:<28} {:+.3} {:<9} W {:.3} WD {:.3} LD {:.3}{}",
                 i + 1,
                 p.value,
+                diff.unwrap_or_default(),
                 p.probs.0[0],
                 p.probs.0[1],
                 p.probs.0[2],
-                if p.depth < depth {
-                    format!("  (depth {})", p.depth)
-                } else {
-                    String::new()
-                }
+                shallower.unwrap_or_default()
             );
         }
     }
@@ -392,15 +383,8 @@ pub fn run(a: HintArgs) -> Result<(), CliError> {
     }
     let config = super::serve::load_config(a.config.as_ref())?;
     let spec = hint_spec(&a, &config)?;
-    with_game(a.variant.unwrap_or(Variant::Backgammon), (&a, &spec))
-}
-
-impl ForGame for (&HintArgs, &EngineSpec) {
-    type Out = Result<(), CliError>;
-
-    fn run<G: CliGame>(self, variant: Variant) -> Result<(), CliError> {
-        G::hint(self.0, variant, self.1)
-    }
+    let variant = a.variant.unwrap_or(Variant::Backgammon);
+    with_game!(variant, G => G::hint(&a, variant, &spec))
 }
 
 /// `hint` in backgammon: the plays of a roll ranked at the score, or the cube decision.

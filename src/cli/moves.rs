@@ -8,7 +8,7 @@ use clap::Args;
 use serde::ser::SerializeMap;
 use serde::Serialize;
 
-use super::game::{end_name, with_game, CliGame, ForGame};
+use super::game::{end_name, with_game, CliGame};
 use super::CliError;
 use crate::game::{Dice, GamePlay, Variant};
 
@@ -94,45 +94,43 @@ pub fn list_plays<G: CliGame>(pos: &G, dice: Dice) -> Vec<PlayLine> {
 }
 
 pub fn run(args: MovesArgs) -> Result<(), CliError> {
-    with_game(args.variant.unwrap_or(Variant::Backgammon), &args)
+    let variant = args.variant.unwrap_or(Variant::Backgammon);
+    with_game!(variant, G => moves::<G>(&args, variant))
 }
 
-impl ForGame for &MovesArgs {
-    type Out = Result<(), CliError>;
-
-    fn run<G: CliGame>(self, variant: Variant) -> Result<(), CliError> {
-        let pos = G::on_roll(&G::read(variant, Some(&self.pos))?);
-        let dice = Dice::new(self.d1, self.d2)?;
-        if pos.is_over() {
-            return Err("the game is over in this position".into());
-        }
-        let variant = self.variant.map(Variant::name);
-        if let Some(text) = &self.play {
-            let one = PlayLine::of(&pos, &G::parse_play(&pos, dice, text)?);
-            if self.json {
-                let mut v = serde_json::to_value(&one)?;
-                if let Some(name) = variant {
-                    v["variant"] = serde_json::json!(name);
-                }
-                println!("{v}");
-            } else {
-                println!("{}", one.text());
-            }
-            return Ok(());
-        }
-        let plays = list_plays(&pos, dice);
-        if self.json {
-            println!("{}", serde_json::to_string(&MovesOut { variant, plays })?);
-        } else {
-            let mut text = String::new();
-            for p in plays {
-                text.push_str(&p.text());
-                text.push('\n');
-            }
-            print!("{text}");
-        }
-        Ok(())
+/// `moves` in the game of `variant`.
+fn moves<G: CliGame>(args: &MovesArgs, variant: Variant) -> Result<(), CliError> {
+    let pos = G::on_roll(&G::read(variant, Some(&args.pos))?);
+    let dice = Dice::new(args.d1, args.d2)?;
+    if pos.is_over() {
+        return Err("the game is over in this position".into());
     }
+    let variant = args.variant.map(Variant::name);
+    if let Some(text) = &args.play {
+        let one = PlayLine::of(&pos, &G::parse_play(&pos, dice, text)?);
+        if args.json {
+            let mut v = serde_json::to_value(&one)?;
+            if let Some(name) = variant {
+                v["variant"] = serde_json::json!(name);
+            }
+            println!("{v}");
+        } else {
+            println!("{}", one.text());
+        }
+        return Ok(());
+    }
+    let plays = list_plays(&pos, dice);
+    if args.json {
+        println!("{}", serde_json::to_string(&MovesOut { variant, plays })?);
+    } else {
+        let mut text = String::new();
+        for p in plays {
+            text.push_str(&p.text());
+            text.push('\n');
+        }
+        print!("{text}");
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@
 use clap::Args;
 use serde::Serialize;
 
-use super::game::{with_game, CliGame, ForGame};
+use super::game::{with_game, CliGame};
 use super::CliError;
 use crate::game::{CubeOwner, Decision, MatchState, Position, Variant};
 use crate::notation::summary::PositionSummary;
@@ -123,31 +123,23 @@ pub fn tavli(pos: &TavliPosition, json: bool) -> Result<String, CliError> {
     if json {
         return Ok(format!("{}\n", serde_json::to_string(&out)?));
     }
-    let pins = |v: &[u8]| {
-        if v.is_empty() {
-            String::new()
-        } else {
-            let list: Vec<String> = v.iter().map(|m| m.to_string()).collect();
-            format!(", pinned on {}", list.join(" "))
-        }
+    let side = |i: usize, mark: char| {
+        let pins: Vec<String> = out.pinned[i].iter().map(u8::to_string).collect();
+        let pins = Some(pins.join(" ")).filter(|p| !p.is_empty());
+        let pins = pins.map(|p| format!(", pinned on {p}")).unwrap_or_default();
+        let (pips, off, bar) = (out.pips[i], out.off[i], out.bar[i]);
+        format!(" {mark}: pips {pips}, off {off}, bar {bar}{pins}\n")
+    };
+    let status = match &out.result {
+        Some(r) => format!("the game is over: X {r}"),
+        None => "X to roll".to_string(),
     };
     Ok(format!(
-        " {} {}\n{} X: pips {}, off {}, bar {}{}\n O: pips {}, off {}, bar {}{}\n {}\n",
-        variant,
+        " {variant} {}\n{}{}{} {status}\n",
         out.position,
         crate::tavli::draw_board(pos),
-        out.pips[0],
-        out.off[0],
-        out.bar[0],
-        pins(&out.pinned[0]),
-        out.pips[1],
-        out.off[1],
-        out.bar[1],
-        pins(&out.pinned[1]),
-        match &out.result {
-            Some(r) => format!("the game is over: X {r}"),
-            None => "X to roll".to_string(),
-        }
+        side(0, 'X'),
+        side(1, 'O')
     ))
 }
 
@@ -180,17 +172,15 @@ pub fn backgammon(ms: &MatchState, pos_text: &str, json: bool) -> Result<String,
 }
 
 pub fn run(args: ShowArgs) -> Result<(), CliError> {
-    with_game(args.variant.unwrap_or(Variant::Backgammon), &args)
+    let variant = args.variant.unwrap_or(Variant::Backgammon);
+    with_game!(variant, G => show::<G>(&args, variant))
 }
 
-impl ForGame for &ShowArgs {
-    type Out = Result<(), CliError>;
-
-    fn run<G: CliGame>(self, variant: Variant) -> Result<(), CliError> {
-        let given = G::read(variant, self.pos.as_deref())?;
-        print!("{}", G::show(&given, self.pos.as_deref(), self.json)?);
-        Ok(())
-    }
+/// `show` in the game of `variant`.
+fn show<G: CliGame>(args: &ShowArgs, variant: Variant) -> Result<(), CliError> {
+    let given = G::read(variant, args.pos.as_deref())?;
+    print!("{}", G::show(&given, args.pos.as_deref(), args.json)?);
+    Ok(())
 }
 
 #[cfg(test)]

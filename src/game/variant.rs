@@ -14,14 +14,6 @@ pub enum Variant {
 }
 
 impl Variant {
-    /// Every variant, in the order of their names.
-    pub const ALL: [Variant; 4] = [
-        Variant::Backgammon,
-        Variant::Portes,
-        Variant::Plakoto,
-        Variant::Fevga,
-    ];
-
     /// The lower-case name used on the command line and in position strings.
     pub fn name(self) -> &'static str {
         match self {
