@@ -148,3 +148,19 @@ fn show_hint_and_duel_serve_every_game() {
         assert_eq!(duel["games"], 4);
     }
 }
+
+/// The command line chooses the game in one place (`with_game!` in src/cli/game.rs): no
+/// command asks whether a variant is a Tavli game.
+#[test]
+fn no_command_forks_on_tavli() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/cli");
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            !text.contains("is_tavli("),
+            "{} asks is_tavli()",
+            path.display()
+        );
+    }
+}
