@@ -10,12 +10,17 @@
 # 144 with. Prints one Markdown table row per run: program, threads, variance reduction,
 # trials, wall seconds (process start to exit, nets loaded included), trials per second,
 # and stargammon's equity and standard error. Needs `cargo build --release` first.
+# ENGINE=SPEC rolls out with that engine spec instead of the default (for example
+# ENGINE=net,precision=int16 for the integer nets); ONLY=1 runs one thread without
+# variance reduction alone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 POS="${1:-4HPwATDgc/ABMA}"
 PLAIN="${2:-1296}"
 VR="${3:-144}"
+ENGINE="${ENGINE:-}"
+ONLY="${ONLY:-}"
 BIN=target/release/stargammon
 GNUBG="${GNUBG:-/usr/games/gnubg}"
 [ -x "$GNUBG" ] || GNUBG="$(command -v gnubg || true)"
@@ -31,15 +36,17 @@ now() { date +%s.%N; }
 stargammon() { # THREADS VR(on|off) TRIALS
   local flag=""
   [ "$2" = off ] && flag="--no-vr"
+  [ -n "$ENGINE" ] && flag="$flag --engine $ENGINE"
   local t0 t1
   t0=$(now)
   "$BIN" rollout "$POS" --trials "$3" --threads "$1" $flag --json >"$work/sg.json" 2>/dev/null
   t1=$(now)
-  python3 - "$work/sg.json" "$t0" "$t1" "$1" "$2" "$3" <<'PY'
+  python3 - "$work/sg.json" "$t0" "$t1" "$1" "$2" "$3" "$ENGINE" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 secs = float(sys.argv[3]) - float(sys.argv[2])
-print(f"| stargammon depth 1 | {sys.argv[4]} | {sys.argv[5]} | {sys.argv[6]} | {secs:.1f} "
+label = "stargammon depth 1" + (f" ({sys.argv[7]})" if sys.argv[7] else "")
+print(f"| {label} | {sys.argv[4]} | {sys.argv[5]} | {sys.argv[6]} | {secs:.1f} "
       f"| {int(sys.argv[6]) / secs:.0f} | {r['equity']:+.4f} | {r['se']:.4f} |")
 PY
 }
@@ -85,6 +92,11 @@ GN
 
 echo "| program | threads | variance reduction | trials | seconds | trials/s | equity | se |"
 echo "|---|---|---|---|---|---|---|---|"
+if [ -n "$ONLY" ]; then
+  stargammon 1 off "$PLAIN"
+  gnubg 1 off "$PLAIN"
+  exit 0
+fi
 for threads in 1 2; do
   stargammon "$threads" off "$PLAIN"
   gnubg "$threads" off "$PLAIN"
