@@ -59,33 +59,20 @@ fn moves_lists_and_checks_plays_in_every_game() {
         if variant == "backgammon" {
             continue;
         }
+        let check = |mv: &str, json: bool| {
+            let mut args = vec!["moves", "--variant", variant, &pos, "6", "4", "--play", mv];
+            if json {
+                args.push("--json");
+            }
+            stargammon(&args)
+        };
         for p in plays.iter().take(3) {
-            let mv = p["move"].as_str().unwrap();
-            let one = json_of(&stargammon(&[
-                "moves",
-                "--variant",
-                variant,
-                &pos,
-                "6",
-                "4",
-                "--play",
-                mv,
-                "--json",
-            ]));
+            let one = json_of(&check(p["move"].as_str().unwrap(), true));
             assert_eq!(one["move"], p["move"], "{variant}");
             assert_eq!(one[key], p[key], "{variant}");
             assert_eq!(one["variant"], variant);
         }
-        let bad = stargammon(&[
-            "moves",
-            "--variant",
-            variant,
-            &pos,
-            "6",
-            "4",
-            "--play",
-            "13/3 13/3",
-        ]);
+        let bad = check("13/3 13/3", false);
         assert_eq!(bad.status.code(), Some(2), "{variant}");
         assert_eq!(String::from_utf8_lossy(&bad.stderr).lines().count(), 1);
     }
