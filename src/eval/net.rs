@@ -695,7 +695,11 @@ mod x86 {
         width: usize,
     ) -> [f32; super::OUTPUTS] {
         use super::OUTPUTS;
-        let n = acc.len().min(width).min(w2.len() / OUTPUTS);
+        // Row o is w2[o * width..][..n]: the last row must fit too.
+        let n = acc
+            .len()
+            .min(width)
+            .min(w2.len().saturating_sub((OUTPUTS - 1) * width));
         let rows: [&[f32]; OUTPUTS] = std::array::from_fn(|o| &w2[o * width..o * width + n]);
         const MAGIC: f32 = 12_582_912.0;
         const L: f32 = std::f32::consts::LN_2;
