@@ -466,20 +466,32 @@ pub fn choose<P: GamePosition>(
     }
     let stopped = n > 1 && i < budget.playouts && budget.playouts != u64::MAX;
     let children = tree.decisions[root as usize].children.clone();
+    // A play no iteration reached (the one legal play, or too few iterations for all)
+    // is reported with the evaluator's value of it, as a depth-1 search gives it.
+    let unvisited: Vec<Option<Probabilities>> = children
+        .iter()
+        .map(|&c| {
+            let ch = &tree.chances[c as usize];
+            (ch.terminal.is_none() && ch.visits == 0)
+                .then(|| evaluator.evaluate(&ch.play.next()).invert())
+        })
+        .collect();
+    tree.stats.evals += unvisited.iter().flatten().count() as u64;
     let mut ranked: Vec<(u64, f64, usize, RankedPlay<P::Play>)> = children
         .iter()
         .enumerate()
         .map(|(index, &c)| {
             let ch = &tree.chances[c as usize];
-            let (equity, probs) = match ch.terminal {
-                Some(points) => (
+            let (equity, probs) = match (ch.terminal, unvisited[index]) {
+                (Some(points), _) => (
                     points,
                     ch.play
                         .ending()
                         .map(|e| Probabilities::from_ending(e, true))
                         .unwrap_or(Probabilities([1.0, 0.0, 0.0, 0.0, 0.0])),
                 ),
-                None => (ch.mean(), ch.mean_probs()),
+                (None, Some(p)) => (p.equity() as f64, p),
+                (None, None) => (ch.mean(), ch.mean_probs()),
             };
             let value = to_value(equity);
             let play = RankedPlay {
@@ -633,6 +645,27 @@ mod tests {
             &Cancel::new(),
         );
         assert!(d.plays[0].play.position.mover_result().is_some());
+    }
+
+    /// A play no iteration reached (here the one legal play, which is not searched) is
+    /// reported with the evaluator's value of it, not an empty mean.
+    #[test]
+    fn an_unsearched_play_gets_the_evaluators_value() {
+        use crate::eval::Evaluator;
+        let pos = crate::notation::decode_position_id("bTrBCQIqPx+AAA").unwrap();
+        let dice = Dice::new(6, 6).unwrap();
+        let d = choose(
+            &PipSigmoid,
+            &pos,
+            dice,
+            &settings(100, Playout::Random, None),
+            &Cancel::new(),
+        );
+        assert_eq!(d.plays.len(), 1);
+        let want = PipSigmoid.evaluate(&d.plays[0].play.next()).invert();
+        assert_eq!(d.plays[0].probs, want);
+        assert_eq!(d.plays[0].value, to_value(want.equity() as f64));
+        assert_eq!(d.stats.evals, 1);
     }
 
     #[test]
