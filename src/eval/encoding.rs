@@ -210,13 +210,21 @@ pub(crate) fn encode_board(pos: &Position, out: &mut SparseInput) {
 
 #[inline]
 fn push_point(out: &mut SparseInput, base: usize, n: u8) {
+    point_units(base, n, |i, v| out.push(i, v));
+}
+
+/// The board units of a point holding `n` (at least one) of a side's checkers, whose
+/// four units start at input `base`: one checker, two, three, and (n - 3) / 2 beyond
+/// three (with the unit of three). Each nonzero unit goes to `unit`.
+#[inline(always)]
+pub(super) fn point_units(base: usize, n: u8, mut unit: impl FnMut(usize, f32)) {
     match n {
-        1 => out.push(base, 1.0),
-        2 => out.push(base + 1, 1.0),
-        3 => out.push(base + 2, 1.0),
+        1 => unit(base, 1.0),
+        2 => unit(base + 1, 1.0),
+        3 => unit(base + 2, 1.0),
         _ => {
-            out.push(base + 2, 1.0);
-            out.push(base + 3, (n as f32 - 3.0) / 2.0);
+            unit(base + 2, 1.0);
+            unit(base + 3, (n as f32 - 3.0) / 2.0);
         }
     }
 }

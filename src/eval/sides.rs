@@ -179,16 +179,7 @@ impl Side {
             back_count += n * (p >= 19) as u32;
             if p <= 24 {
                 // The units of `encoding`'s board block for this point.
-                let base = 4 * (p - 1);
-                match n {
-                    1 => self.unit(base, 1.0),
-                    2 => self.unit(base + 1, 1.0),
-                    3 => self.unit(base + 2, 1.0),
-                    _ => {
-                        self.unit(base + 2, 1.0);
-                        self.unit(base + 3, (n as f32 - 3.0) / 2.0);
-                    }
-                }
+                super::encoding::point_units(4 * (p - 1), n as u8, |i, v| self.unit(i, v));
             }
         }
         let bar = c[25] as u32;
