@@ -443,23 +443,36 @@ fn add_assign(a: &mut [f32], b: &[f32]) {
     }
 }
 
+/// 1.5 * 2^23: a float in about [-2^22, 2^22] plus this is rounded to an integer.
+const EXP2_MAGIC: f32 = 12_582_912.0;
+
+/// The degree-6 Taylor polynomial of 2^f = e^(f ln 2), its coefficients lowest first.
+const EXP2_POLY: [f32; 7] = {
+    const L: f32 = std::f32::consts::LN_2;
+    [
+        1.0,
+        L,
+        L * L / 2.0,
+        L * L * L / 6.0,
+        L * L * L * L / 24.0,
+        L * L * L * L * L / 120.0,
+        L * L * L * L * L * L / 720.0,
+    ]
+};
+
 /// 2^x for x in about [-126, 126], relative error below 2e-7: split into an integer and a
-/// fraction in [-0.5, 0.5], a degree-6 polynomial for the fraction. Plain arithmetic and
-/// bit casts, so loops over it vectorise.
+/// fraction in [-0.5, 0.5], [`EXP2_POLY`] for the fraction (Horner's rule). Plain
+/// arithmetic and bit casts, so loops over it vectorise.
 #[inline(always)]
 fn exp2_approx(x: f32) -> f32 {
-    const MAGIC: f32 = 12_582_912.0; // 1.5 * 2^23: adding it rounds to an integer
-    let shifted = x + MAGIC;
-    let r = shifted - MAGIC;
+    let shifted = x + EXP2_MAGIC;
+    let r = shifted - EXP2_MAGIC;
     let f = x - r;
-    let i = (shifted.to_bits() as i32).wrapping_sub(MAGIC.to_bits() as i32);
-    const L: f32 = std::f32::consts::LN_2;
-    let p = 1.0
-        + f * (L + f
-            * (L * L / 2.0
-                + f * (L * L * L / 6.0
-                    + f * (L * L * L * L / 24.0
-                        + f * (L * L * L * L * L / 120.0 + f * (L * L * L * L * L * L / 720.0))))));
+    let i = (shifted.to_bits() as i32).wrapping_sub(EXP2_MAGIC.to_bits() as i32);
+    let mut p = EXP2_POLY[6];
+    for &c in EXP2_POLY[..6].iter().rev() {
+        p = c + f * p;
+    }
     f32::from_bits((p.to_bits() as i32).wrapping_add(i << 23) as u32)
 }
 
@@ -701,21 +714,10 @@ mod x86 {
             .min(width)
             .min(w2.len().saturating_sub((OUTPUTS - 1) * width));
         let rows: [&[f32]; OUTPUTS] = std::array::from_fn(|o| &w2[o * width..o * width + n]);
-        const MAGIC: f32 = 12_582_912.0;
-        const L: f32 = std::f32::consts::LN_2;
-        let c = [
-            1.0,
-            L,
-            L * L / 2.0,
-            L * L * L / 6.0,
-            L * L * L * L / 24.0,
-            L * L * L * L * L / 120.0,
-            L * L * L * L * L * L / 720.0,
-        ];
         let scale = _mm256_set1_ps(-unit * std::f32::consts::LOG2_E);
         let lo = _mm256_set1_ps(-40.0 * std::f32::consts::LOG2_E);
         let hi = _mm256_set1_ps(40.0 * std::f32::consts::LOG2_E);
-        let magic = _mm256_set1_ps(MAGIC);
+        let magic = _mm256_set1_ps(super::EXP2_MAGIC);
         let one = _mm256_set1_ps(1.0);
         let two = _mm256_set1_ps(2.0);
         let mut sums = [_mm256_setzero_ps(); OUTPUTS];
@@ -732,6 +734,7 @@ mod x86 {
                 let r = _mm256_sub_ps(shifted, magic);
                 let f = _mm256_sub_ps(x, r);
                 let k = _mm256_sub_epi32(_mm256_castps_si256(shifted), _mm256_castps_si256(magic));
+                let c = &super::EXP2_POLY;
                 let mut p = _mm256_set1_ps(c[6]);
                 for &cj in c[..6].iter().rev() {
                     p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(cj));
