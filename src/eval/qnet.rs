@@ -303,13 +303,7 @@ impl QuantMlp {
             q,
             magnitude,
         };
-        #[cfg(target_arch = "x86_64")]
-        let found = match x86::Avx2::get() {
-            Some(k) => k.quantize(lanes),
-            None => lanes.quantize(),
-        };
-        #[cfg(not(target_arch = "x86_64"))]
-        let found = lanes.quantize();
+        let found = lanes.run();
         if found.out_of_range {
             return None;
         }
@@ -325,14 +319,7 @@ impl QuantMlp {
             magnitude,
             limit,
         };
-        #[cfg(target_arch = "x86_64")]
-        let fits = match x86::Avx2::get() {
-            Some(k) => k.fit(blocks),
-            None => blocks.fit(),
-        };
-        #[cfg(not(target_arch = "x86_64"))]
-        let fits = blocks.fit();
-        fits.then_some(found.nonzero)
+        blocks.run().then_some(found.nonzero)
     }
 
     pub fn inputs(&self) -> usize {
@@ -400,6 +387,15 @@ struct Found {
 }
 
 impl Lanes<'_> {
+    /// [`Lanes::quantize`] on the fastest kernels this processor has.
+    fn run(self) -> Found {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(k) = x86::Avx2::get() {
+            return k.quantize(self);
+        }
+        self.quantize()
+    }
+
     /// Eight lanes of partial sums and flags, so that the loop vectorises (with AVX2 when
     /// compiled inside [`x86::Avx2::quantize`]).
     #[inline(always)]
@@ -446,6 +442,15 @@ struct Blocks<'a> {
 }
 
 impl Blocks<'_> {
+    /// [`Blocks::fit`] on the fastest kernels this processor has.
+    fn run(self) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(k) = x86::Avx2::get() {
+            return k.fit(self);
+        }
+        self.fit()
+    }
+
     /// Whether every block's bound is within the limit (summed in eight partial sums,
     /// so that the loop vectorises, with AVX2 inside [`x86::Avx2::fit`]).
     #[inline(always)]
@@ -530,7 +535,7 @@ impl QuantState {
             accumulate(acc, &net.w1, net.padded, self.entries.entries());
         } else {
             let e = &mut self.entries;
-            e.len = 0;
+            e.clear();
             for &i in &x.index[..x.len.min(x.index.len())] {
                 e.push(i, self.next[i as usize]);
             }
