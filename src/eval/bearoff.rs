@@ -15,17 +15,18 @@
 //! in the gammon figures). Backgammons are impossible there: the loser's checkers are all
 //! in its own home board.
 //!
-//! The table is computed at first use ([`database`]) with the project's own move
-//! generator, so its rules are those of [`crate::game::generate_plays`]. That takes
-//! 0.25-0.4 s in a release build (about the same in the test profile) and the result holds
-//! 3.7 MB, so it is not shipped as a file (ARCHITECTURE.md, "Decisions and why", says
-//! why); docs/BENCHMARKS.md ("Evaluator speed") has the measured figures. Distributions
+//! The table is computed at first use ([`database`]) by a dynamic programme over the
+//! moves of one die ([`BearoffDb::generate`]); a unit test checks that it is, bit for
+//! bit, the table the plays of [`crate::game::generate_plays`] give. That takes 0.07-0.1 s
+//! in a release build and the result holds 3.7 MB, so it is not shipped as a file
+//! (ARCHITECTURE.md, "Decisions and why", says why); docs/BENCHMARKS.md ("Evaluator
+//! speed") has the measured figures. Distributions
 //! are stored as `f32` over their non-zero range only ([`BearoffDb::memory_bytes`]).
 
 use std::sync::OnceLock;
 
 use super::Probabilities;
-use crate::game::{generate_plays, PlayList, Position, ALL_ROLLS, CHECKERS};
+use crate::game::{Dice, Position, ALL_ROLLS, CHECKERS};
 
 /// Home-board points per side.
 pub const POINTS: usize = 6;
@@ -153,7 +154,7 @@ pub fn exact(pos: &Position) -> Option<Probabilities> {
 
 static DATABASE: OnceLock<BearoffDb> = OnceLock::new();
 
-/// The database, computed on the first call (0.25-0.4 s in a release build; concurrent
+/// The database, computed on the first call (0.07-0.1 s in a release build; concurrent
 /// first callers wait for one computation).
 pub fn database() -> &'static BearoffDb {
     DATABASE.get_or_init(BearoffDb::generate)
@@ -233,51 +234,52 @@ fn add_shifted(acc: &mut [f64; ROLLS], d: &[f64; ROLLS], w: f64) {
 impl BearoffDb {
     /// Computes the whole database: positions in rank order, so that every successor is
     /// done before the positions that lead to it; for each roll the play whose successor
-    /// has the fewest expected rolls (the first such play in move-generation order).
+    /// has the fewest expected rolls.
+    ///
+    /// The best play is found by dynamic programming over the moves of one die
+    /// ([`BestEnds`]), not by generating every play: in a home board no checker blocks
+    /// another and a checker can always move, so the best end of k moves of a die from a
+    /// board is the best, over that die's single moves, of the best end of k - 1 moves
+    /// from there. The unit tests check that this is the database the move generator's
+    /// plays give, bit for bit.
     pub fn generate() -> BearoffDb {
-        let boards = boards_by_rank();
+        let mut best = BestEnds::new();
+        Self::generate_with(|r, dice, all_mean, first_mean| {
+            best.choose(r, dice, all_mean, first_mean)
+        })
+    }
+
+    /// [`BearoffDb::generate`] with each position's best plays found by `choose(r, dice,
+    /// all_mean, first_mean)`: the rank of the best successor of the position of rank `r`
+    /// under `dice` (the fewest expected rolls, `all_mean`, over the ranks below `r`) and,
+    /// for a position of 15 checkers, that of its best successor for the first checker off
+    /// (`first_mean` by rank minus [`FIRST_FULL`]; a position of fewer checkers counts 0).
+    fn generate_with(
+        mut choose: impl FnMut(usize, Dice, &[f64], &[f64]) -> (usize, usize),
+    ) -> BearoffDb {
         let mut all = vec![[0.0f64; ROLLS]; POSITIONS];
         let mut all_mean = vec![0.0f64; POSITIONS];
         let mut first = vec![[0.0f64; ROLLS]; FULL_POSITIONS];
         let mut first_mean = vec![0.0f64; FULL_POSITIONS];
         all[0][0] = 1.0;
-        let mut list = PlayList::new();
         for r in 1..POSITIONS {
-            let pos = board_position(&boards[r]);
             let full = r >= FIRST_FULL;
             let mut dist = [0.0f64; ROLLS];
             let mut mean = 1.0;
             let mut fdist = [0.0f64; ROLLS];
             let mut fmean = 1.0;
             for dice in ALL_ROLLS {
-                generate_plays(&pos, dice, &mut list);
                 let w = dice.probability();
-                let mut best = 0;
-                let mut best_mean = f64::INFINITY;
-                // For the first checker off: a successor of fewer checkers is done.
-                let mut fbest = 0;
-                let mut fbest_mean = f64::INFINITY;
-                for play in list.iter() {
-                    let next = rank(&own_board(&play.position));
-                    debug_assert!(next < r, "a play must lower the rank");
-                    if all_mean[next] < best_mean {
-                        best_mean = all_mean[next];
-                        best = next;
-                    }
-                    if full {
-                        let m = next.checked_sub(FIRST_FULL).map_or(0.0, |i| first_mean[i]);
-                        if m < fbest_mean {
-                            fbest_mean = m;
-                            fbest = next;
-                        }
-                    }
-                }
-                mean += w * best_mean;
+                let (best, fbest) = choose(r, dice, &all_mean[..r], &first_mean);
+                debug_assert!(best < r, "a play must lower the rank");
+                mean += w * all_mean[best];
                 add_shifted(&mut dist, &all[best], w);
                 if full {
-                    fmean += w * fbest_mean;
                     match fbest.checked_sub(FIRST_FULL) {
-                        Some(i) => add_shifted(&mut fdist, &first[i], w),
+                        Some(i) => {
+                            fmean += w * first_mean[i];
+                            add_shifted(&mut fdist, &first[i], w);
+                        }
                         None => fdist[1] += w,
                     }
                 }
@@ -408,30 +410,314 @@ fn pack(d: &[f64; ROLLS], mean: f64, probs: &mut Vec<f32>) -> Entry {
     }
 }
 
-/// The mover's home board of a position (checkers on its points 1-6).
-#[inline]
-fn own_board(pos: &Position) -> Board {
-    let s = pos.slots();
-    let mut b = [0u8; POINTS];
-    for i in 0..POINTS {
-        b[i] = s[i + 1].max(0) as u8;
-    }
-    b
+/// A board packed four bits per point (the 1-point in the lowest bits): a move is one
+/// subtraction and one addition.
+type Packed = u32;
+
+#[inline(always)]
+fn pack_board(board: &Board) -> Packed {
+    board
+        .iter()
+        .enumerate()
+        .fold(0, |acc, (i, &n)| acc | (n as Packed) << (4 * i))
 }
 
-/// A position holding only `board`'s checkers for the side to act; the opponent has no
-/// checker on the board, which no bear-off play can see. `board` must hold a checker.
-fn board_position(board: &Board) -> Position {
-    let mut slots = [0i8; 26];
-    for i in 0..POINTS {
-        slots[i + 1] = board[i] as i8;
+/// [`rank`] of packed boards by two table reads: the terms of the top three points
+/// depend on their counts alone, those of the bottom three on theirs and the top three's
+/// total.
+struct PackedRanks {
+    /// Indexed by the top three points' counts (bits 12..24): their terms, and their
+    /// total in the high byte.
+    high: Vec<u32>,
+    /// Indexed by that total (bits 12..16) and the bottom three points' counts.
+    low: Vec<u32>,
+}
+
+impl PackedRanks {
+    fn new() -> PackedRanks {
+        let binomial = |n: usize, k: usize| BINOMIALS.get(n).map_or(0, |row| row[k]);
+        let nibbles = |x: usize| [(x >> 8) & 15, (x >> 4) & 15, x & 15];
+        let high = (0..1usize << 12)
+            .map(|x| {
+                let (mut place, mut terms) = (0, 0);
+                for (i, n) in nibbles(x).into_iter().enumerate() {
+                    place += n;
+                    terms += binomial(place + i, i + 1);
+                }
+                terms | (place.min(255) as u32) << 24
+            })
+            .collect();
+        let low = (0..1usize << 16)
+            .map(|x| {
+                let (mut place, mut terms) = (x >> 12, 0);
+                for (i, n) in nibbles(x & 0xFFF).into_iter().enumerate() {
+                    place += n;
+                    terms += binomial(place + i + 3, i + 4);
+                }
+                terms
+            })
+            .collect();
+        PackedRanks { high, low }
     }
-    Position::from_slots(slots).expect("a board of 1 to 15 checkers is a valid position")
+
+    /// The rank of a packed board of at most 15 checkers.
+    #[inline(always)]
+    fn rank(&self, b: Packed) -> usize {
+        let h = self.high[(b >> 12) as usize & 0xFFF];
+        let top = (h >> 24).min(15);
+        ((h & 0xFF_FFFF) + self.low[(top << 12 | (b & 0xFFF)) as usize]) as usize
+    }
+}
+
+/// The boards one checker can reach from `b` with a die of `d` pips, with no other
+/// checker on the board: from point p to p - d, off from point d, and off from a point
+/// below d when no checker stands higher. A board with a checker always has one.
+/// `visit` gets each new board, sources from the highest point down.
+#[inline(always)]
+fn single_moves(b: Packed, d: usize, mut visit: impl FnMut(Packed)) {
+    if b == 0 {
+        return;
+    }
+    let highest = (31 - b.leading_zeros() as usize) / 4;
+    for i in (0..=highest).rev() {
+        if (b >> (4 * i)) & 15 == 0 {
+            continue;
+        }
+        let p = i + 1;
+        if p < d && i != highest {
+            break;
+        }
+        let off = b - (1 << (4 * i));
+        visit(if p > d {
+            off + (1 << (4 * (i - d)))
+        } else {
+            off
+        });
+    }
+}
+
+/// Moves of one die in a row: the most a roll plays (four of a double).
+const CHAIN: usize = 4;
+
+/// The dynamic programme of [`BearoffDb::generate`]: for every position done so far and
+/// every die, the end (a rank) of the best 1, 2 and 3 moves of that die in a row, for
+/// bearing off every checker and, from 15 checkers, the first one. An empty board (or,
+/// for the first checker, a board of fewer than 15) ends every chain that reaches it:
+/// the roll's other moves cannot be played or do not count.
+struct BestEnds {
+    boards: Vec<Board>,
+    ranks: PackedRanks,
+    /// `all[r][k][d - 1]`: the best end of k + 1 moves of d from rank r.
+    all: Vec<[[u16; 6]; CHAIN - 1]>,
+    /// The same for the first checker off, by rank minus [`FIRST_FULL`].
+    first: Vec<[[u16; 6]; CHAIN - 1]>,
+    /// The current position's single moves per die (ranks, in `single_moves`'s order).
+    moves: [[u16; POINTS]; 6],
+    counts: [usize; 6],
+}
+
+impl BestEnds {
+    fn new() -> BestEnds {
+        BestEnds {
+            boards: boards_by_rank(),
+            ranks: PackedRanks::new(),
+            all: vec![[[0; 6]; CHAIN - 1]; POSITIONS],
+            first: vec![[[0; 6]; CHAIN - 1]; FULL_POSITIONS],
+            moves: [[0; POINTS]; 6],
+            counts: [0; 6],
+        }
+    }
+
+    /// The first of `ends` with the least `value` (0 when there is none).
+    fn argmin(ends: impl Iterator<Item = usize>, value: impl Fn(usize) -> f64) -> usize {
+        let (mut best, mut least) = (0, f64::INFINITY);
+        for e in ends {
+            let v = value(e);
+            if v < least {
+                least = v;
+                best = e;
+            }
+        }
+        best
+    }
+
+    /// `generate_with`'s `choose`. Positions come in rank order; the first roll of each
+    /// (1-1 in [`ALL_ROLLS`]) fills its tables from its successors'.
+    fn choose(
+        &mut self,
+        r: usize,
+        dice: Dice,
+        all_mean: &[f64],
+        first_mean: &[f64],
+    ) -> (usize, usize) {
+        let full = r >= FIRST_FULL;
+        if dice == ALL_ROLLS[0] {
+            self.fill(r, all_mean, first_mean);
+        }
+        let (hi, lo) = (dice.high() as usize, dice.low() as usize);
+        // (first die, second die, moves of the second after the first)
+        let chains: &[(usize, usize, usize)] = if hi == lo {
+            &[(hi, hi, CHAIN - 1)]
+        } else {
+            &[(hi, lo, 1), (lo, hi, 1)]
+        };
+        let (mut best, mut least) = (0, f64::INFINITY);
+        let (mut fbest, mut fleast) = (0, f64::INFINITY);
+        for &(x, y, k) in chains {
+            for &next in &self.moves[x - 1][..self.counts[x - 1]] {
+                let next = next as usize;
+                let end = if next == 0 {
+                    0
+                } else {
+                    self.all[next][k - 1][y - 1] as usize
+                };
+                if all_mean[end] < least {
+                    least = all_mean[end];
+                    best = end;
+                }
+                if full {
+                    // A board of fewer than 15 checkers ends the chain, valued 0.
+                    let (end, v) = match next.checked_sub(FIRST_FULL) {
+                        Some(i) => {
+                            let end = self.first[i][k - 1][y - 1] as usize;
+                            (
+                                end,
+                                end.checked_sub(FIRST_FULL).map_or(0.0, |j| first_mean[j]),
+                            )
+                        }
+                        None => (next, 0.0),
+                    };
+                    if v < fleast {
+                        fleast = v;
+                        fbest = end;
+                    }
+                }
+            }
+        }
+        (best, fbest)
+    }
+
+    /// Position `r`'s single moves and its tables.
+    fn fill(&mut self, r: usize, all_mean: &[f64], first_mean: &[f64]) {
+        let b = pack_board(&self.boards[r]);
+        for d in 1..=6 {
+            let (moves, count) = (&mut self.moves[d - 1], &mut self.counts[d - 1]);
+            *count = 0;
+            let ranks = &self.ranks;
+            single_moves(b, d, |next| {
+                moves[*count] = ranks.rank(next) as u16;
+                *count += 1;
+            });
+        }
+        let fvalue = |e: usize| e.checked_sub(FIRST_FULL).map_or(0.0, |i| first_mean[i]);
+        let mut table = [[0u16; 6]; CHAIN - 1];
+        let mut ftable = [[0u16; 6]; CHAIN - 1];
+        for d in 1..=6 {
+            let moves = &self.moves[d - 1][..self.counts[d - 1]];
+            for k in 0..CHAIN - 1 {
+                let all = &self.all;
+                let end = |n: usize| {
+                    if k == 0 || n == 0 {
+                        n
+                    } else {
+                        all[n][k - 1][d - 1] as usize
+                    }
+                };
+                table[k][d - 1] =
+                    Self::argmin(moves.iter().map(|&n| end(n as usize)), |e| all_mean[e]) as u16;
+                if r >= FIRST_FULL {
+                    let first = &self.first;
+                    let fend = |n: usize| match n.checked_sub(FIRST_FULL) {
+                        Some(i) if k > 0 => first[i][k - 1][d - 1] as usize,
+                        _ => n,
+                    };
+                    ftable[k][d - 1] =
+                        Self::argmin(moves.iter().map(|&n| fend(n as usize)), fvalue) as u16;
+                }
+            }
+        }
+        self.all[r] = table;
+        if let Some(i) = r.checked_sub(FIRST_FULL) {
+            self.first[i] = ftable;
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::{generate_plays, PlayList};
+
+    /// The mover's home board of a position (checkers on its points 1-6).
+    #[inline]
+    fn own_board(pos: &Position) -> Board {
+        let s = pos.slots();
+        let mut b = [0u8; POINTS];
+        for i in 0..POINTS {
+            b[i] = s[i + 1].max(0) as u8;
+        }
+        b
+    }
+
+    /// A position holding only `board`'s checkers for the side to act; the opponent has no
+    /// checker on the board, which no bear-off play can see. `board` must hold a checker.
+    fn board_position(board: &Board) -> Position {
+        let mut slots = [0i8; 26];
+        for i in 0..POINTS {
+            slots[i + 1] = board[i] as i8;
+        }
+        Position::from_slots(slots).expect("a board of 1 to 15 checkers is a valid position")
+    }
+
+    /// The best plays as the move generator's plays give them: the first play (in its
+    /// order) whose successor has the fewest expected rolls, and the same for the first
+    /// checker off.
+    fn generated_choice(
+        boards: &[Board],
+        list: &mut PlayList,
+        r: usize,
+        dice: Dice,
+        all_mean: &[f64],
+        first_mean: &[f64],
+    ) -> (usize, usize) {
+        generate_plays(&board_position(&boards[r]), dice, list);
+        let (mut best, mut best_mean) = (0, f64::INFINITY);
+        let (mut fbest, mut fbest_mean) = (0, f64::INFINITY);
+        for play in list.iter() {
+            let next = rank(&own_board(&play.position));
+            assert!(next < r, "a play must lower the rank");
+            if all_mean[next] < best_mean {
+                best_mean = all_mean[next];
+                best = next;
+            }
+            let m = next.checked_sub(FIRST_FULL).map_or(0.0, |i| first_mean[i]);
+            if m < fbest_mean {
+                fbest_mean = m;
+                fbest = next;
+            }
+        }
+        (best, fbest)
+    }
+
+    #[test]
+    fn database_is_the_move_generators() {
+        let mut list = PlayList::new();
+        let boards = boards_by_rank();
+        let slow = BearoffDb::generate_with(|r, dice, all_mean, first_mean| {
+            generated_choice(&boards, &mut list, r, dice, all_mean, first_mean)
+        });
+        let fast = database();
+        assert_eq!(slow.probs, fast.probs);
+        let same = |x: &[Entry], y: &[Entry]| {
+            x.len() == y.len()
+                && x.iter().zip(y).all(|(a, b)| {
+                    (a.offset, a.mean.to_bits(), a.start, a.len)
+                        == (b.offset, b.mean.to_bits(), b.start, b.len)
+                })
+        };
+        assert!(same(&slow.all, &fast.all));
+        assert!(same(&slow.first, &fast.first));
+    }
 
     fn mean_of(probs: &[f64; ROLLS]) -> f64 {
         probs.iter().enumerate().map(|(n, p)| n as f64 * p).sum()
@@ -443,9 +729,11 @@ mod tests {
         assert_eq!(FULL_POSITIONS, 15_504);
         let boards = boards_by_rank();
         let mut seen = vec![false; POSITIONS];
+        let packed = PackedRanks::new();
         for (r, b) in boards.iter().enumerate() {
             assert!(checkers(b) <= 15);
             assert_eq!(rank(b), r);
+            assert_eq!(packed.rank(pack_board(b)), r);
             assert!(!seen[r]);
             seen[r] = true;
             assert_eq!(r >= FIRST_FULL, checkers(b) == 15, "{b:?}");
