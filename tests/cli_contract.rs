@@ -108,6 +108,33 @@ fn bench_server_sends_exactly_the_requests_asked_for() {
 }
 
 #[test]
+fn bench_search_keeps_the_engine_specs_precision() {
+    let out = stargammon(&[
+        "bench",
+        "search",
+        "--engine",
+        "net,precision=int16",
+        "--depth",
+        "1",
+        "--positions",
+        "2",
+        "--algorithms",
+        "star2",
+        "--json",
+    ]);
+    let v = json_of(&out);
+    let command = v["command"].as_str().unwrap();
+    assert!(
+        command.contains("--engine net,precision=int16"),
+        "{command}"
+    );
+    assert!(
+        v["algos"]["star2"]["mean_evals"].as_f64().unwrap() > 0.0,
+        "{v}"
+    );
+}
+
+#[test]
 fn ubgi_answers_after_a_line_of_invalid_utf8() {
     let out = stargammon_with_input(&["ubgi"], b"ubgi\n\xff\xfe\nisready\nquit\n");
     assert!(out.status.success());

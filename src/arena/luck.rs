@@ -39,8 +39,14 @@ pub fn judge(text: &str) -> Result<Judge, String> {
                 .into(),
         );
     }
-    let evaluator = engine_build::evaluator(&spec.evaluator).map_err(|e| e.to_string())?;
-    Ok(Judge::new(evaluator, spec.evaluator.to_string()))
+    let evaluator =
+        engine_build::evaluator_with(&spec.evaluator, spec.precision).map_err(|e| e.to_string())?;
+    let name = if spec.precision == Default::default() {
+        spec.evaluator.to_string()
+    } else {
+        format!("{},precision={}", spec.evaluator, spec.precision)
+    };
+    Ok(Judge::new(evaluator, name))
 }
 
 /// The first player's luck minus the second's over one cubeless money game, given each
@@ -211,6 +217,12 @@ mod tests {
         assert!(judge("net,noise=0.1").is_err());
         assert!(judge("bogus").is_err());
         assert!(judge("").is_err());
+        // The judge's precision is the spec's, and its name says so.
+        assert_eq!(judge("net").unwrap().name(), "net");
+        assert_eq!(
+            judge("net,precision=int16").unwrap().name(),
+            "net,precision=int16"
+        );
     }
 
     #[test]

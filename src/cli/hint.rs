@@ -5,8 +5,6 @@
 //! board), or `--slots` with the 26 signed slot counts of [`crate::game::Position`] (side to act's
 //! view, money play, centred cube).
 
-use std::sync::Arc;
-
 use clap::Args;
 
 use super::game::{with_game, CliGame};
@@ -16,7 +14,7 @@ use crate::cube::{CubeDecision, CubeSettings, DoubleAction, TakeAction};
 use crate::engine::build as engine_build;
 use crate::engine::cube_detail::{cube_detail, double_word, proper_action_text, r6, CubeDetail};
 use crate::engine::{Budget, Depth, EngineSpec, EvaluatorKind, PlayProbs};
-use crate::eval::{Evaluator, Probabilities};
+use crate::eval::Probabilities;
 use crate::game::{Decision, Dice, MatchState, Variant};
 use crate::notation::{format_play, MoveStyle};
 use crate::search::{Algorithm, Cancel, MoveDecision, PositionEvaluation, SearchSettings};
@@ -196,11 +194,6 @@ pub fn parse_evaluator_arg(text: &str) -> Result<EvaluatorKind, String> {
         ));
     }
     Ok(kind)
-}
-
-/// The evaluator of a search command.
-pub fn load_evaluator(kind: &EvaluatorKind) -> Result<Arc<dyn Evaluator>, CliError> {
-    Ok(engine_build::evaluator(kind)?)
 }
 
 fn on_off(b: bool) -> &'static str {

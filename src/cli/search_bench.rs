@@ -5,7 +5,7 @@
 use clap::Args;
 
 use super::engine_arg::renamed;
-use super::hint::{load_evaluator, parse_evaluator_arg};
+use super::hint::parse_evaluator_arg;
 use super::CliError;
 use crate::engine::EvaluatorKind;
 use std::io::Write;
@@ -101,7 +101,9 @@ pub fn run(a: SearchBenchArgs) -> Result<(), CliError> {
     let tt_mb = renamed(&a.tt_megabytes, &a.tt_mb, "--tt-megabytes", "--tt-mb")
         .or_else(|| spec.as_ref().map(|s| s.tt_megabytes))
         .unwrap_or(64);
-    let evaluator = load_evaluator(&eval)?;
+    // The spec's precision, as `engine::build` would evaluate it.
+    let precision = spec.as_ref().map(|s| s.precision).unwrap_or_default();
+    let evaluator = crate::engine::build::evaluator_with(&eval, precision)?;
     if let Some(n) = a.generate {
         let set = self_play_positions(evaluator.as_ref(), a.seed, n, 3);
         let header = format!(
@@ -194,6 +196,9 @@ pub fn run(a: SearchBenchArgs) -> Result<(), CliError> {
             a.rolls,
             if a.no_tt_best { " --no-tt-best" } else { "" }
         ));
+    }
+    if let Some(s) = &spec {
+        command.push_str(&format!(" --engine {s}"));
     }
     if a.json {
         command.push_str(" --json");
