@@ -12,10 +12,11 @@ use proptest::prelude::*;
 use stargammon::analysis::{replay, Choice};
 use stargammon::arena::export::write_sgf;
 use stargammon::arena::referee::{play_match, write_mat, DiceStream, Event, MatchRecord};
-use stargammon::game::Play;
+use stargammon::game::{Decision, Play};
 use stargammon::notation::match_file::{
     read_mat, read_match_file, read_sgf, ActionText, MatchFileError, MatchText,
 };
+use stargammon::notation::{position_id, Xgid};
 use stargammon::players::Decide;
 
 const NOISY: &str = "tests/data/analyse/net_vs_noisy.mat";
@@ -206,10 +207,21 @@ fn json_follows_the_contract_and_forced_plays_are_never_flagged() {
             assert!(d["played"].is_string() && d["best"].is_string());
             let lost = d["equity_lost"].as_f64().unwrap();
             assert!(lost >= 0.0);
-            match d["kind"].as_str().unwrap() {
-                "checker" => {}
-                "cube" => cube += 1,
-                k => panic!("kind {k}"),
+            // The XGID holds the whole state: the same position, a checker play's dice,
+            // a cube decision before any roll.
+            let state = Xgid::parse(d["xgid"].as_str().unwrap())
+                .unwrap()
+                .to_match_state()
+                .unwrap();
+            assert_eq!(position_id(&state.position), d["position_id"], "{d}");
+            assert_eq!(state.match_length, 5, "{d}");
+            match (d["kind"].as_str().unwrap(), state.decision) {
+                ("checker", Decision::Move(dice)) => {
+                    assert_eq!(d["dice"][0], dice.high(), "{d}");
+                    assert_eq!(d["dice"][1], dice.low(), "{d}");
+                }
+                ("cube", Decision::DoubleOrRoll | Decision::TakeOrDrop) => cube += 1,
+                (k, s) => panic!("kind {k} in state {s:?}: {d}"),
             }
             if d["forced"] == true {
                 forced += 1;

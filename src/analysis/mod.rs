@@ -35,7 +35,7 @@ use crate::cube::met;
 use crate::engine::{cube_view, utility, Engine, PlayProbs};
 use crate::eval::Probabilities;
 use crate::game::{legal_plays, Decision, Dice, MatchState, Play, ALL_ROLLS};
-use crate::notation::{format_play, position_id, MoveStyle};
+use crate::notation::{format_play, position_id, MoveStyle, Xgid};
 use crate::search::Cancel;
 
 pub use replay::{replay, Choice, ReplayError, Replayed, ReplayedGame};
@@ -136,6 +136,9 @@ pub struct ScoredDecision {
     pub dice: Option<[u8; 2]>,
     /// gnubg Position ID of the position decided in, from the acting side's view.
     pub position_id: String,
+    /// The XGID of the whole state decided in: position, cube, score, the dice of a
+    /// checker play (paste it into `stargammon hint`, gnubg or XG to look again).
+    pub xgid: String,
     /// The rollout that settled this decision (`analyse --rollout`); `best`,
     /// `equity_lost` and `skill` are then the rollout's.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -518,6 +521,7 @@ impl Analyser<'_> {
                 luck: s.luck.map(round6),
                 dice,
                 position_id: position_id(&state.position),
+                xgid: Xgid::from_match_state(state).to_string(),
                 rollout: None,
             });
         }
