@@ -237,7 +237,7 @@ impl BearoffDb {
     /// has the fewest expected rolls.
     ///
     /// The best play is found by dynamic programming over the moves of one die
-    /// ([`BestEnds`]), not by generating every play: in a home board no checker blocks
+    /// (`BestEnds`), not by generating every play: in a home board no checker blocks
     /// another and a checker can always move, so the best end of k moves of a die from a
     /// board is the best, over that die's single moves, of the best end of k - 1 moves
     /// from there. The unit tests check that this is the database the move generator's
