@@ -511,9 +511,11 @@ struct BestEnds {
     all: Vec<[[u16; 6]; CHAIN - 1]>,
     /// The same for the first checker off, by rank minus [`FIRST_FULL`].
     first: Vec<[[u16; 6]; CHAIN - 1]>,
-    /// The current position's single moves per die (ranks, in `single_moves`'s order).
+    /// The single moves per die (ranks, in `single_moves`'s order) of position
+    /// `filled` (0: none yet).
     moves: [[u16; POINTS]; 6],
     counts: [usize; 6],
+    filled: usize,
 }
 
 impl BestEnds {
@@ -525,6 +527,7 @@ impl BestEnds {
             first: vec![[[0; 6]; CHAIN - 1]; FULL_POSITIONS],
             moves: [[0; POINTS]; 6],
             counts: [0; 6],
+            filled: 0,
         }
     }
 
@@ -541,8 +544,35 @@ impl BestEnds {
         best
     }
 
-    /// `generate_with`'s `choose`. Positions come in rank order; the first roll of each
-    /// (1-1 in [`ALL_ROLLS`]) fills its tables from its successors'.
+    /// The best end of `k` more moves of `d` from rank `next` (done): `next` itself when
+    /// `k` is 0 or the board is empty.
+    #[inline]
+    fn after(&self, next: usize, k: usize, d: usize) -> usize {
+        if k == 0 || next == 0 {
+            next
+        } else {
+            self.all[next][k - 1][d - 1] as usize
+        }
+    }
+
+    /// [`BestEnds::after`] for the first checker off: a board of fewer than 15 checkers
+    /// ends the chain.
+    #[inline]
+    fn first_after(&self, next: usize, k: usize, d: usize) -> usize {
+        match next.checked_sub(FIRST_FULL) {
+            Some(i) if k > 0 => self.first[i][k - 1][d - 1] as usize,
+            _ => next,
+        }
+    }
+
+    /// The expected rolls to the first checker off from rank `e`: 0 once it is off.
+    #[inline]
+    fn first_value(first_mean: &[f64], e: usize) -> f64 {
+        e.checked_sub(FIRST_FULL).map_or(0.0, |i| first_mean[i])
+    }
+
+    /// `generate_with`'s `choose`. Positions come in rank order; the first call for a
+    /// position fills its single moves and tables from its successors'.
     fn choose(
         &mut self,
         r: usize,
@@ -550,8 +580,7 @@ impl BestEnds {
         all_mean: &[f64],
         first_mean: &[f64],
     ) -> (usize, usize) {
-        let full = r >= FIRST_FULL;
-        if dice == ALL_ROLLS[0] {
+        if self.filled != r {
             self.fill(r, all_mean, first_mean);
         }
         let (hi, lo) = (dice.high() as usize, dice.low() as usize);
@@ -561,39 +590,24 @@ impl BestEnds {
         } else {
             &[(hi, lo, 1), (lo, hi, 1)]
         };
-        let (mut best, mut least) = (0, f64::INFINITY);
-        let (mut fbest, mut fleast) = (0, f64::INFINITY);
-        for &(x, y, k) in chains {
-            for &next in &self.moves[x - 1][..self.counts[x - 1]] {
-                let next = next as usize;
-                let end = if next == 0 {
-                    0
-                } else {
-                    self.all[next][k - 1][y - 1] as usize
-                };
-                if all_mean[end] < least {
-                    least = all_mean[end];
-                    best = end;
-                }
-                if full {
-                    // A board of fewer than 15 checkers ends the chain, valued 0.
-                    let (end, v) = match next.checked_sub(FIRST_FULL) {
-                        Some(i) => {
-                            let end = self.first[i][k - 1][y - 1] as usize;
-                            (
-                                end,
-                                end.checked_sub(FIRST_FULL).map_or(0.0, |j| first_mean[j]),
-                            )
-                        }
-                        None => (next, 0.0),
-                    };
-                    if v < fleast {
-                        fleast = v;
-                        fbest = end;
-                    }
-                }
-            }
-        }
+        let firsts = || {
+            chains.iter().flat_map(|&(x, y, k)| {
+                self.moves[x - 1][..self.counts[x - 1]]
+                    .iter()
+                    .map(move |&next| (next as usize, k, y))
+            })
+        };
+        let best = Self::argmin(firsts().map(|(next, k, y)| self.after(next, k, y)), |e| {
+            all_mean[e]
+        });
+        let fbest = if r >= FIRST_FULL {
+            Self::argmin(
+                firsts().map(|(next, k, y)| self.first_after(next, k, y)),
+                |e| Self::first_value(first_mean, e),
+            )
+        } else {
+            0
+        };
         (best, fbest)
     }
 
@@ -609,30 +623,17 @@ impl BestEnds {
                 *count += 1;
             });
         }
-        let fvalue = |e: usize| e.checked_sub(FIRST_FULL).map_or(0.0, |i| first_mean[i]);
         let mut table = [[0u16; 6]; CHAIN - 1];
         let mut ftable = [[0u16; 6]; CHAIN - 1];
         for d in 1..=6 {
             let moves = &self.moves[d - 1][..self.counts[d - 1]];
             for k in 0..CHAIN - 1 {
-                let all = &self.all;
-                let end = |n: usize| {
-                    if k == 0 || n == 0 {
-                        n
-                    } else {
-                        all[n][k - 1][d - 1] as usize
-                    }
-                };
-                table[k][d - 1] =
-                    Self::argmin(moves.iter().map(|&n| end(n as usize)), |e| all_mean[e]) as u16;
+                let ends = moves.iter().map(|&n| self.after(n as usize, k, d));
+                table[k][d - 1] = Self::argmin(ends, |e| all_mean[e]) as u16;
                 if r >= FIRST_FULL {
-                    let first = &self.first;
-                    let fend = |n: usize| match n.checked_sub(FIRST_FULL) {
-                        Some(i) if k > 0 => first[i][k - 1][d - 1] as usize,
-                        _ => n,
-                    };
+                    let ends = moves.iter().map(|&n| self.first_after(n as usize, k, d));
                     ftable[k][d - 1] =
-                        Self::argmin(moves.iter().map(|&n| fend(n as usize)), fvalue) as u16;
+                        Self::argmin(ends, |e| Self::first_value(first_mean, e)) as u16;
                 }
             }
         }
@@ -640,6 +641,7 @@ impl BestEnds {
         if let Some(i) = r.checked_sub(FIRST_FULL) {
             self.first[i] = ftable;
         }
+        self.filled = r;
     }
 }
 
