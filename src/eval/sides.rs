@@ -142,20 +142,12 @@ fn mirror(x: u32) -> u32 {
 }
 
 impl Side {
-    #[inline(always)]
-    fn unit(&mut self, i: usize, v: f32) {
-        if v != 0.0 {
-            self.unit_index[self.units] = i as u16;
-            self.unit_value[self.units] = v;
-            self.units += 1;
-        }
-    }
-
     /// Makes this the summary of `counts` (unless it already is).
     fn build(&mut self, counts: &[u8; 32]) {
         if self.built && self.counts == *counts {
             return;
         }
+        let (was_built, old_made) = (self.built, self.made_mirrored);
         self.built = true;
         self.counts = *counts;
         let c = counts;
@@ -163,7 +155,16 @@ impl Side {
         let (mut count, mut pips) = (0u32, 0u32);
         let (mut outside, mut timing, mut back_count) = (0u32, 0u32, 0u32);
         let mut highest = 0;
-        self.units = 0;
+        // The board units, each written at the end and kept only when nonzero (without
+        // a branch: whether one is zero is unpredictable). A side has at most 15 points
+        // and the bar and the borne off, far fewer than `UNITS`.
+        let (unit_index, unit_value) = (&mut self.unit_index, &mut self.unit_value);
+        let mut units = 0;
+        let mut unit = |i: usize, v: f32| {
+            unit_index[units] = i as u16;
+            unit_value[units] = v;
+            units += (v != 0.0) as usize;
+        };
         // The occupied slots only, in increasing order.
         let mut from = sources;
         while from != 0 {
@@ -179,13 +180,14 @@ impl Side {
             back_count += n * (p >= 19) as u32;
             if p <= 24 {
                 // The units of `encoding`'s board block for this point.
-                super::encoding::point_units(4 * (p - 1), n as u8, |i, v| self.unit(i, v));
+                super::encoding::point_units(4 * (p - 1), n as u8, &mut unit);
             }
         }
         let bar = c[25] as u32;
-        self.unit(96, bar as f32 / 2.0);
+        unit(96, bar as f32 / 2.0);
         let off = (crate::game::CHECKERS as u32).saturating_sub(count);
-        self.unit(97, off as f32 / 15.0);
+        unit(97, off as f32 / 15.0);
+        self.units = units;
         let made = multi & BOARD;
         let blots = sources & !multi & BOARD;
         self.sources = sources;
@@ -272,7 +274,11 @@ impl Side {
         e[18] = (off - 5.0).clamp(0.0, 5.0) / 5.0;
         e[19] = (off - 10.0).clamp(0.0, 5.0) / 5.0;
 
-        // What these points do to the other side's checkers.
+        // What these points do to the other side's checkers: the same as the last
+        // build's when the points held are (often so for the children of one position).
+        if was_built && old_made == self.made_mirrored {
+            return;
+        }
         let table = escape_counts();
         let mut least = 36;
         for q in KEPT_ESCAPES..=25 {
@@ -449,14 +455,15 @@ pub fn encode_v2_cached(pos: &Position, out: &mut SparseInput, cache: &mut SideC
 /// Encoding 2's inputs of the position whose side to act is `x` and whose other side is
 /// `y`.
 fn encode_sides(x: &Side, y: &Side, out: &mut SparseInput) {
-    out.len = 0;
+    let mut len = 0;
     for (base, side) in [(0, x), (BOARD_SIDE, y)] {
         for k in 0..side.units {
-            out.index[out.len] = (base + side.unit_index[k] as usize) as u16;
-            out.value[out.len] = side.unit_value[k];
-            out.len += 1;
+            out.index[len] = (base + side.unit_index[k] as usize) as u16;
+            out.value[len] = side.unit_value[k];
+            len += 1;
         }
     }
+    out.len = len;
     // Contact as `Position::phase` decides it.
     let y_rear = if y.highest == 0 { 26 } else { 25 - y.highest };
     let contact = x.highest > y_rear;
@@ -481,7 +488,14 @@ fn encode_sides(x: &Side, y: &Side, out: &mut SparseInput) {
     f[2 * SIDE_FEATURES] = lead.max(0.0) / 50.0;
     f[2 * SIDE_FEATURES + 1] = (-lead).max(0.0) / 50.0;
     debug_assert_eq!(e + 2 * EXTRA_FEATURES, f.len());
+    // Without a branch per feature (whether one is zero is unpredictable): each is
+    // written at the end and kept only when nonzero. The units (at most `UNITS` a side)
+    // and these fit `MAX_NONZERO`, so the slot written is always inside the arrays.
+    let mut len = out.len;
     for (k, &v) in f.iter().enumerate() {
-        out.push(FEATURES_START + k, v);
+        out.index[len] = (FEATURES_START + k) as u16;
+        out.value[len] = v;
+        len += (v != 0.0) as usize;
     }
+    out.len = len;
 }
