@@ -271,7 +271,17 @@ pub fn money_equity(p: &Probabilities, owner: CubeOwner, x: f64, jacoby: bool) -
     (1.0 - x) * dead + x * live
 }
 
+/// The most cube levels a [`MatchModel`] holds: `levels` stops at 13 (12 doublings above
+/// the current cube and the dead level on top).
+const LEVELS: usize = 14;
+
 /// Match play: the cube levels above the current one and their take/cash points.
+///
+/// Everything but the winning chance is fixed when it is built (the score, the cube and
+/// the shares of gammons and backgammons), so each level's values of a win, a loss and a
+/// dropped cube are computed once there, and the mixed value at a winning chance costs a
+/// few multiplications (the take and cash points are found by bisection on it, level by
+/// level).
 struct MatchModel {
     away: i64,
     opp_away: i64,
@@ -283,10 +293,18 @@ struct MatchModel {
     loss_split: [f64; 3],
     x: f64,
     base: u32,
-    /// Per level k (cube `base << k`): the roller's cash point and take point (in the
-    /// roller's winning chance), where the cube is live for that side.
-    cash: Vec<Option<f64>>,
-    take: Vec<Option<f64>>,
+    /// The levels built: `levels` of them, the top one dead for both sides.
+    levels: usize,
+    /// Per level k (cube `base << k`), k up to `levels`: the roller's average match-winning
+    /// chance after a win and after a loss ([`MatchModel::averages`]), and after winning
+    /// and losing the level's cube straight (a dropped cube).
+    average: [(f64, f64); LEVELS],
+    won: [f64; LEVELS],
+    lost: [f64; LEVELS],
+    /// Per level k: the roller's cash point and take point (in the roller's winning
+    /// chance), where the cube is live for that side; `None` past the built levels.
+    cash: [Option<f64>; LEVELS],
+    take: [Option<f64>; LEVELS],
 }
 
 impl MatchModel {
@@ -309,8 +327,12 @@ impl MatchModel {
             loss_split: split(1.0 - q, p.0[3] as f64, p.0[4] as f64),
             x,
             base: view.cube.max(1),
-            cash: Vec::new(),
-            take: Vec::new(),
+            levels: 0,
+            average: [(0.0, 0.0); LEVELS],
+            won: [0.0; LEVELS],
+            lost: [0.0; LEVELS],
+            cash: [None; LEVELS],
+            take: [None; LEVELS],
         };
         m.build();
         m
@@ -347,6 +369,15 @@ impl MatchModel {
         (win, loss)
     }
 
+    /// Level k's averages and its straight win and loss, from the tables where built.
+    fn level(&self, k: usize) -> ((f64, f64), f64, f64) {
+        if k <= self.levels && k < LEVELS {
+            return (self.average[k], self.won[k], self.lost[k]);
+        }
+        let w = self.level_cube(k);
+        (self.averages(w), self.win_points(w), self.lose_points(w))
+    }
+
     /// Doubling from cube `w` can gain the roller something: it does not already win the
     /// match with `w` points, and this is not the Crawford game.
     fn live_for_me(&self, w: i64) -> bool {
@@ -369,74 +400,112 @@ impl MatchModel {
 
     fn build(&mut self) {
         let n = self.levels();
-        self.cash = vec![None; n];
-        self.take = vec![None; n];
+        for k in 0..=n.min(LEVELS - 1) {
+            let w = self.level_cube(k);
+            self.average[k] = self.averages(w);
+            self.won[k] = self.win_points(w);
+            self.lost[k] = self.lose_points(w);
+        }
+        self.levels = n;
         // The top level is dead for both sides: leave its points empty. Work downwards.
         for k in (0..n.saturating_sub(1)).rev() {
             let w = self.level_cube(k);
             if self.live_for_me(w) {
                 // The opponent, doubled to 2w and then owning the cube, is indifferent
                 // between taking and giving up w points.
-                let target = self.win_points(w);
+                let target = self.won[k];
                 self.cash[k] = Some(self.solve(k + 1, CubeOwner::Opponent, target));
             }
             if self.live_for_opp(w) {
-                let target = self.lose_points(w);
+                let target = self.lost[k];
                 self.take[k] = Some(self.solve(k + 1, CubeOwner::Me, target));
             }
         }
     }
 
     /// The winning chance at which the mixed value at level `k` with `owner` equals
-    /// `target` (0 or 1 when it never crosses).
+    /// `target` (0 or 1 when it never crosses). The mixed value is linear in the winning
+    /// chance between the level's take and cash points and increasing, so the first
+    /// stretch between them (or 0 and 1) that reaches `target` holds the crossing, found by
+    /// interpolation: the point a bisection converges to, within rounding
+    /// (`tests.rs` compares the two).
     fn solve(&self, k: usize, owner: CubeOwner, target: f64) -> f64 {
         let f = |q: f64| self.mixed(k, owner, q) - target;
-        if f(0.0) >= 0.0 {
+        let mut fa = f(0.0);
+        if fa >= 0.0 {
             return 0.0;
         }
         if f(1.0) <= 0.0 {
             return 1.0;
         }
-        let (mut lo, mut hi) = (0.0, 1.0);
-        for _ in 0..50 {
-            let mid = 0.5 * (lo + hi);
-            if f(mid) < 0.0 {
-                lo = mid;
-            } else {
-                hi = mid;
-            }
+        let (take, cash) = self.points(k, owner);
+        let mut bends = [1.0; 3];
+        if let Some(t) = take {
+            bends[0] = t;
         }
-        0.5 * (lo + hi)
+        if let Some(c) = cash {
+            bends[1] = c;
+        }
+        if bends[0] > bends[1] {
+            bends.swap(0, 1);
+        }
+        let mut a = 0.0;
+        for b in bends {
+            if b <= a || b > 1.0 {
+                continue;
+            }
+            let fb = f(b);
+            if fb >= 0.0 {
+                return if fb - fa <= 0.0 {
+                    b
+                } else {
+                    (a + (b - a) * (-fa / (fb - fa))).clamp(a, b)
+                };
+            }
+            (a, fa) = (b, fb);
+        }
+        1.0
     }
 
-    /// Janowski mix at level `k` for winning chance `q`.
-    fn mixed(&self, k: usize, owner: CubeOwner, q: f64) -> f64 {
-        let w = self.level_cube(k);
-        let (win, loss) = self.averages(w);
-        let dead = q * win + (1.0 - q) * loss;
-        let mut pts = vec![(0.0, loss)];
-        let opp_point = if owner != CubeOwner::Me {
+    /// The take and cash points the mixed value at level `k` bends at for `owner` (the
+    /// cash point no lower than the take point when both are live).
+    fn points(&self, k: usize, owner: CubeOwner) -> (Option<f64>, Option<f64>) {
+        let take = if owner != CubeOwner::Me {
             self.take.get(k).copied().flatten()
         } else {
             None
         };
-        let my_point = if owner != CubeOwner::Opponent {
+        let cash = if owner != CubeOwner::Opponent {
             self.cash.get(k).copied().flatten()
         } else {
             None
         };
-        match (opp_point, my_point) {
-            (Some(t), Some(c)) => {
-                let c = c.max(t);
-                pts.push((t, self.lose_points(w)));
-                pts.push((c, self.win_points(w)));
-            }
-            (Some(t), None) => pts.push((t, self.lose_points(w))),
-            (None, Some(c)) => pts.push((c, self.win_points(w))),
-            (None, None) => {}
+        match (take, cash) {
+            (Some(t), Some(c)) => (Some(t), Some(c.max(t))),
+            other => other,
         }
-        pts.push((1.0, win));
-        let live = through(q, &pts);
+    }
+
+    /// Janowski mix at level `k` for winning chance `q`.
+    fn mixed(&self, k: usize, owner: CubeOwner, q: f64) -> f64 {
+        let ((win, loss), won, lost) = self.level(k);
+        let dead = q * win + (1.0 - q) * loss;
+        // At most four points: a loss, the take and cash points, a win.
+        let mut pts = [(0.0, loss); 4];
+        let mut n = 1;
+        let (take, cash) = self.points(k, owner);
+        for p in [
+            take.map(|t| (t, lost)),
+            cash.map(|c| (c, won)),
+            Some((1.0, win)),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            pts[n] = p;
+            n += 1;
+        }
+        let live = through(q, &pts[..n]);
         self.x * live + (1.0 - self.x) * dead
     }
 }

@@ -406,3 +406,80 @@ fn race_efficiency_grows_with_the_race() {
     assert!(s.efficiency(Phase::Race, 20) >= s.race_min);
     assert!(s.efficiency(Phase::Race, 200) <= s.race_max);
 }
+
+/// The take and cash points of every level of the match model, found by interpolation on
+/// the stretch that crosses, are the points a 50-step bisection on the same mixed values
+/// converges to, within 1e-9 (within rounding but where a take and a cash point lie
+/// within the model's 1e-9 of each other), over scores up to 25-away, cubes up to 8,
+/// every owner, the Crawford and post-Crawford games, and efficiencies from dead to live.
+#[test]
+fn match_model_points_are_the_bisections() {
+    let mut rng = crate::game::Rng::seeded(43);
+    let bisect = |m: &MatchModel, k: usize, owner: CubeOwner, target: f64| -> f64 {
+        let f = |q: f64| m.mixed(k, owner, q) - target;
+        if f(0.0) >= 0.0 {
+            return 0.0;
+        }
+        if f(1.0) <= 0.0 {
+            return 1.0;
+        }
+        let (mut lo, mut hi) = (0.0, 1.0);
+        for _ in 0..50 {
+            let mid = 0.5 * (lo + hi);
+            if f(mid) < 0.0 {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        0.5 * (lo + hi)
+    };
+    let (mut checked, mut worst) = (0, 0.0f64);
+    for _ in 0..3000 {
+        let w = rng.uniform_f32(0.02, 0.98);
+        let wg = w * rng.uniform_f32(0.0, 0.6);
+        let lg = (1.0 - w) * rng.uniform_f32(0.0, 0.6);
+        let p = Probabilities([
+            w,
+            wg,
+            wg * rng.uniform_f32(0.0, 0.3),
+            lg,
+            lg * rng.uniform_f32(0.0, 0.3),
+        ]);
+        let owner = [CubeOwner::Centered, CubeOwner::Me, CubeOwner::Opponent][rng.index(3)];
+        let (away, opp_away) = (1 + rng.index(25) as u32, 1 + rng.index(25) as u32);
+        let crawford = (away == 1 || opp_away == 1) && rng.index(2) == 0;
+        let view = CubeView {
+            cube: 1 << rng.index(4),
+            owner,
+            match_length: 25,
+            away,
+            opp_away,
+            crawford,
+            post_crawford: (away == 1 || opp_away == 1) && !crawford,
+        };
+        let x = [0.0, 0.5, 0.68, 1.0][rng.index(4)];
+        let m = MatchModel::new(&p, &view, x);
+        for k in 0..m.levels.saturating_sub(1) {
+            let w = m.level_cube(k);
+            let found = [
+                (m.cash[k], m.live_for_me(w), CubeOwner::Opponent, m.won[k]),
+                (m.take[k], m.live_for_opp(w), CubeOwner::Me, m.lost[k]),
+            ];
+            for (point, live, owner, target) in found {
+                assert_eq!(point.is_some(), live);
+                if let Some(q) = point {
+                    let b = bisect(&m, k + 1, owner, target);
+                    worst = worst.max((q - b).abs());
+                    assert!(
+                        (q - b).abs() < 1e-9,
+                        "{p:?} {view:?} x {x} level {k}: {q} {b}"
+                    );
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked > 3000, "{checked} points");
+    assert!(worst < 1e-9, "{worst}");
+}
