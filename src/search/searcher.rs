@@ -409,6 +409,8 @@ struct Ctx<'a, P: GamePosition> {
     vals: Vec<Value>,
     batch_pos: Vec<P>,
     batch_idx: Vec<usize>,
+    /// The table keys of the positions after the plays of a leaf batch.
+    leaf_keys: Vec<u64>,
     batch_out: Vec<Probabilities>,
     roll_order: [usize; 21],
     cancel: &'a Cancel,
@@ -449,6 +451,7 @@ impl<'a, P: GamePosition> Ctx<'a, P> {
             vals: Vec::new(),
             batch_pos: Vec::new(),
             batch_idx: Vec::new(),
+            leaf_keys: Vec::new(),
             batch_out: Vec::new(),
             roll_order: roll_order(cfg.ordering.rolls),
             cancel,
@@ -542,6 +545,14 @@ impl<'a, P: GamePosition> Ctx<'a, P> {
         self.batch_idx.clear();
         // The positions after the plays have the other side to act.
         let next_salt = self.leaf_salt ^ self.util.key_salt(self.side ^ 1);
+        // Every leaf's bucket asked for first, so that the probes below find them in the
+        // cache instead of waiting for memory one after another.
+        self.leaf_keys.clear();
+        for p in plays {
+            let key = p.next().key() ^ next_salt;
+            self.tt.prefetch(key);
+            self.leaf_keys.push(key);
+        }
         for (i, p) in plays.iter().enumerate() {
             if let Some(v) = terminal_value(&self.util, self.side, p) {
                 self.vals.push(v);
@@ -549,7 +560,7 @@ impl<'a, P: GamePosition> Ctx<'a, P> {
             }
             self.stats.leaves += 1;
             let next = p.next();
-            let key = next.key() ^ next_salt;
+            let key = self.leaf_keys[i];
             match self.probe_tt(key) {
                 Some(e) if e.depth == 0 && e.bound == Bound::Exact => {
                     self.stats.tt_cutoffs += 1;
