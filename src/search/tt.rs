@@ -101,27 +101,28 @@ fn unpack(data: u64) -> Option<(TtEntry, u8)> {
     ))
 }
 
-/// Asks Linux to back the `len` bytes at `start` (untouched memory just allocated) with
-/// huge pages where it can: a probe lands anywhere in a table of tens of megabytes, and
-/// with 4 KB pages nearly every one also missed the address-translation cache. Advice
-/// only: the memory is the same whether or not it is taken.
-fn huge_pages(start: *mut u8, len: usize) {
+/// Asks Linux to back `memory` (just allocated, not yet touched) with huge pages where it
+/// can: a probe lands anywhere in a table of tens of megabytes, and with 4 KB pages nearly
+/// every one also missed the address-translation cache. Advice only: the memory is the
+/// same whether or not it is taken.
+fn huge_pages<T>(memory: &mut [std::mem::MaybeUninit<T>]) {
     #[cfg(target_os = "linux")]
     {
         const PAGE: usize = 4096;
-        let first = (start as usize).next_multiple_of(PAGE);
-        let end = (start as usize).saturating_add(len) / PAGE * PAGE;
+        let start = memory.as_mut_ptr() as usize;
+        let first = start.next_multiple_of(PAGE);
+        let end = start.saturating_add(std::mem::size_of_val(memory)) / PAGE * PAGE;
         if end > first {
-            // SAFETY: the range lies within an allocation this table owns, page-aligned as
-            // madvise requires; MADV_HUGEPAGE changes how the kernel backs the pages, not
-            // their contents or who may use them, and an error (no such support) is ignored.
+            // SAFETY: the range lies within `memory`, page-aligned as madvise requires;
+            // MADV_HUGEPAGE changes how the kernel backs the pages, not their contents or
+            // who may use them, and an error (no such support) is ignored.
             unsafe {
                 libc::madvise(first as *mut libc::c_void, end - first, libc::MADV_HUGEPAGE);
             }
         }
     }
     #[cfg(not(target_os = "linux"))]
-    let _ = (start, len);
+    let _ = memory;
 }
 
 impl TranspositionTable {
@@ -130,7 +131,7 @@ impl TranspositionTable {
         let bytes = megabytes.saturating_mul(1 << 20);
         let n = (bytes / std::mem::size_of::<Bucket>()).max(1);
         let mut v: Vec<Bucket> = Vec::with_capacity(n);
-        huge_pages(v.as_mut_ptr() as *mut u8, n * std::mem::size_of::<Bucket>());
+        huge_pages(v.spare_capacity_mut());
         v.resize_with(n, Bucket::default);
         TranspositionTable {
             buckets: v.into_boxed_slice(),
