@@ -119,11 +119,7 @@ const TIMING_SPARE: [u32; 26] = {
 /// multiplication.
 #[inline(always)]
 fn occupied(counts: &[u8; 32]) -> (u32, u32) {
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    // Bit 8k (k = 0..8) of the multiplicand lands on bit 56 + k of the product, and no
-    // two partial products share a bit, so nothing carries.
-    const GATHER: u64 = 0x0102_0408_1020_4080;
-    let gather = |x: u64| (((x & HIGH) >> 7).wrapping_mul(GATHER) >> 56) as u32;
+    let gather = crate::game::position::top_bits;
     let (mut one, mut two) = (0u32, 0u32);
     for (k, chunk) in counts.chunks_exact(8).enumerate() {
         let mut b = [0u8; 8];

@@ -171,12 +171,8 @@ impl GamePlay<Position> for Play {
 /// bits are gathered by one multiplication.
 #[inline]
 fn slot_masks(slots: &[i8; 26]) -> (u32, u32, u32) {
-    const HIGH: u64 = 0x8080_8080_8080_8080;
     const LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
-    // Bit 8k of the multiplicand lands on bit 56 + k of the product; no two partial
-    // products share a bit, so nothing carries.
-    const GATHER: u64 = 0x0102_0408_1020_4080;
-    let gather = |x: u64| (((x & HIGH) >> 7).wrapping_mul(GATHER) >> 56) as u32;
+    let gather = super::position::top_bits;
     let mut bytes = [0u8; 32];
     for (b, &c) in bytes.iter_mut().zip(slots) {
         *b = c as u8;

@@ -59,6 +59,14 @@ impl fmt::Display for PositionError {
 
 impl std::error::Error for PositionError {}
 
+/// Bit i of the result: the top bit of byte i of `x` (eight byte-wise flags, one per
+/// board slot, gathered into a mask). Byte i's bit, moved to bit 8i, lands on bit 56 + i
+/// of the product; no two partial products overlap, so nothing carries.
+#[inline]
+pub(crate) fn top_bits(x: u64) -> u32 {
+    ((((x >> 7) & 0x0101_0101_0101_0101).wrapping_mul(0x0102_0408_1020_4080)) >> 56) as u32
+}
+
 /// A valid backgammon position from the side to act's view. See the module docs for
 /// the slot layout. Every value of this type has at most 15 checkers per side, bars
 /// holding only their own side's checkers.

@@ -609,8 +609,12 @@ impl<'a, P: GamePosition> Ctx<'a, P> {
     }
 
     fn move_key(&self, pos: &P, roll: usize) -> u64 {
-        let salt = self.salt ^ self.util.key_salt(self.side);
-        zobrist::move_key(pos.key() ^ salt, roll)
+        zobrist::move_key(self.move_base(pos), roll)
+    }
+
+    /// What the move nodes of `pos` (one per roll) are keyed from.
+    pub(super) fn move_base(&self, pos: &P) -> u64 {
+        pos.key() ^ self.salt ^ self.util.key_salt(self.side)
     }
 
     /// A move node: `pos` with roll `roll` (index into `ALL_ROLLS`) to play.

@@ -9,6 +9,7 @@
 use std::fmt;
 
 use super::GameEnd;
+use crate::game::position::top_bits;
 use crate::game::Variant;
 
 /// Checkers per side.
@@ -116,13 +117,6 @@ fn words(side: &[u8; 26]) -> [u64; 4] {
     };
     let last = u64::from(u16::from_le_bytes([side[24], side[25]]));
     [word(0), word(1), word(2), last]
-}
-
-/// Bit i of the result: the top bit of byte i of `x`.
-#[inline]
-fn top_bits(x: u64) -> u32 {
-    // Byte i's bit (now bit 8i) lands on bit 56 + i; no two partial products overlap.
-    ((((x >> 7) & 0x0101_0101_0101_0101).wrapping_mul(0x0102_0408_1020_4080)) >> 56) as u32
 }
 
 /// Bit m (0..=25) set where a side's count on m is at least `at_least` (1..=16): each

@@ -23,7 +23,7 @@ impl<P: GamePosition> Ctx<'_, P> {
         let (l64, u64_) = (l as i64, u as i64);
         let mut lb = [l64; 21];
         // The 21 move nodes' table buckets asked for at once, ahead of their probes.
-        let base = pos.key() ^ self.salt ^ self.util.key_salt(self.side);
+        let base = self.move_base(pos);
         for r in 0..21 {
             self.tt.prefetch(zobrist::move_key(base, r));
         }
