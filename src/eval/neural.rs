@@ -7,7 +7,7 @@
 //!
 //! The nets run in one of two [`Precision`]s: the float nets, or their integer form
 //! ([`super::qnet`]: a 16-bit first layer, summed from the previous position's sums where
-//! that is cheaper). A position whose integer sums could overflow is evaluated in float.
+//! that is cheaper). A position whose integer sums would overflow is evaluated in float.
 
 use std::cell::RefCell;
 use std::path::Path;

@@ -24,10 +24,13 @@
 //! weight allows (16 bits) but leaving the value at least [`MIN_VALUE_BITS`] fraction bits:
 //! rows of small weights get fine weights, rows of large weights (the features with small
 //! values) fine values. A value too large for 16 bits at its row's scale, or a position
-//! whose sums could leave 32 bits, is evaluated by the float net instead. The sums are
-//! bounded before the integer pass by the largest bias plus each input's largest weight
-//! times its value, over all units and, when that bound is too large, over each block of
-//! `BOUND_UNITS` units.
+//! whose sums leave 32 bits, is evaluated by the float net instead. Whether they do is
+//! settled before the integer pass by the first of these that holds: the largest bias
+//! plus each input's largest weight times its value, over all units, is within 32 bits;
+//! the last position's largest sum plus the same bound of the changes from it is; each
+//! block of `BOUND_UNITS` units, bounded by itself, is; the exact sums, computed in 64
+//! bits, are. So a position is summed in integers or not by its own sums alone, never by
+//! the positions before it (a rollout gives the same results on any number of threads).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -182,6 +185,17 @@ impl std::fmt::Debug for QuantMlp {
 
 /// The largest hidden sum magnitude the integer pass accepts.
 const SUM_LIMIT: u64 = (i32::MAX - 1) as u64;
+/// What the overflow bounds, summed in float, are held to: float sums of at most a few
+/// hundred terms are far within 1% of the exact ones.
+const BOUND_LIMIT: f32 = 0.99 * SUM_LIMIT as f32;
+
+/// A position's inputs quantized by [`QuantMlp::quantize`].
+struct Quantized {
+    /// How many are nonzero.
+    nonzero: usize,
+    /// Whether the bound over all units keeps every sum within 32 bits.
+    within: bool,
+}
 
 impl QuantMlp {
     /// The integer form of `net`; `None` when a weight is not finite or the biases are so
@@ -274,17 +288,16 @@ impl QuantMlp {
     }
 
     /// Quantizes `x` at this net's scales into `q` (one value per input, `padded_inputs`
-    /// of them), using `dense` and `magnitude` (as long) as scratch space. Returns the
-    /// number of nonzero values, or `None` when an index is not one of this net's inputs, a
-    /// value does not fit 16 bits, or the sums could leave 32 bits: the position is then for
-    /// the float net.
+    /// of them), using `dense` and `magnitude` (as long) as scratch space, and bounds the
+    /// sums over all units at once. `None` when an index is not one of this net's inputs
+    /// or a value does not fit 16 bits: the position is then for the float net.
     fn quantize(
         &self,
         x: &SparseInput,
         dense: &mut [f32],
         magnitude: &mut [f32],
         q: &mut [i16],
-    ) -> Option<usize> {
+    ) -> Option<Quantized> {
         let n = self.padded_inputs;
         let (dense, magnitude, q) = (&mut dense[..n], &mut magnitude[..n], &mut q[..n]);
         dense.fill(0.0);
@@ -307,19 +320,58 @@ impl QuantMlp {
         if found.out_of_range {
             return None;
         }
-        // Float sums of at most a few hundred terms are far within 1% of the exact ones.
-        let limit = 0.99 * SUM_LIMIT as f32;
-        if self.bias_max + found.bound <= limit {
-            return Some(found.nonzero);
-        }
-        // The bound over all units at once failed: bound each block of units by itself.
-        let blocks = Blocks {
+        Some(Quantized {
+            nonzero: found.nonzero,
+            within: self.bias_max + found.bound <= BOUND_LIMIT,
+        })
+    }
+
+    /// Whether each block of `BOUND_UNITS` units, bounded by itself, keeps its sums within
+    /// 32 bits for inputs of these quantized `magnitude`s (the bound over all units at
+    /// once is looser).
+    fn blocks_fit(&self, magnitude: &[f32]) -> bool {
+        Blocks {
             bias: &self.group_bias,
             max: &self.group_max,
-            magnitude,
-            limit,
-        };
-        blocks.run().then_some(found.nonzero)
+            magnitude: &magnitude[..self.padded_inputs],
+            limit: BOUND_LIMIT,
+        }
+        .run()
+    }
+
+    /// The hidden sums of the inputs `entries` into `acc`, computed in 64 bits (`wide` is
+    /// scratch space); `false`, leaving `acc` unspecified, when one leaves the 32-bit
+    /// range the integer pass accepts.
+    fn exact_sums(&self, entries: &[Entry], wide: &mut Vec<i64>, acc: &mut [i32]) -> bool {
+        let n = self.padded;
+        wide.clear();
+        wide.extend(self.b1.iter().map(|&b| b as i64));
+        for e in entries {
+            let start = e.index as usize * n;
+            let v = e.value as i64;
+            for (s, &w) in wide.iter_mut().zip(&self.w1[start..start + n]) {
+                *s += w as i64 * v;
+            }
+        }
+        let limit = SUM_LIMIT as i64;
+        if wide.iter().any(|s| s.abs() > limit) {
+            return false;
+        }
+        for (a, &s) in acc.iter_mut().zip(wide.iter()) {
+            *a = s as i32;
+        }
+        true
+    }
+
+    /// Whether sums within 32 bits whose largest magnitude is `largest` stay within them
+    /// after adding `entries`: each changes a sum by at most its row's largest weight
+    /// times its value's magnitude.
+    fn change_fits(&self, largest: u32, entries: &[Entry]) -> bool {
+        let change: f32 = entries
+            .iter()
+            .map(|e| self.row_max[e.index as usize] * e.value.unsigned_abs() as f32)
+            .sum();
+        largest as f32 + change <= BOUND_LIMIT
     }
 
     pub fn inputs(&self) -> usize {
@@ -493,6 +545,8 @@ pub struct QuantState {
     /// What to add to the sums: the changes from `last`, or all of `next`.
     entries: QuantInput,
     acc: Vec<i32>,
+    /// Room for sums in 64 bits, when no bound shows that 32 bits hold them.
+    wide: Vec<i64>,
     hidden: Vec<f32>,
 }
 
@@ -506,6 +560,7 @@ impl Default for QuantState {
             magnitude: Vec::new(),
             entries: QuantInput::default(),
             acc: vec![0; MAX_HIDDEN],
+            wide: Vec::with_capacity(MAX_HIDDEN),
             hidden: vec![0.0; MAX_HIDDEN],
         }
     }
@@ -513,7 +568,8 @@ impl Default for QuantState {
 
 impl QuantState {
     /// The five raw outputs of `net` for `x`, from the remembered sums where that is
-    /// cheaper; `None` when the integer pass could overflow (the state then forgets).
+    /// cheaper; `None` when the sums leave 32 bits or a value 16 bits (the state then
+    /// forgets).
     pub fn forward(&mut self, net: &QuantMlp, x: &SparseInput) -> Option<[f32; OUTPUTS]> {
         let n = net.padded_inputs;
         if self.next.len() < n {
@@ -523,24 +579,45 @@ impl QuantState {
             self.dense.resize(n, 0.0);
             self.magnitude.resize(n, 0.0);
         }
-        let Some(nonzero) = net.quantize(x, &mut self.dense, &mut self.magnitude, &mut self.next)
+        let Some(quantized) = net.quantize(x, &mut self.dense, &mut self.magnitude, &mut self.next)
         else {
             self.net = 0;
             return None;
         };
         let acc = &mut self.acc[..net.padded];
         let incremental = self.net == net.id
-            && difference(&self.last[..n], &self.next[..n], nonzero, &mut self.entries);
-        if incremental {
-            accumulate(acc, &net.w1, net.padded, self.entries.entries());
-        } else {
+            && difference(
+                &self.last[..n],
+                &self.next[..n],
+                quantized.nonzero,
+                &mut self.entries,
+            );
+        // The sums stay within 32 bits when the bound over all units says so; else, from
+        // the last position's sums (within 32 bits: they were checked), when the changes
+        // cannot carry any of them out; else when each block's own bound says so. The
+        // sums are exact modulo 2^32 in any order, so the last sums are all that matters.
+        let bounded = quantized.within
+            || (incremental && net.change_fits(largest_magnitude(acc), self.entries.entries()))
+            || net.blocks_fit(&self.magnitude);
+        if !incremental || !bounded {
             let e = &mut self.entries;
             e.clear();
             for &i in &x.index[..x.len.min(x.index.len())] {
                 e.push(i, self.next[i as usize]);
             }
+        }
+        if !bounded {
+            // No bound settles it: the exact sums do, so that whether a position is
+            // summed in integers never depends on the positions before it.
+            if !net.exact_sums(self.entries.entries(), &mut self.wide, acc) {
+                self.net = 0;
+                return None;
+            }
+        } else if incremental {
+            accumulate(acc, &net.w1, net.padded, self.entries.entries());
+        } else {
             acc.copy_from_slice(&net.b1);
-            accumulate(acc, &net.w1, net.padded, e.entries());
+            accumulate(acc, &net.w1, net.padded, self.entries.entries());
         }
         std::mem::swap(&mut self.last, &mut self.next);
         self.net = net.id;
@@ -551,6 +628,22 @@ impl QuantState {
     pub fn clear(&mut self) {
         self.net = 0;
     }
+}
+
+/// The largest magnitude of `sums`, on the fastest kernels this processor has.
+fn largest_magnitude(sums: &[i32]) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(k) = x86::Avx2::get() {
+        return k.largest_magnitude(sums);
+    }
+    largest_magnitude_portable(sums)
+}
+
+/// [`largest_magnitude`] as a loop that vectorises (with AVX2 inside
+/// [`x86::Avx2::largest_magnitude`]).
+#[inline(always)]
+fn largest_magnitude_portable(sums: &[i32]) -> u32 {
+    sums.iter().fold(0, |m, s| m.max(s.unsigned_abs()))
 }
 
 /// Fills `out` with what to add to a hidden sum computed for the inputs `old` to get

@@ -168,3 +168,71 @@ fn precision_names_parse_back() {
     }
     assert!("half".parse::<Precision>().is_err());
 }
+
+/// Whether a position is summed in integers, and the sums it gets, never depend on the
+/// positions summed before it: on a net whose bounds fail for most inputs while their
+/// sums mostly fit, every input evaluated after a similar one (its sums carried over)
+/// gets exactly what a fresh state gives it, overflows included.
+#[test]
+fn integer_or_float_never_depends_on_the_last_position() {
+    let mut rng = Rng::seeded(24);
+    let (inputs, hidden) = (100usize, 80usize);
+    let signed = |rng: &mut Rng, m: f32| (rng.index(20001) as f32 - 10000.0) / 10000.0 * m;
+    let w1: Vec<f32> = (0..inputs * hidden)
+        .map(|_| signed(&mut rng, 8.0))
+        .collect();
+    let b1: Vec<f32> = (0..hidden).map(|_| signed(&mut rng, 1.0)).collect();
+    let w2: Vec<f32> = (0..OUTPUTS * hidden)
+        .map(|_| signed(&mut rng, 0.5))
+        .collect();
+    let mlp =
+        Mlp::from_parts(inputs, hidden, w1, b1, w2, [0.0; OUTPUTS]).expect("consistent shapes");
+    let net = QuantMlp::new(&mlp).expect("an integer form");
+    let mut x = SparseInput::default();
+    let mut carried = QuantState::default();
+    let (mut unbounded, mut overflowed, mut summed) = (0, 0, 0);
+    for step in 0..3000 {
+        // Mostly a few values changed from the last input, sometimes a new input.
+        if step % 50 == 0 {
+            x.len = 0;
+        }
+        let changes = if x.len == 0 { 30 } else { 1 + rng.index(4) };
+        for _ in 0..changes {
+            let i = rng.index(inputs) as u16;
+            let v = signed(&mut rng, 1.5);
+            let len = x.len;
+            match x.index[..len].iter().position(|&k| k == i) {
+                Some(k) => x.value[k] = v,
+                None if len < x.index.len() => {
+                    x.index[len] = i;
+                    x.value[len] = v;
+                    x.len += 1;
+                }
+                None => {}
+            }
+        }
+        let mut pairs: Vec<(u16, f32)> = (0..x.len).map(|k| (x.index[k], x.value[k])).collect();
+        pairs.sort_by_key(|p| p.0);
+        for (k, (i, v)) in pairs.into_iter().enumerate() {
+            x.index[k] = i;
+            x.value[k] = v;
+        }
+        let after = carried.forward(&net, &x);
+        let fresh = QuantState::default().forward(&net, &x);
+        assert_eq!(after, fresh, "step {step}");
+        let mut s = QuantState::default();
+        s.forward(&net, &x);
+        let quantized = net
+            .quantize(&x, &mut s.dense, &mut s.magnitude, &mut s.next)
+            .expect("values in range");
+        if !quantized.within && !net.blocks_fit(&s.magnitude) {
+            unbounded += 1;
+            match fresh {
+                Some(_) => summed += 1,
+                None => overflowed += 1,
+            }
+        }
+    }
+    assert!(summed > 100, "{summed} of {unbounded}");
+    assert!(overflowed > 10, "{overflowed} of {unbounded}");
+}

@@ -33,6 +33,13 @@ impl Avx2 {
         unsafe { fit(blocks) }
     }
 
+    /// [`super::largest_magnitude`] compiled for AVX2.
+    #[inline]
+    pub(super) fn largest_magnitude(self, sums: &[i32]) -> u32 {
+        // SAFETY: `self` exists, so the processor has AVX2; the kernel is safe code.
+        unsafe { largest_magnitude(sums) }
+    }
+
     /// [`super::difference`] on AVX2.
     #[inline]
     pub(super) fn difference(
@@ -131,6 +138,13 @@ unsafe fn quantize(lanes: super::Lanes<'_>) -> super::Found {
 #[target_feature(enable = "avx2")]
 unsafe fn fit(blocks: super::Blocks<'_>) -> bool {
     blocks.fit()
+}
+
+/// # Safety
+/// The processor must support AVX2.
+#[target_feature(enable = "avx2")]
+unsafe fn largest_magnitude(sums: &[i32]) -> u32 {
+    super::largest_magnitude_portable(sums)
 }
 
 /// [`super::difference`] comparing sixteen inputs at a time in a register.
