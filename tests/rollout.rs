@@ -152,6 +152,33 @@ fn same_seed_same_numbers_on_any_thread_count() {
     assert_eq!(a.plays, b.plays);
 }
 
+/// On the integer nets too (whose sums each thread carries from one position to the
+/// next, and whose first plies each thread remembers across its trials), with and without
+/// variance reduction: the same numbers on one, two and three threads.
+#[test]
+fn integer_nets_give_the_same_numbers_on_any_thread_count() {
+    let spec: EngineSpec = "net,precision=int16".parse().unwrap();
+    let r = Rollout::new(&spec).unwrap();
+    let pos = Position::OPENING;
+    for (vr, trials, truncate) in [(false, 180, None), (true, 40, Some(16))] {
+        let runs: Vec<_> = [1, 2, 3]
+            .iter()
+            .map(|&threads| {
+                r.position(
+                    &pos,
+                    &settings(trials, truncate, vr, threads),
+                    Hooks::none(),
+                )
+                .unwrap()
+            })
+            .collect();
+        for other in &runs[1..] {
+            assert_eq!(runs[0].estimate, other.estimate, "vr {vr}");
+            assert_eq!(runs[0].raw, other.raw, "vr {vr}");
+        }
+    }
+}
+
 #[test]
 fn variance_reduction_shrinks_the_error_and_agrees() {
     let r = Rollout::new(&spec(EvaluatorKind::Net(None))).unwrap();

@@ -10,6 +10,7 @@
 //! treatment (the equity is linear in them, so the adjusted equity is the equity of the
 //! adjusted probabilities).
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -25,6 +26,12 @@ use crate::search::Cancel;
 /// Games longer than this are cut and valued by the evaluator (real games end long before;
 /// this only bounds a pathological one).
 pub(super) const MAX_PLIES: u32 = 10_000;
+/// The plies whose best plays a thread remembers from trial to trial: every trial of a
+/// start begins there, so the first rolls' positions repeat (with stratified dice, each
+/// first roll in every 36th trial, each pair of rolls in every 1,296th).
+const REMEMBERED_PLIES: u32 = 3;
+/// The most best plays a thread remembers (about 100 bytes each).
+const REMEMBERED_MOST: usize = 1 << 16;
 
 /// How a trial is played and scored.
 #[derive(Debug, Clone, Copy)]
@@ -80,6 +87,10 @@ pub struct Player {
     pub(super) judge: Judge,
     pub(super) cancel: Cancel,
     pub(super) scratch: super::cubeful::CubefulScratch,
+    /// The best play of each position and roll met in the first [`REMEMBERED_PLIES`]
+    /// plies of this thread's trials, with its value: what [`Player::best_static`] would
+    /// compute again (the evaluator's values do not depend on what it valued before).
+    remembered: HashMap<(Position, Dice), (Play, Vector)>,
 }
 
 impl Player {
@@ -91,6 +102,7 @@ impl Player {
             engine: None,
             cancel: Cancel::new(),
             scratch: super::cubeful::CubefulScratch::default(),
+            remembered: HashMap::new(),
         }
     }
 
@@ -107,6 +119,22 @@ impl Player {
             After::Opponent(p) => invert_value(&value_of(&p)),
         };
         (play, value)
+    }
+
+    /// [`Player::best_static`] at ply `ply` of a trial: remembered from an earlier trial
+    /// in the first plies.
+    fn best_static_at(&mut self, pos: &Position, dice: Dice, ply: u32) -> (Play, Vector) {
+        if ply >= REMEMBERED_PLIES {
+            return self.best_static(pos, dice);
+        }
+        if let Some(&found) = self.remembered.get(&(*pos, dice)) {
+            return found;
+        }
+        let found = self.best_static(pos, dice);
+        if self.remembered.len() < REMEMBERED_MOST {
+            self.remembered.insert((*pos, dice), found);
+        }
+        found
     }
 
     /// The play of a searching player.
@@ -170,7 +198,7 @@ impl Player {
                 let mut mean = [0.0; COMPONENTS];
                 let mut actual = None;
                 for r in ALL_ROLLS {
-                    let (play, v) = self.best_static(&pos, r);
+                    let (play, v) = self.best_static_at(&pos, r, ply);
                     let w = r.weight() as f64;
                     for i in 0..COMPONENTS {
                         mean[i] += w * v[i];
@@ -186,7 +214,7 @@ impl Player {
                 }
                 let (best, v) = match actual {
                     Some(a) => a,
-                    None => self.best_static(&pos, roll),
+                    None => self.best_static_at(&pos, roll, ply),
                 };
                 let l = sub(&v, &mean);
                 let l = if starter { l } else { invert_difference(&l) };
@@ -201,7 +229,7 @@ impl Player {
             } else if self.searches() {
                 self.searched(&pos, roll)
             } else {
-                self.best_static(&pos, roll).0
+                self.best_static_at(&pos, roll, ply).0
             };
             ply += 1;
             if let Some(r) = play.position.mover_result() {
