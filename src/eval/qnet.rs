@@ -28,8 +28,8 @@
 //! settled before the integer pass by the first of these that holds: the largest bias
 //! plus each input's largest weight times its value, over all units, is within 32 bits;
 //! the last position's largest sum plus the same bound of the changes from it is; each
-//! block of `BOUND_UNITS` units, bounded by itself, is; the exact sums, computed in 64
-//! bits, are. So a position is summed in integers or not by its own sums alone, never by
+//! block of `BOUND_UNITS` units is, by its own bound or else by its exact sums, computed
+//! in 64 bits. So a position is summed in integers or not by its own sums alone, never by
 //! the positions before it (a rollout gives the same results on any number of threads).
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -326,10 +326,10 @@ impl QuantMlp {
         })
     }
 
-    /// Whether each block of `BOUND_UNITS` units, bounded by itself, keeps its sums within
-    /// 32 bits for inputs of these quantized `magnitude`s (the bound over all units at
-    /// once is looser).
-    fn blocks_fit(&self, magnitude: &[f32]) -> bool {
+    /// The blocks of `BOUND_UNITS` units (bit b for block b) whose own bound, for inputs
+    /// of these quantized `magnitude`s, does not keep their sums within 32 bits (the
+    /// bound over all units at once is looser).
+    fn failing_blocks(&self, magnitude: &[f32]) -> u64 {
         Blocks {
             bias: &self.group_bias,
             max: &self.group_max,
@@ -339,26 +339,25 @@ impl QuantMlp {
         .run()
     }
 
-    /// The hidden sums of the inputs `entries` into `acc`, computed in 64 bits (`wide` is
-    /// scratch space); `false`, leaving `acc` unspecified, when one leaves the 32-bit
-    /// range the integer pass accepts.
-    fn exact_sums(&self, entries: &[Entry], wide: &mut Vec<i64>, acc: &mut [i32]) -> bool {
+    /// Checks the sums of the inputs `entries` of the units in the `failing` blocks
+    /// exactly, in 64 bits (`wide` is scratch space): `false` when one leaves the 32-bit
+    /// range the integer pass accepts. The other blocks' bounds hold already.
+    fn exact_blocks_fit(&self, entries: &[Entry], failing: u64, wide: &mut Vec<i64>) -> bool {
         let n = self.padded;
-        wide.clear();
-        wide.extend(self.b1.iter().map(|&b| b as i64));
-        for e in entries {
-            let start = e.index as usize * n;
-            let v = e.value as i64;
-            for (s, &w) in wide.iter_mut().zip(&self.w1[start..start + n]) {
-                *s += w as i64 * v;
+        let mut blocks = failing;
+        while blocks != 0 {
+            let base = blocks.trailing_zeros() as usize * BOUND_UNITS;
+            blocks &= blocks - 1;
+            let end = (base + BOUND_UNITS).min(n);
+            if base >= end {
+                continue;
             }
-        }
-        let limit = SUM_LIMIT as i64;
-        if wide.iter().any(|s| s.abs() > limit) {
-            return false;
-        }
-        for (a, &s) in acc.iter_mut().zip(wide.iter()) {
-            *a = s as i32;
+            wide.clear();
+            wide.extend(self.b1[base..end].iter().map(|&b| b as i64));
+            wide_sums(wide, &self.w1, n, base, entries);
+            if wide.iter().any(|s| s.unsigned_abs() > SUM_LIMIT) {
+                return false;
+            }
         }
         true
     }
@@ -494,35 +493,35 @@ struct Blocks<'a> {
 }
 
 impl Blocks<'_> {
-    /// [`Blocks::fit`] on the fastest kernels this processor has.
-    fn run(self) -> bool {
+    /// [`Blocks::failing`] on the fastest kernels this processor has.
+    fn run(self) -> u64 {
         #[cfg(target_arch = "x86_64")]
         if let Some(k) = x86::Avx2::get() {
-            return k.fit(self);
+            return k.failing(self);
         }
-        self.fit()
+        self.failing()
     }
 
-    /// Whether every block's bound is within the limit (summed in eight partial sums,
-    /// so that the loop vectorises, with AVX2 inside [`x86::Avx2::fit`]).
+    /// The blocks (bit b for block b, at most 64 of them) whose bound exceeds the limit
+    /// (summed in eight partial sums, so that the loop vectorises, with AVX2 inside
+    /// [`x86::Avx2::failing`]).
     #[inline(always)]
-    fn fit(self) -> bool {
+    fn failing(self) -> u64 {
         let n = self.magnitude.len();
-        if n == 0 {
-            return self.bias.iter().all(|&b| b <= self.limit);
-        }
-        self.bias
-            .iter()
-            .zip(self.max.chunks_exact(n))
-            .all(|(&bias, row)| {
-                let mut acc = [0f32; 8];
+        let mut out = 0u64;
+        for (b, &bias) in self.bias.iter().enumerate().take(64) {
+            let mut acc = [0f32; 8];
+            if n > 0 {
+                let row = &self.max[b * n..(b + 1) * n];
                 for (w, m) in row.chunks_exact(8).zip(self.magnitude.chunks_exact(8)) {
                     for l in 0..8 {
                         acc[l] += w[l] * m[l];
                     }
                 }
-                bias + acc.iter().sum::<f32>() <= self.limit
-            })
+            }
+            out |= ((bias + acc.iter().sum::<f32>() > self.limit) as u64) << b;
+        }
+        out
     }
 }
 
@@ -594,31 +593,30 @@ impl QuantState {
             );
         // The sums stay within 32 bits when the bound over all units says so; else, from
         // the last position's sums (within 32 bits: they were checked), when the changes
-        // cannot carry any of them out; else when each block's own bound says so. The
-        // sums are exact modulo 2^32 in any order, so the last sums are all that matters.
-        let bounded = quantized.within
+        // cannot carry any of them out; else for the blocks whose own bound says so, and
+        // for the others when their exact sums, in 64 bits, do. The sums are exact modulo
+        // 2^32 in any order, so only the final sums matter, and whether a position is
+        // summed in integers never depends on the positions before it.
+        let failing = if quantized.within
             || (incremental && net.change_fits(largest_magnitude(acc), self.entries.entries()))
-            || net.blocks_fit(&self.magnitude);
-        if !incremental || !bounded {
+        {
+            0
+        } else {
+            net.failing_blocks(&self.magnitude)
+        };
+        if !incremental || failing != 0 {
             let e = &mut self.entries;
             e.clear();
             for &i in &x.index[..x.len.min(x.index.len())] {
                 e.push(i, self.next[i as usize]);
             }
-        }
-        if !bounded {
-            // No bound settles it: the exact sums do, so that whether a position is
-            // summed in integers never depends on the positions before it.
-            if !net.exact_sums(self.entries.entries(), &mut self.wide, acc) {
+            if failing != 0 && !net.exact_blocks_fit(e.entries(), failing, &mut self.wide) {
                 self.net = 0;
                 return None;
             }
-        } else if incremental {
-            accumulate(acc, &net.w1, net.padded, self.entries.entries());
-        } else {
             acc.copy_from_slice(&net.b1);
-            accumulate(acc, &net.w1, net.padded, self.entries.entries());
         }
+        accumulate(acc, &net.w1, net.padded, self.entries.entries());
         std::mem::swap(&mut self.last, &mut self.next);
         self.net = net.id;
         Some(net.outputs(&self.acc[..net.padded], &mut self.hidden))
@@ -627,6 +625,30 @@ impl QuantState {
     /// Forgets the remembered sums.
     pub fn clear(&mut self) {
         self.net = 0;
+    }
+}
+
+/// Adds `value` times units `base..base + sums.len()` of row `index` of `w1` (rows of
+/// `width` weights) to `sums`, in 64 bits, for every entry, on the fastest kernels this
+/// processor has. Panics (never reads outside `w1`) when a row is not inside it.
+fn wide_sums(sums: &mut [i64], w1: &[i16], width: usize, base: usize, entries: &[Entry]) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(k) = x86::Avx2::get() {
+        return k.wide_sums(sums, w1, width, base, entries);
+    }
+    wide_sums_portable(sums, w1, width, base, entries);
+}
+
+/// [`wide_sums`] as a loop that vectorises (with AVX2 inside [`x86::Avx2::wide_sums`]).
+#[inline(always)]
+fn wide_sums_portable(sums: &mut [i64], w1: &[i16], width: usize, base: usize, entries: &[Entry]) {
+    for e in entries {
+        let start = e.index as usize * width + base;
+        let row = &w1[start..start + sums.len()];
+        let v = e.value as i64;
+        for (s, &w) in sums.iter_mut().zip(row) {
+            *s += w as i64 * v;
+        }
     }
 }
 

@@ -26,11 +26,25 @@ impl Avx2 {
         unsafe { quantize(lanes) }
     }
 
-    /// [`super::Blocks::fit`] compiled for AVX2.
+    /// [`super::Blocks::failing`] compiled for AVX2.
     #[inline]
-    pub(super) fn fit(self, blocks: super::Blocks<'_>) -> bool {
+    pub(super) fn failing(self, blocks: super::Blocks<'_>) -> u64 {
         // SAFETY: `self` exists, so the processor has AVX2; the kernel is safe code.
-        unsafe { fit(blocks) }
+        unsafe { failing(blocks) }
+    }
+
+    /// [`super::wide_sums`] compiled for AVX2.
+    #[inline]
+    pub(super) fn wide_sums(
+        self,
+        sums: &mut [i64],
+        w1: &[i16],
+        width: usize,
+        base: usize,
+        entries: &[Entry],
+    ) {
+        // SAFETY: `self` exists, so the processor has AVX2; the kernel is safe code.
+        unsafe { wide_sums(sums, w1, width, base, entries) }
     }
 
     /// [`super::largest_magnitude`] compiled for AVX2.
@@ -136,8 +150,15 @@ unsafe fn quantize(lanes: super::Lanes<'_>) -> super::Found {
 /// # Safety
 /// The processor must support AVX2.
 #[target_feature(enable = "avx2")]
-unsafe fn fit(blocks: super::Blocks<'_>) -> bool {
-    blocks.fit()
+unsafe fn failing(blocks: super::Blocks<'_>) -> u64 {
+    blocks.failing()
+}
+
+/// # Safety
+/// The processor must support AVX2.
+#[target_feature(enable = "avx2")]
+unsafe fn wide_sums(sums: &mut [i64], w1: &[i16], width: usize, base: usize, entries: &[Entry]) {
+    super::wide_sums_portable(sums, w1, width, base, entries)
 }
 
 /// # Safety
