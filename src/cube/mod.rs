@@ -280,8 +280,8 @@ const LEVELS: usize = 14;
 /// Everything but the winning chance is fixed when it is built (the score, the cube and
 /// the shares of gammons and backgammons), so each level's values of a win, a loss and a
 /// dropped cube are computed once there, and the mixed value at a winning chance costs a
-/// few multiplications (the take and cash points are found by bisection on it, level by
-/// level).
+/// few multiplications (the take and cash points are found on it level by level, each by
+/// interpolation on the linear stretch that crosses: [`MatchModel::solve`]).
 struct MatchModel {
     away: i64,
     opp_away: i64,

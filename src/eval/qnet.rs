@@ -198,8 +198,9 @@ struct Quantized {
 }
 
 impl QuantMlp {
-    /// The integer form of `net`; `None` when a weight is not finite or the biases are so
-    /// large that no scale fits them.
+    /// The integer form of `net`; `None` when a weight is not finite, the biases are so
+    /// large that no scale fits them, or the net has more blocks of `BOUND_UNITS` units
+    /// than the 64 bits that mark those whose overflow bound fails.
     pub fn new(net: &Mlp) -> Option<QuantMlp> {
         static NEXT_ID: AtomicU64 = AtomicU64::new(1);
         let (inputs, hidden) = (net.inputs, net.hidden);
@@ -235,6 +236,9 @@ impl QuantMlp {
         let padded = hidden.div_ceil(GROUP) * GROUP;
         let mut w1 = vec![0i16; inputs * padded];
         let groups = padded.div_ceil(BOUND_UNITS);
+        if groups > 64 {
+            return None;
+        }
         let padded_inputs = inputs.div_ceil(GROUP) * GROUP;
         let mut group_max = vec![0f32; groups * padded_inputs];
         let mut value_scale = vec![0f32; padded_inputs];
