@@ -200,9 +200,10 @@ unsafe fn difference(old: &[i16], new: &[i16], limit: usize, out: &mut QuantInpu
     super::difference_portable(&old[whole..n], &new[whole..n], whole, limit, out)
 }
 
-/// Groups of [`GROUP`] units summed together in registers over all the entries: four
-/// groups (eight registers) at a time, then one at a time.
-const WIDE: usize = 4;
+/// Groups of [`GROUP`] units summed together in registers over all the entries: six
+/// groups (twelve registers: 384 units in four passes over the entries) at a time, then
+/// one at a time.
+const WIDE: usize = 6;
 
 /// Adds `value` times row `index` of `w1` (rows of `width` weights) to `acc`, for every
 /// entry, over whole groups of [`GROUP`] units; the units past the last whole group of
