@@ -129,55 +129,227 @@ pub fn shots(hitter: &Position) -> Shots {
 }
 
 /// [`shots`] from the hitter's masks and its checkers on the bar.
-#[inline]
+#[inline(always)]
 pub(crate) fn shots_masks(m: &super::encoding::Masks, bar: u8) -> Shots {
     let m = *m;
     if m.blots == 0 {
         return Shots::NONE;
     }
-    let mut one = 0u32;
-    let mut two = 0u32;
-    let mut loss_sum = 0u32;
-    let mut worst = 0u32;
-    let mut tally = |weight: u32, hit: u32, (a, b): (bool, bool)| {
-        if hit != 0 {
-            let loss = 31 - hit.leading_zeros();
-            loss_sum += weight * loss;
-            worst = worst.max(loss);
-        }
-        one += weight * a as u32;
-        two += weight * b as u32;
-    };
+    let mut t = Tally::default();
     if bar > 0 {
         for d in ALL_ROLLS {
             if d.is_double() {
                 let (hit, two) = double_hits(&m, bar, d.high() as u32);
-                tally(d.weight(), hit, (hit != 0, two));
+                t.add(d.weight(), hit, hit != 0, two);
             } else {
                 let hit = hit_mask(&m, bar, d);
-                tally(d.weight(), hit, super::encoding::hits_masks(&m, bar, d));
+                let (one, two) = super::encoding::hits_masks(&m, bar, d);
+                t.add(d.weight(), hit, one, two);
             }
         }
     } else {
         let (direct, landed) = m.die_masks();
         for d1 in 2..=6usize {
             for d2 in 1..d1 {
-                let (hit, t) = m.non_double_shots(&direct, &landed, d1, d2);
-                tally(2, hit, (hit != 0, t));
+                let (hit, two) = m.non_double_shots(&direct, &landed, d1, d2);
+                t.add(2, hit, hit != 0, two);
             }
         }
-        // Doubles: the blots hit and whether two are, from one pass.
+        t.doubles(&m);
+    }
+    t.shots()
+}
+
+/// The counts behind [`Shots`], roll by roll: each roll's weight (out of 36) when it hits
+/// one blot and two, and the pips its costliest hit takes.
+#[derive(Debug, Clone, Copy, Default)]
+struct Tally {
+    one: u32,
+    two: u32,
+    loss_sum: u32,
+    worst: u32,
+}
+
+impl Tally {
+    /// A roll of `weight` that hits the blots `hit` (hitter's slots), any (`one`) and two
+    /// (`two`).
+    #[inline(always)]
+    fn add(&mut self, weight: u32, hit: u32, one: bool, two: bool) {
+        if hit != 0 {
+            let loss = 31 - hit.leading_zeros();
+            self.loss_sum += weight * loss;
+            self.worst = self.worst.max(loss);
+        }
+        self.one += weight * one as u32;
+        self.two += weight * two as u32;
+    }
+
+    /// The six doubles with no hitter on the bar: the blots hit and whether two are,
+    /// from one pass each.
+    #[inline(always)]
+    fn doubles(&mut self, m: &super::encoding::Masks) {
         for d in 1..=6u32 {
-            let (hit, two) = double_hits(&m, 0, d);
-            tally(1, hit, (hit != 0, two));
+            let (hit, two) = double_hits(m, 0, d);
+            self.add(1, hit, hit != 0, two);
         }
     }
-    Shots {
-        one: one as f32 / 36.0,
-        two: two as f32 / 36.0,
-        loss_expected: loss_sum as f32 / 36.0,
-        loss_worst: worst,
+
+    #[inline(always)]
+    fn shots(self) -> Shots {
+        Shots {
+            one: self.one as f32 / 36.0,
+            two: self.two as f32 / 36.0,
+            loss_expected: self.loss_sum as f32 / 36.0,
+            loss_worst: self.worst,
+        }
     }
+}
+
+/// [`shots_masks`] with the fifteen non-doubles side by side in AVX2 registers, where the
+/// processor has them: a token made only where it does.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ShotKernel(());
+
+impl ShotKernel {
+    /// `Some` when the processor has AVX2 (asked once per process).
+    #[inline]
+    pub(crate) fn detect() -> Option<ShotKernel> {
+        #[cfg(target_arch = "x86_64")]
+        {
+            static HAS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+            if *HAS.get_or_init(|| std::is_x86_feature_detected!("avx2")) {
+                return Some(ShotKernel(()));
+            }
+        }
+        None
+    }
+
+    /// [`shots_masks`], the same values: with no hitter on the bar, the non-doubles in
+    /// eight lanes at a time. Compiled into a caller built for AVX2 (it is inlined), the
+    /// kernel's instructions join the caller's.
+    #[inline(always)]
+    pub(crate) fn shots(self, m: &super::encoding::Masks, bar: u8) -> Shots {
+        #[cfg(target_arch = "x86_64")]
+        if bar == 0 && m.blots != 0 {
+            // SAFETY: a `ShotKernel` exists only where `detect` found AVX2.
+            let mut t = unsafe { non_doubles_avx2(m) };
+            t.doubles(m);
+            return t.shots();
+        }
+        shots_masks(m, bar)
+    }
+}
+
+/// The non-double rolls, high die and low die, lane by lane; the sixteenth lane's shifts
+/// carry every bit out, so it hits nothing and counts nothing.
+#[cfg(target_arch = "x86_64")]
+const LANE_HIGH: [i32; 16] = [2, 3, 3, 4, 4, 4, 5, 5, 5, 5, 6, 6, 6, 6, 6, 31];
+#[cfg(target_arch = "x86_64")]
+const LANE_LOW: [i32; 16] = [1, 1, 2, 1, 2, 3, 1, 2, 3, 4, 1, 2, 3, 4, 5, 31];
+
+/// The tally of the fifteen non-doubles with no hitter on the bar, as
+/// [`super::encoding::Masks::non_double_shots`] gives them roll by roll, eight rolls per
+/// register: the same masks by per-lane shifts, the two-blot rule without branches (for
+/// single bits, `t1 + d1 == t2 + d2` is `h1 << d1 == h2 << d2`), each hit's highest bit
+/// by its exponent as a float (an isolated bit below 2^26 converts exactly).
+///
+/// # Safety
+/// The processor must support AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn non_doubles_avx2(m: &super::encoding::Masks) -> Tally {
+    use std::arch::x86_64::*;
+    let board = super::encoding::BOARD as i32;
+    let s = _mm256_set1_epi32((m.sources as i32) & board);
+    let open = _mm256_set1_epi32(!(m.blocked as i32) & board);
+    let blots = _mm256_set1_epi32(m.blots as i32);
+    let multi = _mm256_set1_epi32(m.multi as i32);
+    let zero = _mm256_setzero_si256();
+    let ones = _mm256_set1_epi32(1);
+    let mut t = Tally::default();
+    let (mut loss_sum, mut worst) = (zero, zero);
+    for half in 0..2 {
+        // SAFETY: each load reads lanes 8 * half..8 * half + 8 of a 16-lane array.
+        let (d1, d2) = unsafe {
+            (
+                _mm256_loadu_si256(LANE_HIGH.as_ptr().add(8 * half) as *const __m256i),
+                _mm256_loadu_si256(LANE_LOW.as_ptr().add(8 * half) as *const __m256i),
+            )
+        };
+        let s1 = _mm256_srlv_epi32(s, d1);
+        let s2 = _mm256_srlv_epi32(s, d2);
+        let h1 = _mm256_and_si256(blots, s1);
+        let h2 = _mm256_and_si256(blots, s2);
+        let combo = _mm256_and_si256(
+            blots,
+            _mm256_or_si256(
+                _mm256_srlv_epi32(_mm256_and_si256(s1, open), d2),
+                _mm256_srlv_epi32(_mm256_and_si256(s2, open), d1),
+            ),
+        );
+        let hit = _mm256_or_si256(_mm256_or_si256(h1, h2), combo);
+        // All-ones lanes where a condition holds.
+        let is_zero = |x: __m256i| _mm256_cmpeq_epi32(x, zero);
+        let single = |x: __m256i| {
+            _mm256_andnot_si256(
+                is_zero(x),
+                is_zero(_mm256_and_si256(x, _mm256_sub_epi32(x, ones))),
+            )
+        };
+        let (single1, single2) = (single(h1), single(h2));
+        let both = _mm256_andnot_si256(
+            _mm256_or_si256(is_zero(h1), is_zero(h2)),
+            _mm256_set1_epi32(-1),
+        );
+        // Two blots, one per die, unless both dice find the same lone blot...
+        let mut two =
+            _mm256_andnot_si256(_mm256_and_si256(_mm256_cmpeq_epi32(h1, h2), single1), both);
+        // ...or the same lone checker would have to hit both.
+        let meet1 = _mm256_sllv_epi32(h1, d1);
+        let same_checker = _mm256_and_si256(
+            _mm256_and_si256(single1, single2),
+            _mm256_and_si256(
+                _mm256_cmpeq_epi32(meet1, _mm256_sllv_epi32(h2, d2)),
+                is_zero(_mm256_and_si256(multi, meet1)),
+            ),
+        );
+        two = _mm256_andnot_si256(same_checker, two);
+        // One checker hitting and hitting again.
+        let again = _mm256_and_si256(
+            blots,
+            _mm256_or_si256(_mm256_srlv_epi32(h1, d2), _mm256_srlv_epi32(h2, d1)),
+        );
+        two = _mm256_or_si256(
+            two,
+            _mm256_andnot_si256(is_zero(again), _mm256_set1_epi32(-1)),
+        );
+        let any = _mm256_andnot_si256(is_zero(hit), _mm256_set1_epi32(-1));
+        // The highest bit of each hit: smeared down, isolated, its float exponent.
+        let mut v = hit;
+        v = _mm256_or_si256(v, _mm256_srli_epi32::<1>(v));
+        v = _mm256_or_si256(v, _mm256_srli_epi32::<2>(v));
+        v = _mm256_or_si256(v, _mm256_srli_epi32::<4>(v));
+        v = _mm256_or_si256(v, _mm256_srli_epi32::<8>(v));
+        v = _mm256_or_si256(v, _mm256_srli_epi32::<16>(v));
+        let top = _mm256_xor_si256(v, _mm256_srli_epi32::<1>(v));
+        let exponent = _mm256_srli_epi32::<23>(_mm256_castps_si256(_mm256_cvtepi32_ps(top)));
+        let loss = _mm256_and_si256(any, _mm256_sub_epi32(exponent, _mm256_set1_epi32(127)));
+        loss_sum = _mm256_add_epi32(loss_sum, loss);
+        worst = _mm256_max_epi32(worst, loss);
+        let lanes = |x: __m256i| _mm256_movemask_ps(_mm256_castsi256_ps(x)).count_ones();
+        t.one += 2 * lanes(any);
+        t.two += 2 * lanes(two);
+    }
+    let (mut sums, mut most) = ([0i32; 8], [0i32; 8]);
+    // SAFETY: unaligned stores of one register into arrays of eight lanes.
+    unsafe {
+        _mm256_storeu_si256(sums.as_mut_ptr() as *mut __m256i, loss_sum);
+        _mm256_storeu_si256(most.as_mut_ptr() as *mut __m256i, worst);
+    }
+    t.loss_sum = 2 * sums.iter().sum::<i32>() as u32;
+    t.worst = most.iter().copied().max().unwrap_or(0) as u32;
+    t
 }
 
 /// The pips the opponent of `hitter`'s mover loses to the costliest single blot that
@@ -557,6 +729,52 @@ mod tests {
             for p in 1..=25 {
                 let want = (v1(blocked, p) * 36.0).round();
                 assert_eq!(escapes36(blocked, p) as f32, want, "{blocked:025b} {p}");
+            }
+        }
+    }
+
+    /// The shot kernel gives [`shots_masks`]'s values on random masks (sources, points
+    /// held twice, the other side's blots and points apart, as boards have them) with
+    /// and without hitters on the bar, and on the positions of seeded games both ways.
+    #[test]
+    fn the_shot_kernel_counts_what_the_rolls_count() {
+        use super::super::encoding::{Masks, BOARD};
+        let Some(kernel) = ShotKernel::detect() else {
+            eprintln!("no AVX2 here: only the portable shots run");
+            return;
+        };
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut hits = 0;
+        for _ in 0..200_000 {
+            let (a, b, c) = (next(), next(), next());
+            let sources = (a as u32) & ((a >> 32) as u32 | b as u32) & (BOARD | 1 << 25);
+            let multi = sources & (b >> 32) as u32;
+            let free = !sources & BOARD;
+            let blots = free & (c as u32) & (c >> 32) as u32;
+            let blocked = free & !blots & (c >> 16) as u32 & (b as u32 >> 3);
+            let m = Masks {
+                sources,
+                multi,
+                blots,
+                blocked,
+            };
+            for bar in [0u8, 1, 2, 4] {
+                let want = shots_masks(&m, bar);
+                assert_eq!(kernel.shots(&m, bar), want, "{m:?} bar {bar}");
+                hits += (want.two > 0.0) as u32;
+            }
+        }
+        assert!(hits > 10_000, "only {hits} masks hit two blots");
+        for (pos, _) in crate::testing::random_game_positions(11, 100) {
+            for p in [pos, pos.swap()] {
+                let m = masks(&p);
+                assert_eq!(kernel.shots(&m, p.bar()), shots_masks(&m, p.bar()), "{p:?}");
             }
         }
     }
