@@ -205,20 +205,21 @@ impl Tally {
     }
 }
 
-/// [`shots_masks`] with the fifteen non-doubles side by side in AVX2 registers, where the
-/// processor has them: a token made only where it does.
+/// Encoding 2's AVX2 kernels, where the processor has AVX2: a token made only where it
+/// does. [`EncodingAvx2::shots`] computes the fifteen non-doubles side by side,
+/// [`EncodingAvx2::push_nonzero`] appends eight inputs at a time.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct ShotKernel(());
+pub(crate) struct EncodingAvx2(());
 
-impl ShotKernel {
+impl EncodingAvx2 {
     /// `Some` when the processor has AVX2 (asked once per process).
     #[inline]
-    pub(crate) fn detect() -> Option<ShotKernel> {
+    pub(crate) fn detect() -> Option<EncodingAvx2> {
         #[cfg(target_arch = "x86_64")]
         {
             static HAS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
             if *HAS.get_or_init(|| std::is_x86_feature_detected!("avx2")) {
-                return Some(ShotKernel(()));
+                return Some(EncodingAvx2(()));
             }
         }
         None
@@ -231,13 +232,103 @@ impl ShotKernel {
     pub(crate) fn shots(self, m: &super::encoding::Masks, bar: u8) -> Shots {
         #[cfg(target_arch = "x86_64")]
         if bar == 0 && m.blots != 0 {
-            // SAFETY: a `ShotKernel` exists only where `detect` found AVX2.
+            // SAFETY: a `EncodingAvx2` exists only where `detect` found AVX2.
             let mut t = unsafe { non_doubles_avx2(m) };
             t.doubles(m);
             return t.shots();
         }
         shots_masks(m, bar)
     }
+}
+
+impl EncodingAvx2 {
+    /// Appends the nonzero values of `values` to `out` in order, value `k` as input
+    /// `first + k`, as `SparseInput::push` would one by one: eight at a time, packed by a
+    /// table of lane orders (a value is kept when it compares unequal to zero, as `!=`
+    /// does, NaN included). Falls back to the one-by-one loop when `out` might lack room
+    /// for a whole group.
+    #[inline(always)]
+    pub(crate) fn push_nonzero(self, values: &[f32], first: usize, out: &mut SparseInput) {
+        #[cfg(target_arch = "x86_64")]
+        if out.len + values.len() + 8 <= out.index.len().min(out.value.len())
+            && first + values.len() + 8 <= u16::MAX as usize
+        {
+            // SAFETY: a `EncodingAvx2` exists only where `detect` found AVX2, and `out`
+            // has room for every value and a whole group more (checked above).
+            unsafe { push_nonzero_avx2(values, first, out) };
+            return;
+        }
+        for (k, &v) in values.iter().enumerate() {
+            out.push(first + k, v);
+        }
+    }
+}
+
+/// For each 8-bit mask, the positions of its set bits in increasing order, one byte each,
+/// the rest 0: the lane order that moves the kept lanes to the front.
+#[cfg(target_arch = "x86_64")]
+const PACK_ORDER: [u64; 256] = {
+    let mut t = [0u64; 256];
+    let mut mask = 0;
+    while mask < 256 {
+        let (mut bit, mut at) = (0, 0);
+        while bit < 8 {
+            if mask & (1 << bit) != 0 {
+                t[mask] |= (bit as u64) << (8 * at);
+                at += 1;
+            }
+            bit += 1;
+        }
+        mask += 1;
+    }
+    t
+};
+
+/// [`EncodingAvx2::push_nonzero`] on AVX2: each group of eight values compared with zero,
+/// the kept lanes moved to the front by `vpermps` and stored whole (the lanes past the
+/// kept ones are overwritten by the next group or left past `out.len`), their input
+/// numbers alike.
+///
+/// # Safety
+/// The processor must support AVX2, `out` must have room for `out.len + values.len() + 8`
+/// inputs, and `first + values.len() + 8` must fit 16 bits.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn push_nonzero_avx2(values: &[f32], first: usize, out: &mut SparseInput) {
+    use std::arch::x86_64::*;
+    let mut len = out.len;
+    let zero = _mm256_setzero_ps();
+    let mut k = 0;
+    while k < values.len() {
+        let v = if k + 8 <= values.len() {
+            // SAFETY: values k..k + 8 lie inside `values`.
+            unsafe { _mm256_loadu_ps(values.as_ptr().add(k)) }
+        } else {
+            // The last, partial group, padded with zeros (which are not kept).
+            let mut group = [0f32; 8];
+            group[..values.len() - k].copy_from_slice(&values[k..]);
+            // SAFETY: `group` holds eight floats.
+            unsafe { _mm256_loadu_ps(group.as_ptr()) }
+        };
+        let keep = _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_NEQ_UQ>(v, zero)) as usize;
+        let order = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128(PACK_ORDER[keep] as i64));
+        let packed = _mm256_permutevar8x32_ps(v, order);
+        let index = _mm256_add_epi32(order, _mm256_set1_epi32((first + k) as i32));
+        let index16 = _mm_packus_epi32(
+            _mm256_castsi256_si128(index),
+            _mm256_extracti128_si256::<1>(index),
+        );
+        // SAFETY: len + 8 <= out.len + values.len() + 8, within both arrays (the caller's
+        // promise); unaligned stores of eight floats and eight 16-bit numbers.
+        unsafe {
+            _mm256_storeu_ps(out.value.as_mut_ptr().add(len), packed);
+            _mm_storeu_si128(out.index.as_mut_ptr().add(len) as *mut __m128i, index16);
+        }
+        len += keep.count_ones() as usize;
+        k += 8;
+    }
+    out.len = len;
 }
 
 /// The non-double rolls, high die and low die, lane by lane; the sixteenth lane's shifts
@@ -739,7 +830,7 @@ mod tests {
     #[test]
     fn the_shot_kernel_counts_what_the_rolls_count() {
         use super::super::encoding::{Masks, BOARD};
-        let Some(kernel) = ShotKernel::detect() else {
+        let Some(kernel) = EncodingAvx2::detect() else {
             eprintln!("no AVX2 here: only the portable shots run");
             return;
         };
@@ -777,5 +868,58 @@ mod tests {
                 assert_eq!(kernel.shots(&m, p.bar()), shots_masks(&m, p.bar()), "{p:?}");
             }
         }
+    }
+
+    /// Packing eight values at a time keeps what `SparseInput::push` keeps, in order,
+    /// for every length up to the encoding's and values that are zero, negative zero,
+    /// NaN, tiny or large; and a full input falls back to one by one.
+    #[test]
+    fn packing_keeps_what_pushing_keeps() {
+        let Some(kernel) = EncodingAvx2::detect() else {
+            eprintln!("no AVX2 here: only the one-by-one loop runs");
+            return;
+        };
+        let palette = [0.0, -0.0, 1.0, -2.5, f32::NAN, 1e-30, 3e8, 0.0, 0.25];
+        let mut x = 0x9E37_79B9u64;
+        for len in 0..=70 {
+            for round in 0..50 {
+                let values: Vec<f32> = (0..len)
+                    .map(|_| {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        palette[(x % palette.len() as u64) as usize]
+                    })
+                    .collect();
+                let start = round % 40;
+                let (mut want, mut got) = (SparseInput::default(), SparseInput::default());
+                for i in 0..start {
+                    want.push(i, 1.0);
+                    got.push(i, 1.0);
+                }
+                for (k, &v) in values.iter().enumerate() {
+                    want.push(200 + k, v);
+                }
+                kernel.push_nonzero(&values, 200, &mut got);
+                assert_eq!(got.len, want.len, "{values:?}");
+                assert_eq!(got.index[..got.len], want.index[..want.len]);
+                let bits = |s: &SparseInput| {
+                    s.value[..s.len]
+                        .iter()
+                        .map(|v| v.to_bits())
+                        .collect::<Vec<_>>()
+                };
+                assert_eq!(bits(&got), bits(&want));
+            }
+        }
+        // No room for a whole group past the end: one by one, to the last slot.
+        let mut full = SparseInput::default();
+        let room = full.index.len();
+        for i in 0..room - 3 {
+            full.push(i, 1.0);
+        }
+        kernel.push_nonzero(&[0.0, 2.0, 0.0, 3.0, 4.0], 400, &mut full);
+        assert_eq!(full.len, room);
+        assert_eq!(full.index[room - 3..], [401, 403, 404]);
     }
 }

@@ -11,7 +11,7 @@
 
 use super::encoding::{Masks, SparseInput, BOARD, BOARD_SIDE, FEATURES_START, SIDE_FEATURES};
 use super::inputs_v2::{
-    escape_counts, escapes36_in, expected_left_on_bar, shots_masks, spread, ShotKernel, Shots,
+    escape_counts, escapes36_in, expected_left_on_bar, shots_masks, spread, EncodingAvx2, Shots,
     EXTRA_FEATURES, POP6,
 };
 use crate::game::Position;
@@ -476,7 +476,7 @@ fn bit_instructions() -> bool {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "popcnt,lzcnt,bmi1,bmi2,avx2")]
 unsafe fn encode_v2_cached_x86(pos: &Position, out: &mut SparseInput, cache: &mut SideCache) {
-    encode_v2_cached_inline(pos, out, cache, ShotKernel::detect());
+    encode_v2_cached_inline(pos, out, cache, EncodingAvx2::detect());
 }
 
 /// [`encode_v2_cached`]'s work, inlined into each instruction set's copy; the shots by
@@ -486,7 +486,7 @@ fn encode_v2_cached_inline(
     pos: &Position,
     out: &mut SparseInput,
     cache: &mut SideCache,
-    kernel: Option<ShotKernel>,
+    kernel: Option<EncodingAvx2>,
 ) {
     let (mover, opponent) = counts(pos);
     cache.mover.build(&mover);
@@ -497,7 +497,7 @@ fn encode_v2_cached_inline(
 /// Encoding 2's inputs of the position whose side to act is `x` and whose other side is
 /// `y`.
 #[inline(always)]
-fn encode_sides(x: &Side, y: &Side, out: &mut SparseInput, kernel: Option<ShotKernel>) {
+fn encode_sides(x: &Side, y: &Side, out: &mut SparseInput, kernel: Option<EncodingAvx2>) {
     let mut len = 0;
     for (base, side) in [(0, x), (BOARD_SIDE, y)] {
         for k in 0..side.units {
@@ -538,6 +538,10 @@ fn encode_sides(x: &Side, y: &Side, out: &mut SparseInput, kernel: Option<ShotKe
     // Without a branch per feature (whether one is zero is unpredictable): each is
     // written at the end and kept only when nonzero. The units (at most `UNITS` a side)
     // and these fit `MAX_NONZERO`, so the slot written is always inside the arrays.
+    if let Some(k) = kernel {
+        k.push_nonzero(&f, FEATURES_START, out);
+        return;
+    }
     let mut len = out.len;
     for (k, &v) in f.iter().enumerate() {
         out.index[len] = (FEATURES_START + k) as u16;
