@@ -529,40 +529,58 @@ impl Blocks<'_> {
     }
 }
 
-/// A thread's memory of the last position evaluated with the integer nets: its quantized
-/// inputs (one value per input of the net) and hidden sums. The next position of the same
-/// net whose inputs differ in fewer places than it has nonzero inputs is summed from them
-/// (the children of one position differ from each other in a few points and some
-/// features). The result is the same integer sum either way.
+/// A thread's memory of the last two positions evaluated with the integer nets: their
+/// quantized inputs (one value per input of the net) and hidden sums. The next position
+/// of the same net whose inputs differ from one of theirs in fewer places than it has
+/// nonzero inputs is summed from it (the children of one position differ from each
+/// other in a few points and some features; in a game the sides to act alternate, so
+/// the first child of a position is summed from the children two plies back rather than
+/// from the other side's). The result is the same integer sum either way.
 #[derive(Debug, Clone)]
 pub struct QuantState {
-    /// The net the sums belong to (0: none yet).
-    net: u64,
-    /// The last position's quantized inputs, and the next one's.
-    last: Vec<i16>,
+    /// The remembered positions, the one used last first.
+    slots: [Remembered; 2],
+    /// The next position's quantized inputs.
     next: Vec<i16>,
     /// The next position's inputs, dense, before quantizing, and their quantized
     /// magnitudes.
     dense: Vec<f32>,
     magnitude: Vec<f32>,
-    /// What to add to the sums: the changes from `last`, or all of `next`.
+    /// What to add to the sums: the changes from a remembered position, or all of `next`.
     entries: QuantInput,
-    acc: Vec<i32>,
     /// Room for sums in 64 bits, when no bound shows that 32 bits hold them.
     wide: Vec<i64>,
     hidden: Vec<f32>,
 }
 
+/// One remembered position of a [`QuantState`].
+#[derive(Debug, Clone)]
+struct Remembered {
+    /// The net the sums belong to (0: none).
+    net: u64,
+    /// Its quantized inputs and hidden sums.
+    inputs: Vec<i16>,
+    acc: Vec<i32>,
+}
+
+impl Default for Remembered {
+    fn default() -> Self {
+        Remembered {
+            net: 0,
+            inputs: Vec::new(),
+            acc: vec![0; MAX_HIDDEN],
+        }
+    }
+}
+
 impl Default for QuantState {
     fn default() -> Self {
         QuantState {
-            net: 0,
-            last: Vec::new(),
+            slots: [Remembered::default(), Remembered::default()],
             next: Vec::new(),
             dense: Vec::new(),
             magnitude: Vec::new(),
             entries: QuantInput::default(),
-            acc: vec![0; MAX_HIDDEN],
             wide: Vec::with_capacity(MAX_HIDDEN),
             hidden: vec![0.0; MAX_HIDDEN],
         }
@@ -570,37 +588,50 @@ impl Default for QuantState {
 }
 
 impl QuantState {
-    /// The five raw outputs of `net` for `x`, from the remembered sums where that is
+    /// The five raw outputs of `net` for `x`, from remembered sums where that is
     /// cheaper; `None` when the sums leave 32 bits or a value 16 bits (the state then
     /// forgets).
     pub fn forward(&mut self, net: &QuantMlp, x: &SparseInput) -> Option<[f32; OUTPUTS]> {
         let n = net.padded_inputs;
         if self.next.len() < n {
-            self.net = 0;
-            self.last.resize(n, 0);
+            self.clear();
             self.next.resize(n, 0);
             self.dense.resize(n, 0.0);
             self.magnitude.resize(n, 0.0);
+            for slot in &mut self.slots {
+                slot.inputs.resize(n, 0);
+            }
         }
         let Some(quantized) = net.quantize(x, &mut self.dense, &mut self.magnitude, &mut self.next)
         else {
-            self.net = 0;
+            self.clear();
             return None;
         };
-        let acc = &mut self.acc[..net.padded];
-        let incremental = self.net == net.id
-            && difference(
-                &self.last[..n],
-                &self.next[..n],
-                quantized.nonzero,
-                &mut self.entries,
-            );
+        // The remembered position to sum from: the one used last, else the other; when
+        // neither is close enough, the other is replaced. Either way it becomes the
+        // first.
+        let near = |slot: &Remembered, entries: &mut QuantInput| {
+            slot.net == net.id
+                && difference(
+                    &slot.inputs[..n],
+                    &self.next[..n],
+                    quantized.nonzero,
+                    entries,
+                )
+        };
+        let mut incremental = near(&self.slots[0], &mut self.entries);
+        if !incremental {
+            incremental = near(&self.slots[1], &mut self.entries);
+            self.slots.swap(0, 1);
+        }
+        let slot = &mut self.slots[0];
+        let acc = &mut slot.acc[..net.padded];
         // The sums stay within 32 bits when the bound over all units says so; else, from
-        // the last position's sums (within 32 bits: they were checked), when the changes
-        // cannot carry any of them out; else for the blocks whose own bound says so, and
-        // for the others when their exact sums, in 64 bits, do. The sums are exact modulo
-        // 2^32 in any order, so only the final sums matter, and whether a position is
-        // summed in integers never depends on the positions before it.
+        // the remembered position's sums (within 32 bits: they were checked), when the
+        // changes cannot carry any of them out; else for the blocks whose own bound says
+        // so, and for the others when their exact sums, in 64 bits, do. The sums are exact
+        // modulo 2^32 in any order, so only the final sums matter, and whether a position
+        // is summed in integers never depends on the positions before it.
         let failing = if quantized.within
             || (incremental && net.change_fits(largest_magnitude(acc), self.entries.entries()))
         {
@@ -615,20 +646,22 @@ impl QuantState {
                 e.push(i, self.next[i as usize]);
             }
             if failing != 0 && !net.exact_blocks_fit(e.entries(), failing, &mut self.wide) {
-                self.net = 0;
+                slot.net = 0;
                 return None;
             }
             acc.copy_from_slice(&net.b1);
         }
         accumulate(acc, &net.w1, net.padded, self.entries.entries());
-        std::mem::swap(&mut self.last, &mut self.next);
-        self.net = net.id;
-        Some(net.outputs(&self.acc[..net.padded], &mut self.hidden))
+        std::mem::swap(&mut slot.inputs, &mut self.next);
+        slot.net = net.id;
+        Some(net.outputs(&slot.acc[..net.padded], &mut self.hidden))
     }
 
     /// Forgets the remembered sums.
     pub fn clear(&mut self) {
-        self.net = 0;
+        for slot in &mut self.slots {
+            slot.net = 0;
+        }
     }
 }
 

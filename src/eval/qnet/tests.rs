@@ -236,3 +236,71 @@ fn integer_or_float_never_depends_on_the_last_position() {
     assert!(summed > 100, "{summed} of {unbounded}");
     assert!(overflowed > 10, "{overflowed} of {unbounded}");
 }
+
+/// Two walks of inputs evaluated in turns through one state (as the children of
+/// successive positions alternate the side to act), each input summed from whichever
+/// remembered position is near: every result is what a fresh state gives, and the
+/// second remembered position is used (a walk's input is nearer its own last one).
+#[test]
+fn two_remembered_positions_give_fresh_sums() {
+    let mut rng = Rng::seeded(31);
+    let (inputs, hidden) = (120usize, 64usize);
+    let signed = |rng: &mut Rng, m: f32| (rng.index(20001) as f32 - 10000.0) / 10000.0 * m;
+    let w1: Vec<f32> = (0..inputs * hidden)
+        .map(|_| signed(&mut rng, 0.5))
+        .collect();
+    let b1: Vec<f32> = (0..hidden).map(|_| signed(&mut rng, 0.2)).collect();
+    let w2: Vec<f32> = (0..OUTPUTS * hidden)
+        .map(|_| signed(&mut rng, 0.5))
+        .collect();
+    let mlp =
+        Mlp::from_parts(inputs, hidden, w1, b1, w2, [0.0; OUTPUTS]).expect("consistent shapes");
+    let net = QuantMlp::new(&mlp).expect("an integer form");
+    // Two inputs with disjoint halves of the inputs, each walked a value at a time.
+    let mut walks: Vec<Vec<f32>> = (0..2)
+        .map(|w| {
+            (0..inputs)
+                .map(|i| {
+                    if i % 2 == w {
+                        signed(&mut rng, 1.0)
+                    } else {
+                        0.0
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    let sparse = |dense: &[f32]| {
+        let mut x = SparseInput::default();
+        for (i, &v) in dense.iter().enumerate() {
+            x.push(i, v);
+        }
+        x
+    };
+    let mut carried = QuantState::default();
+    let mut from_second = 0;
+    for turn in 0..400 {
+        let w = (turn / 5) % 2;
+        let i = 2 * rng.index(inputs / 2) + w;
+        walks[w][i] = signed(&mut rng, 1.0);
+        let x = sparse(&walks[w]);
+        let after = carried.forward(&net, &x);
+        assert!(after.is_some(), "turn {turn}");
+        assert_eq!(
+            after,
+            QuantState::default().forward(&net, &x),
+            "turn {turn}"
+        );
+        // On a change of walk after the first two, the input is summed from the walk's
+        // own last input, one value away: the second remembered position.
+        if turn % 5 == 0 && turn >= 10 {
+            assert!(
+                carried.entries.len() <= 2,
+                "turn {turn}: {} entries",
+                carried.entries.len()
+            );
+            from_second += 1;
+        }
+    }
+    assert!(from_second > 70, "{from_second}");
+}
