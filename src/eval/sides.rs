@@ -432,12 +432,7 @@ fn counts(pos: &Position) -> ([u8; 32], [u8; 32]) {
 /// Encodes `pos` with encoding 2 into `out` from both sides' summaries, built afresh: the
 /// inputs of [`super::inputs_v2::encode_v2`] bit for bit.
 pub fn encode_v2_sides(pos: &Position, out: &mut SparseInput) {
-    let (mover, opponent) = counts(pos);
-    let mut x = Side::default();
-    let mut y = Side::default();
-    x.build(&mover);
-    y.build(&opponent);
-    encode_sides(&x, &y, out, None);
+    encode_v2_cached(pos, out, &mut SideCache::default());
 }
 
 /// Encodes `pos` with encoding 2 into `out`, the side to act's summary taken from `cache`
