@@ -288,7 +288,7 @@ fn comment_of<'a>(line: &'a str, marker: &str) -> Option<&'a str> {
         let at = from + k;
         let before = &line[..at];
         let quotes = before.matches('"').count() - before.matches("\\\"").count();
-        if quotes % 2 == 0 && before.ends_with([' ', '\t']) {
+        if quotes.is_multiple_of(2) && before.ends_with([' ', '\t']) {
             return Some(&line[at + marker.len()..]);
         }
         from = at + marker.len();

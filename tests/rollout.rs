@@ -51,7 +51,7 @@ fn best(ev: &dyn Evaluator, pos: &Position, dice: Dice) -> ([f64; 6], Position) 
             Some(r) => value(&Probabilities::from_result(r, true)),
             None => invert(value(&ev.evaluate(&play.next_position()))),
         };
-        if best.map_or(true, |b| v[5] > b.0[5]) {
+        if best.is_none_or(|b| v[5] > b.0[5]) {
             best = Some((v, play.next_position()));
         }
     }

@@ -233,7 +233,7 @@ fn cases(r: &Rollout, cubes: usize, plays: usize, seed: u64) -> (Vec<CubeCase>, 
                     .probabilities(&pos, 1, &stargammon::search::Cancel::new())
                     .unwrap();
                 let w = p.0[0] as f64;
-                if cube_cases.len() < cubes && (0.6..=0.85).contains(&w) && game % 2 == 0 {
+                if cube_cases.len() < cubes && (0.6..=0.85).contains(&w) && game.is_multiple_of(2) {
                     cube_cases.push(CubeCase { state });
                     break;
                 }

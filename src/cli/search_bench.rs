@@ -232,7 +232,7 @@ pub fn run(a: SearchBenchArgs) -> Result<(), CliError> {
                     }
                 }
                 let done = r.index - a.start + 1;
-                if done == set.len() || done % 20 == 0 {
+                if done == set.len() || done.is_multiple_of(20) {
                     eprint!("\rdepth {d} {}: {done}/{}   ", r.algo, set.len());
                 }
             },
@@ -295,7 +295,7 @@ fn print_figures(all: &[AlgoFigures], json: bool, command: &str, threads: usize,
         let same = all
             .iter()
             .filter(|f| f.depth == deepest && f.algo != "filter")
-            .all(|f| f.same_root_play.map_or(true, |s| s == f.positions));
+            .all(|f| f.same_root_play.is_none_or(|s| s == f.positions));
         println!(
             "{}",
             serde_json::json!({

@@ -287,7 +287,7 @@ fn label(a: LabelArgs) -> Result<(), CliError> {
     super::rollout::stop_on_ctrl_c(stop.clone(), "finishing the decisions in hand")?;
     let started = std::time::Instant::now();
     let progress = |done: usize, total: usize| {
-        if done % 50 == 0 || done == total {
+        if done.is_multiple_of(50) || done == total {
             let t = started.elapsed().as_secs_f64();
             let eta = t / done as f64 * (total - done) as f64;
             eprintln!(

@@ -136,7 +136,7 @@ impl SearchPlan {
     /// The search settings for one request at `depth` (clamped to the search's range).
     pub fn settings(&self, depth: u32) -> SearchSettings {
         let d = depth.clamp(1, crate::search::MAX_DEPTH as u32) as u8;
-        let d = if d % 2 == 0 { d - 1 } else { d };
+        let d = if d.is_multiple_of(2) { d - 1 } else { d };
         SearchSettings {
             time_budget: self.time_budget,
             min_depth: self.min_depth.min(crate::search::MAX_DEPTH as u32) as u8,

@@ -138,7 +138,7 @@ impl Judge {
                 },
             };
             let equity = after.equity();
-            if best.as_ref().map_or(true, |(_, _, b)| equity > *b) {
+            if best.as_ref().is_none_or(|(_, _, b)| equity > *b) {
                 best = Some((*play, after, equity));
             }
         }

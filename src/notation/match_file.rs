@@ -588,7 +588,7 @@ fn sgf_action(seat: usize, v: &str) -> Option<ActionText> {
         _ => {}
     }
     let b = v.as_bytes();
-    if b.len() < 2 || b.len() % 2 != 0 || b.len() > 10 {
+    if b.len() < 2 || !b.len().is_multiple_of(2) || b.len() > 10 {
         return None;
     }
     let d = |c: u8| (b'1'..=b'6').contains(&c).then(|| c - b'0');

@@ -382,7 +382,7 @@ fn fit_cost(segments: &[(u8, u8)], named: &[u8], steps: &[Step]) -> Option<u32> 
                     chain(rest, named, steps, used, from, to, cost, best);
                 }
                 None => {
-                    if used[..steps.len()].iter().all(|&u| u) && best.map_or(true, |b| cost < b) {
+                    if used[..steps.len()].iter().all(|&u| u) && best.is_none_or(|b| cost < b) {
                         *best = Some(cost);
                     }
                 }

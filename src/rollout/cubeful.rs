@@ -213,7 +213,7 @@ impl Player {
                     None => continue,
                 },
             };
-            if best.as_ref().map_or(true, |(_, b)| value > *b) {
+            if best.as_ref().is_none_or(|(_, b)| value > *b) {
                 best = Some((*play, value));
             }
         }

@@ -234,7 +234,7 @@ impl<'a, P: GamePosition> Tree<'a, P> {
                 for (acc, x) in node.probs.iter_mut().zip(probs.0) {
                     *acc = x as f64;
                 }
-                if best.map_or(true, |(v, _)| value > v) {
+                if best.is_none_or(|(v, _)| value > v) {
                     best = Some((value, self.chances.len() as u32));
                 }
             }
@@ -418,7 +418,7 @@ impl Budget {
         if i >= self.playouts {
             return false;
         }
-        if i > 0 && i % 16 == 0 {
+        if i > 0 && i.is_multiple_of(16) {
             if cancel.is_cancelled() {
                 return false;
             }

@@ -32,7 +32,7 @@ pub fn self_play_positions(
             let dice = Dice::roll(&mut rng);
             generate_plays(&pos, dice, &mut list);
             if pos.phase() == Phase::Contact && list.len() >= 2 {
-                if seen % stride == 0 && out.len() < count {
+                if seen.is_multiple_of(stride) && out.len() < count {
                     out.push((pos, dice));
                 }
                 seen += 1;

@@ -228,7 +228,7 @@ pub fn parse_play(
             let point = point_of(p).ok_or_else(syntax)?;
             points.push(point);
             if marked {
-                marks.extend(std::iter::repeat(point).take(usize::from(times)));
+                marks.extend(std::iter::repeat_n(point, usize::from(times)));
             }
         }
         if points.len() < 2 {
@@ -350,13 +350,13 @@ fn stack(pos: &TavliPosition, m: usize) -> Vec<char> {
     };
     if pinned_mine {
         v.push('x');
-        v.extend(std::iter::repeat('O').take(theirs));
+        v.extend(std::iter::repeat_n('O', theirs));
     } else if pinned_theirs {
         v.push('o');
-        v.extend(std::iter::repeat('X').take(mine));
+        v.extend(std::iter::repeat_n('X', mine));
     } else {
-        v.extend(std::iter::repeat('X').take(mine));
-        v.extend(std::iter::repeat('O').take(theirs));
+        v.extend(std::iter::repeat_n('X', mine));
+        v.extend(std::iter::repeat_n('O', theirs));
     }
     v
 }
@@ -377,9 +377,7 @@ fn cell(stack: &[char], row: usize) -> String {
 /// bar column shows Portes' bars (O's above, X's below).
 pub fn draw_board(pos: &TavliPosition) -> String {
     let stacks: Vec<Vec<char>> = (0..=25).map(|m| stack(pos, m)).collect();
-    let opp_bar: Vec<char> = std::iter::repeat('O')
-        .take(pos.counts(1)[BAR] as usize)
-        .collect();
+    let opp_bar: Vec<char> = std::iter::repeat_n('O', pos.counts(1)[BAR] as usize).collect();
     let mut out = String::new();
     out.push_str(" +13-14-15-16-17-18------19-20-21-22-23-24-+\n");
     for row in 0..5 {

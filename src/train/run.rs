@@ -250,7 +250,7 @@ impl<L: Learner> Run<L> {
         self.nets
             .save(&snaps.join(format!("games-{}.sgnet", self.state.games)))
             .map_err(TrainError::Weights)?;
-        if self.state.best_ppg.map_or(true, |b| r.ppg > b) {
+        if self.state.best_ppg.is_none_or(|b| r.ppg > b) {
             self.state.best_ppg = Some(r.ppg);
             self.state.best_games = self.state.games;
             self.nets

@@ -509,7 +509,11 @@ impl World {
         let view = g.bot_view.swap();
         let plays = legal_plays(&view, dice);
         let play: Play = *self.rng.pick(&plays).unwrap();
-        let home_word = if g.number % 2 == 0 { "off" } else { "home" };
+        let home_word = if g.number.is_multiple_of(2) {
+            "off"
+        } else {
+            "home"
+        };
         if play.steps().is_empty() {
             out.push(format!("{OPPONENT} can't move."));
         } else {

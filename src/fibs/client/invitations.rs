@@ -36,11 +36,10 @@ impl Client {
             .values()
             .filter(|m| s.is_online(&m.name) && policy.listed_ok(&m.name))
             .filter(|m| {
-                !self
-                    .memory
+                self.memory
                     .resume_invited
                     .get(&m.name.to_ascii_lowercase())
-                    .is_some_and(|&t| now.saturating_duration_since(t) < again)
+                    .is_none_or(|&t| now.saturating_duration_since(t) >= again)
             })
             .collect();
         saved.sort_by(|a, b| a.name.cmp(&b.name));
@@ -75,11 +74,11 @@ impl Client {
                     && !p.away
                     && p.opponent.is_none()
                     && valid_name(&p.name)
-                    && !self
+                    && self
                         .memory
                         .autoinvited
                         .get(&key)
-                        .is_some_and(|&t| now.saturating_duration_since(t) < AUTOINVITE_AGAIN)
+                        .is_none_or(|&t| now.saturating_duration_since(t) >= AUTOINVITE_AGAIN)
             })
             .filter(|p| {
                 let who = Inviter {
