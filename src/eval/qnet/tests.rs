@@ -169,25 +169,42 @@ fn precision_names_parse_back() {
     assert!("half".parse::<Precision>().is_err());
 }
 
+/// A uniform number in [-m, m] (in steps of m / 10,000).
+fn signed(rng: &mut Rng, m: f32) -> f32 {
+    (rng.index(20001) as f32 - 10000.0) / 10000.0 * m
+}
+
+/// The integer form of a random net of `inputs` x `hidden` (first-layer weights within
+/// `w1_max`, biases within `b1_max`, output weights within 0.5) drawn from `seed`, and the
+/// generator after the draws.
+fn random_net(
+    seed: u64,
+    inputs: usize,
+    hidden: usize,
+    w1_max: f32,
+    b1_max: f32,
+) -> (QuantMlp, Rng) {
+    let mut rng = Rng::seeded(seed);
+    let w1: Vec<f32> = (0..inputs * hidden)
+        .map(|_| signed(&mut rng, w1_max))
+        .collect();
+    let b1: Vec<f32> = (0..hidden).map(|_| signed(&mut rng, b1_max)).collect();
+    let w2: Vec<f32> = (0..OUTPUTS * hidden)
+        .map(|_| signed(&mut rng, 0.5))
+        .collect();
+    let mlp =
+        Mlp::from_parts(inputs, hidden, w1, b1, w2, [0.0; OUTPUTS]).expect("consistent shapes");
+    (QuantMlp::new(&mlp).expect("an integer form"), rng)
+}
+
 /// Whether a position is summed in integers, and the sums it gets, never depend on the
 /// positions summed before it: on a net whose bounds fail for most inputs while their
 /// sums mostly fit, every input evaluated after a similar one (its sums carried over)
 /// gets exactly what a fresh state gives it, overflows included.
 #[test]
 fn integer_or_float_never_depends_on_the_last_position() {
-    let mut rng = Rng::seeded(24);
-    let (inputs, hidden) = (100usize, 80usize);
-    let signed = |rng: &mut Rng, m: f32| (rng.index(20001) as f32 - 10000.0) / 10000.0 * m;
-    let w1: Vec<f32> = (0..inputs * hidden)
-        .map(|_| signed(&mut rng, 8.0))
-        .collect();
-    let b1: Vec<f32> = (0..hidden).map(|_| signed(&mut rng, 1.0)).collect();
-    let w2: Vec<f32> = (0..OUTPUTS * hidden)
-        .map(|_| signed(&mut rng, 0.5))
-        .collect();
-    let mlp =
-        Mlp::from_parts(inputs, hidden, w1, b1, w2, [0.0; OUTPUTS]).expect("consistent shapes");
-    let net = QuantMlp::new(&mlp).expect("an integer form");
+    let inputs = 100;
+    let (net, mut rng) = random_net(24, inputs, 80, 8.0, 1.0);
     let mut x = SparseInput::default();
     let mut carried = QuantState::default();
     let (mut unbounded, mut overflowed, mut summed) = (0, 0, 0);
@@ -243,19 +260,8 @@ fn integer_or_float_never_depends_on_the_last_position() {
 /// second remembered position is used (a walk's input is nearer its own last one).
 #[test]
 fn two_remembered_positions_give_fresh_sums() {
-    let mut rng = Rng::seeded(31);
-    let (inputs, hidden) = (120usize, 64usize);
-    let signed = |rng: &mut Rng, m: f32| (rng.index(20001) as f32 - 10000.0) / 10000.0 * m;
-    let w1: Vec<f32> = (0..inputs * hidden)
-        .map(|_| signed(&mut rng, 0.5))
-        .collect();
-    let b1: Vec<f32> = (0..hidden).map(|_| signed(&mut rng, 0.2)).collect();
-    let w2: Vec<f32> = (0..OUTPUTS * hidden)
-        .map(|_| signed(&mut rng, 0.5))
-        .collect();
-    let mlp =
-        Mlp::from_parts(inputs, hidden, w1, b1, w2, [0.0; OUTPUTS]).expect("consistent shapes");
-    let net = QuantMlp::new(&mlp).expect("an integer form");
+    let inputs = 120;
+    let (net, mut rng) = random_net(31, inputs, 64, 0.5, 0.2);
     // Two inputs with disjoint halves of the inputs, each walked a value at a time.
     let mut walks: Vec<Vec<f32>> = (0..2)
         .map(|w| {
