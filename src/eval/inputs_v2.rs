@@ -232,16 +232,14 @@ impl EncodingAvx2 {
     pub(crate) fn shots(self, m: &super::encoding::Masks, bar: u8) -> Shots {
         #[cfg(target_arch = "x86_64")]
         if bar == 0 && m.blots != 0 {
-            // SAFETY: a `EncodingAvx2` exists only where `detect` found AVX2.
+            // SAFETY: an `EncodingAvx2` exists only where `detect` found AVX2.
             let mut t = unsafe { non_doubles_avx2(m) };
             t.doubles(m);
             return t.shots();
         }
         shots_masks(m, bar)
     }
-}
 
-impl EncodingAvx2 {
     /// Appends the nonzero values of `values` to `out` in order, value `k` as input
     /// `first + k`, as `SparseInput::push` would one by one: eight at a time, packed by a
     /// table of lane orders (a value is kept when it compares unequal to zero, as `!=`
@@ -253,7 +251,7 @@ impl EncodingAvx2 {
         if out.len + values.len() + 8 <= out.index.len().min(out.value.len())
             && first + values.len() + 8 <= u16::MAX as usize
         {
-            // SAFETY: a `EncodingAvx2` exists only where `detect` found AVX2, and `out`
+            // SAFETY: an `EncodingAvx2` exists only where `detect` found AVX2, and `out`
             // has room for every value and a whole group more (checked above).
             unsafe { push_nonzero_avx2(values, first, out) };
             return;

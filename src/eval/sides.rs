@@ -530,13 +530,14 @@ fn encode_sides(x: &Side, y: &Side, out: &mut SparseInput, kernel: Option<Encodi
     f[2 * SIDE_FEATURES] = lead.max(0.0) / 50.0;
     f[2 * SIDE_FEATURES + 1] = (-lead).max(0.0) / 50.0;
     debug_assert_eq!(e + 2 * EXTRA_FEATURES, f.len());
-    // Without a branch per feature (whether one is zero is unpredictable): each is
-    // written at the end and kept only when nonzero. The units (at most `UNITS` a side)
-    // and these fit `MAX_NONZERO`, so the slot written is always inside the arrays.
+    // Eight at a time where the AVX2 kernels are at hand.
     if let Some(k) = kernel {
         k.push_nonzero(&f, FEATURES_START, out);
         return;
     }
+    // Without a branch per feature (whether one is zero is unpredictable): each is
+    // written at the end and kept only when nonzero. The units (at most `UNITS` a side)
+    // and these fit `MAX_NONZERO`, so the slot written is always inside the arrays.
     let mut len = out.len;
     for (k, &v) in f.iter().enumerate() {
         out.index[len] = (FEATURES_START + k) as u16;
