@@ -205,20 +205,29 @@ impl Tally {
     }
 }
 
-/// Encoding 2's AVX2 kernels, where the processor has AVX2: a token made only where it
-/// does. [`EncodingAvx2::shots`] computes the fifteen non-doubles side by side,
+/// Encoding 2's AVX2 kernels, where the processor has AVX2 and the bit-counting
+/// instructions (POPCNT, LZCNT, BMI1, BMI2): a token made only where it does, which also
+/// lets encoding 2 run compiled for them (`sides::encode_v2_cached`).
+/// [`EncodingAvx2::shots`] computes the fifteen non-doubles side by side,
 /// [`EncodingAvx2::push_nonzero`] appends eight inputs at a time.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct EncodingAvx2(());
 
 impl EncodingAvx2 {
-    /// `Some` when the processor has AVX2 (asked once per process).
+    /// `Some` when the processor has those instructions (asked once per process).
     #[inline]
     pub(crate) fn detect() -> Option<EncodingAvx2> {
         #[cfg(target_arch = "x86_64")]
         {
             static HAS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-            if *HAS.get_or_init(|| std::is_x86_feature_detected!("avx2")) {
+            let has = HAS.get_or_init(|| {
+                std::is_x86_feature_detected!("avx2")
+                    && std::is_x86_feature_detected!("popcnt")
+                    && std::is_x86_feature_detected!("lzcnt")
+                    && std::is_x86_feature_detected!("bmi1")
+                    && std::is_x86_feature_detected!("bmi2")
+            });
+            if *has {
                 return Some(EncodingAvx2(()));
             }
         }

@@ -440,38 +440,29 @@ pub fn encode_v2_sides(pos: &Position, out: &mut SparseInput) {
 /// [`super::inputs_v2::encode_v2`] bit for bit.
 pub fn encode_v2_cached(pos: &Position, out: &mut SparseInput, cache: &mut SideCache) {
     #[cfg(target_arch = "x86_64")]
-    if bit_instructions() {
-        // SAFETY: the processor has every feature `encode_v2_cached_x86` enables.
-        return unsafe { encode_v2_cached_x86(pos, out, cache) };
+    if let Some(kernel) = EncodingAvx2::detect() {
+        // SAFETY: an `EncodingAvx2` exists only where the processor has every feature
+        // `encode_v2_cached_x86` enables.
+        return unsafe { encode_v2_cached_x86(pos, out, cache, kernel) };
     }
     encode_v2_cached_inline(pos, out, cache, None);
 }
 
-/// Whether the processor counts and scans bits in single instructions and has AVX2
-/// (asked once per process): encoding 2 is then compiled for them. The inputs are the
-/// same bit for bit (integer work, and no floating-point operation fused or reordered);
-/// its population counts, bit scans and shifts take fewer instructions.
-#[cfg(target_arch = "x86_64")]
-#[inline]
-fn bit_instructions() -> bool {
-    static HAS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *HAS.get_or_init(|| {
-        std::is_x86_feature_detected!("popcnt")
-            && std::is_x86_feature_detected!("lzcnt")
-            && std::is_x86_feature_detected!("bmi1")
-            && std::is_x86_feature_detected!("bmi2")
-            && std::is_x86_feature_detected!("avx2")
-    })
-}
-
-/// [`encode_v2_cached`] compiled for the instructions of [`bit_instructions`].
+/// [`encode_v2_cached`] compiled for the instructions [`EncodingAvx2`] vouches for: the
+/// same inputs bit for bit (integer work, and no floating-point operation fused or
+/// reordered), its population counts, bit scans and shifts in fewer instructions.
 ///
 /// # Safety
 /// The processor must support POPCNT, LZCNT, BMI1, BMI2 and AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "popcnt,lzcnt,bmi1,bmi2,avx2")]
-unsafe fn encode_v2_cached_x86(pos: &Position, out: &mut SparseInput, cache: &mut SideCache) {
-    encode_v2_cached_inline(pos, out, cache, EncodingAvx2::detect());
+unsafe fn encode_v2_cached_x86(
+    pos: &Position,
+    out: &mut SparseInput,
+    cache: &mut SideCache,
+    kernel: EncodingAvx2,
+) {
+    encode_v2_cached_inline(pos, out, cache, Some(kernel));
 }
 
 /// [`encode_v2_cached`]'s work, inlined into each instruction set's copy; the shots by
