@@ -116,6 +116,11 @@ impl Judge {
     /// of equals in move-generation order. The children are evaluated as one batch.
     pub fn best(&mut self, pos: &Position, dice: Dice) -> (Play, After) {
         generate_plays(pos, dice, &mut self.list);
+        self.choose(pos)
+    }
+
+    /// [`Judge::best`] among the plays generated into the scratch list from `pos`.
+    fn choose(&mut self, pos: &Position) -> (Play, After) {
         self.positions.clear();
         for play in self.list.iter() {
             if play.position.mover_result().is_none() {
@@ -149,6 +154,17 @@ impl Judge {
                 Play::none(*pos),
                 After::Opponent(self.evaluator.evaluate(&pos.swap())),
             ),
+        }
+    }
+
+    /// The judge's play of `dice` from `pos`, as [`Judge::best`] chooses it, without what it
+    /// leads to: where the roll has one legal play (a forced or a blocked roll) nothing is
+    /// evaluated.
+    pub fn best_play(&mut self, pos: &Position, dice: Dice) -> Play {
+        generate_plays(pos, dice, &mut self.list);
+        match self.list.as_slice() {
+            [only] => *only,
+            _ => self.choose(pos).0,
         }
     }
 
@@ -242,5 +258,48 @@ mod tests {
             .fold(f64::NEG_INFINITY, f64::max);
         assert_eq!(after.equity(), best);
         assert!(list.iter().any(|p| p.position == play.position));
+    }
+
+    /// `PipSigmoid`, counting the positions it values.
+    struct Counting(std::sync::atomic::AtomicUsize);
+
+    impl Evaluator for Counting {
+        fn evaluate(&self, pos: &Position) -> Probabilities {
+            self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            PipSigmoid.evaluate(pos)
+        }
+
+        fn name(&self) -> String {
+            "counting".into()
+        }
+    }
+
+    /// The play alone is the play of the full choice, every roll of positions from
+    /// random games; a roll with one legal play (forced or blocked) values nothing.
+    #[test]
+    fn the_play_alone_is_the_best_play_and_a_forced_one_costs_nothing() {
+        let counting = Arc::new(Counting(Default::default()));
+        let mut j = Judge::new(counting.clone(), "counting");
+        let mut list = PlayList::new();
+        let (mut forced, mut chosen) = (0, 0);
+        for (pos, _) in crate::testing::random_game_positions(5, 40) {
+            for r in ALL_ROLLS {
+                generate_plays(&pos, r, &mut list);
+                let before = counting.0.load(std::sync::atomic::Ordering::Relaxed);
+                let play = j.best_play(&pos, r);
+                let valued = counting.0.load(std::sync::atomic::Ordering::Relaxed) - before;
+                assert_eq!(play, j.best(&pos, r).0, "{pos:?} {r:?}");
+                if list.len() == 1 {
+                    assert_eq!(valued, 0, "{pos:?} {r:?}");
+                    forced += 1;
+                } else {
+                    chosen += 1;
+                }
+            }
+        }
+        assert!(
+            forced > 50 && chosen > 1000,
+            "{forced} forced, {chosen} chosen"
+        );
     }
 }

@@ -228,8 +228,10 @@ impl Player {
                 }
             } else if self.searches() {
                 self.searched(&pos, roll)
-            } else {
+            } else if ply < REMEMBERED_PLIES {
                 self.best_static_at(&pos, roll, ply).0
+            } else {
+                self.judge.best_play(&pos, roll)
             };
             ply += 1;
             if let Some(r) = play.position.mover_result() {
