@@ -664,16 +664,28 @@ mod x86 {
 
     use super::Kernels;
 
-    /// Proof that the processor has AVX2 and FMA: the private field leaves
-    /// [`Avx2Fma::detect`] the only way to make one.
+    /// Proof that the processor has AVX2 and FMA, and whether it has AVX-512 F too: the
+    /// private fields leave [`Avx2Fma::detect`] the only way to make one.
     #[derive(Debug, Clone, Copy)]
-    pub(super) struct Avx2Fma(());
+    pub(super) struct Avx2Fma {
+        avx512: bool,
+    }
 
     impl Avx2Fma {
         /// `Some` when the processor has AVX2 and FMA.
         pub(super) fn detect() -> Option<Avx2Fma> {
-            (std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma"))
-                .then_some(Avx2Fma(()))
+            (std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma")).then(
+                || Avx2Fma {
+                    avx512: std::is_x86_feature_detected!("avx512f"),
+                },
+            )
+        }
+
+        /// This token without AVX-512, so that tests can run the AVX2 kernel on a
+        /// processor that has both.
+        #[cfg(test)]
+        pub(super) fn without_avx512(self) -> Avx2Fma {
+            Avx2Fma { avx512: false }
         }
 
         /// The [`OUTPUTS`](super::OUTPUTS) dot products of the sigmoids of `acc[j] * unit`
@@ -686,6 +698,11 @@ mod x86 {
             w2: &[f32],
             width: usize,
         ) -> [f32; super::OUTPUTS] {
+            if self.avx512 {
+                // SAFETY: `avx512` is true only where `detect` found AVX2, FMA and
+                // AVX-512 F; the kernel checks every slice it reads.
+                return unsafe { output_dots_of_sums_avx512(acc, unit, w2, width) };
+            }
             // SAFETY: `self` exists, so `detect` found AVX2 and FMA; the kernel checks
             // every slice it reads.
             unsafe { output_dots_of_sums(acc, unit, w2, width) }
@@ -759,6 +776,80 @@ mod x86 {
             unsafe { _mm256_storeu_ps(lanes.as_mut_ptr(), *s) };
             *o = ((lanes[0] + lanes[4]) + (lanes[1] + lanes[5]))
                 + ((lanes[2] + lanes[6]) + (lanes[3] + lanes[7]));
+        }
+        for j in i..n {
+            let h = super::sigmoid(acc[j] as f32 * unit);
+            for (o, row) in out.iter_mut().zip(&rows) {
+                *o += h * row[j];
+            }
+        }
+        out
+    }
+
+    /// [`output_dots_of_sums`] sixteen units at a time in AVX-512 registers: the same
+    /// steps (`vrcp14ps` for the reciprocal, then the same Newton step), the units past
+    /// the last whole sixteen by the AVX2 kernel's loop.
+    ///
+    /// # Safety
+    /// The processor must support AVX2, FMA and AVX-512 F. The slices may have any
+    /// lengths, as for [`output_dots_of_sums`].
+    #[target_feature(enable = "avx2,fma,avx512f")]
+    unsafe fn output_dots_of_sums_avx512(
+        acc: &[i32],
+        unit: f32,
+        w2: &[f32],
+        width: usize,
+    ) -> [f32; super::OUTPUTS] {
+        use super::OUTPUTS;
+        let n = acc
+            .len()
+            .min(width)
+            .min(w2.len().saturating_sub((OUTPUTS - 1) * width));
+        let rows: [&[f32]; OUTPUTS] = std::array::from_fn(|o| &w2[o * width..o * width + n]);
+        let scale = _mm512_set1_ps(-unit * std::f32::consts::LOG2_E);
+        let lo = _mm512_set1_ps(-40.0 * std::f32::consts::LOG2_E);
+        let hi = _mm512_set1_ps(40.0 * std::f32::consts::LOG2_E);
+        let magic = _mm512_set1_ps(super::EXP2_MAGIC);
+        let one = _mm512_set1_ps(1.0);
+        let two = _mm512_set1_ps(2.0);
+        let mut sums = [_mm512_setzero_ps(); OUTPUTS];
+        let mut i = 0;
+        while i + 16 <= n {
+            // SAFETY: i + 16 <= n, within `acc` and every row: the unaligned 16-lane loads
+            // stay inside them.
+            unsafe {
+                let a = _mm512_cvtepi32_ps(_mm512_loadu_si512(acc.as_ptr().add(i) as *const _));
+                let x = _mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(a, scale), lo), hi);
+                let shifted = _mm512_add_ps(x, magic);
+                let r = _mm512_sub_ps(shifted, magic);
+                let f = _mm512_sub_ps(x, r);
+                let k = _mm512_sub_epi32(_mm512_castps_si512(shifted), _mm512_castps_si512(magic));
+                let c = &super::EXP2_POLY;
+                let mut p = _mm512_set1_ps(c[6]);
+                for &cj in c[..6].iter().rev() {
+                    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(cj));
+                }
+                let e = _mm512_castsi512_ps(_mm512_add_epi32(
+                    _mm512_castps_si512(p),
+                    _mm512_slli_epi32::<23>(k),
+                ));
+                let d = _mm512_add_ps(one, e);
+                let y = _mm512_rcp14_ps(d);
+                let h = _mm512_mul_ps(y, _mm512_fnmadd_ps(d, y, two));
+                for (s, row) in sums.iter_mut().zip(&rows) {
+                    *s = _mm512_fmadd_ps(h, _mm512_loadu_ps(row.as_ptr().add(i)), *s);
+                }
+            }
+            i += 16;
+        }
+        let mut out = [0f32; OUTPUTS];
+        for (o, s) in out.iter_mut().zip(&sums) {
+            let mut lanes = [0f32; 16];
+            // SAFETY: `lanes` holds exactly the 16 floats the unaligned store writes.
+            unsafe { _mm512_storeu_ps(lanes.as_mut_ptr(), *s) };
+            let half: [f32; 8] = std::array::from_fn(|l| lanes[l] + lanes[l + 8]);
+            *o = ((half[0] + half[4]) + (half[1] + half[5]))
+                + ((half[2] + half[6]) + (half[3] + half[7]));
         }
         for j in i..n {
             let h = super::sigmoid(acc[j] as f32 * unit);

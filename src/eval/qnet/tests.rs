@@ -36,6 +36,42 @@ fn simd_and_portable_sums_are_identical() {
     }
 }
 
+/// Both x86 kernels (AVX-512 where the processor has it, and AVX2 alone) give the
+/// portable loop's integers, sums longer than the rows included.
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn both_x86_kernels_sum_as_the_portable_loop() {
+    let Some(k) = x86::Avx2::get() else {
+        eprintln!("no AVX2 on this processor: only the portable loop was tested");
+        return;
+    };
+    if !k.has_avx512() {
+        eprintln!("no AVX-512 on this processor: the AVX2 kernel alone was tested");
+    }
+    let mut rng = Rng::seeded(22);
+    for width in [16usize, 32, 48, 96, 128, 384, 400, 416, 1024] {
+        let inputs = 50;
+        let w1: Vec<i16> = (0..inputs * width)
+            .map(|_| (rng.index(65535) as i32 - 32767) as i16)
+            .collect();
+        for len in [0, 1, 2, 5, 19, 40] {
+            let x = random_input(&mut rng, inputs, len);
+            for extra in [0, 16] {
+                let start: Vec<i32> = (0..width + extra)
+                    .map(|_| rng.index(1 << 20) as i32 - (1 << 19))
+                    .collect();
+                let mut want = start.clone();
+                accumulate_portable(&mut want, &w1, width, x.entries());
+                for kernel in [k, k.without_avx512()] {
+                    let mut got = start.clone();
+                    kernel.accumulate(&mut got, &w1, width, x.entries());
+                    assert_eq!(got, want, "width {width} len {len} extra {extra}");
+                }
+            }
+        }
+    }
+}
+
 fn dense(x: &QuantInput, len: usize) -> Vec<i16> {
     let mut d = vec![0i16; len];
     for e in x.entries() {

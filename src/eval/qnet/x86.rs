@@ -5,18 +5,38 @@ use std::arch::x86_64::*;
 
 use super::{Entry, QuantInput, GROUP};
 
-/// Proof that the processor has AVX2: the private field leaves [`Avx2::get`] the only
-/// way to make one.
+/// Proof that the processor has AVX2, and whether it also has AVX-512 with its 16-bit
+/// instructions (F and BW): the private fields leave [`Avx2::get`] the only way to make
+/// one.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Avx2(());
+pub(super) struct Avx2 {
+    avx512: bool,
+}
 
 impl Avx2 {
     /// `Some` when the processor has AVX2 (asked once per process).
     #[inline]
     pub(super) fn get() -> Option<Avx2> {
-        static HAS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-        HAS.get_or_init(|| std::is_x86_feature_detected!("avx2"))
-            .then_some(Avx2(()))
+        static HAS: std::sync::OnceLock<Option<Avx2>> = std::sync::OnceLock::new();
+        *HAS.get_or_init(|| {
+            std::is_x86_feature_detected!("avx2").then(|| Avx2 {
+                avx512: std::is_x86_feature_detected!("avx512f")
+                    && std::is_x86_feature_detected!("avx512bw"),
+            })
+        })
+    }
+
+    /// This token without AVX-512, so that tests can run the AVX2 kernels on a processor
+    /// that has both.
+    #[cfg(test)]
+    pub(super) fn without_avx512(self) -> Avx2 {
+        Avx2 { avx512: false }
+    }
+
+    /// Whether [`Avx2::accumulate`] takes the AVX-512 kernel.
+    #[cfg(test)]
+    pub(super) fn has_avx512(self) -> bool {
+        self.avx512
     }
 
     /// [`super::Lanes::quantize`] compiled for AVX2.
@@ -71,9 +91,15 @@ impl Avx2 {
     /// [`super::accumulate`] on AVX2.
     #[inline]
     pub(super) fn accumulate(self, acc: &mut [i32], w1: &[i16], width: usize, e: &[Entry]) {
-        // SAFETY: `self` exists, so the processor has AVX2; `accumulate` checks every
-        // slice it reads or writes.
-        unsafe { accumulate(acc, w1, width, e) }
+        if self.avx512 {
+            // SAFETY: `avx512` is true only where `get` found AVX2, AVX-512 F and BW;
+            // `accumulate_avx512` checks every slice it reads or writes.
+            unsafe { accumulate_avx512(acc, w1, width, e) }
+        } else {
+            // SAFETY: `self` exists, so the processor has AVX2; `accumulate` checks
+            // every slice it reads or writes.
+            unsafe { accumulate(acc, w1, width, e) }
+        }
     }
 }
 
@@ -324,6 +350,141 @@ unsafe fn block<const G: usize>(
         unsafe {
             _mm256_storeu_si256(out.as_mut_ptr().add(GROUP * g) as *mut __m256i, a);
             _mm256_storeu_si256(out.as_mut_ptr().add(GROUP * g + 8) as *mut __m256i, b);
+        }
+    }
+}
+
+/// Units in one AVX-512 group: a row's 32 weights in one register.
+const GROUP512: usize = 32;
+
+/// Groups of [`GROUP512`] units the AVX-512 kernel sums in registers over all the entries
+/// at once: twelve (24 of the 32 registers, 384 units: every row read once, from its
+/// first weight to its last).
+const WIDE512: usize = 12;
+
+/// [`accumulate`] on AVX-512: up to [`WIDE512`] groups of [`GROUP512`] units per pass
+/// over the entries, then what is left by the AVX2 kernel.
+///
+/// # Safety
+/// The processor must support AVX2, AVX-512 F and BW. The slices may have any lengths:
+/// the rows are taken by checked slicing.
+#[target_feature(enable = "avx2,avx512f,avx512bw")]
+unsafe fn accumulate_avx512(acc: &mut [i32], w1: &[i16], width: usize, entries: &[Entry]) {
+    let end = acc.len().min(width);
+    let n = end / GROUP512 * GROUP512;
+    let mut base = 0;
+    while base + WIDE512 * GROUP512 <= n {
+        // SAFETY: AVX-512 F and BW, as this function's callers promise.
+        unsafe {
+            block512::<WIDE512>(
+                &mut acc[base..base + WIDE512 * GROUP512],
+                w1,
+                width,
+                base,
+                entries,
+            )
+        };
+        base += WIDE512 * GROUP512;
+    }
+    while base < n {
+        // SAFETY: as above.
+        unsafe { block512::<1>(&mut acc[base..base + GROUP512], w1, width, base, entries) };
+        base += GROUP512;
+    }
+    if base < end {
+        // The units past the last whole group of 32 (none for the shipped nets), as the
+        // portable loop does.
+        let rest = &mut acc[base..end];
+        for e in entries {
+            let start = e.index as usize * width + base;
+            let row = &w1[start..start + rest.len()];
+            for (a, &w) in rest.iter_mut().zip(row) {
+                *a = a.wrapping_add(w as i32 * e.value as i32);
+            }
+        }
+    }
+}
+
+/// [`block`] on AVX-512: `G` groups of 32 units from unit `base`, `2 G` registers of
+/// sums. The interleaving works within 128-bit quarters, so a group's low register holds
+/// units 0-3, 8-11, 16-19 and 24-27 and its high one the others; the sums are loaded into
+/// and stored from that order.
+///
+/// # Safety
+/// The processor must support AVX-512 F and BW. Panics (never reads outside a slice)
+/// when `out` is shorter than `G` x 32 or an entry's row does not hold `base + G x 32`
+/// weights inside `w1`.
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+unsafe fn block512<const G: usize>(
+    out: &mut [i32],
+    w1: &[i16],
+    width: usize,
+    base: usize,
+    entries: &[Entry],
+) {
+    let span = G * GROUP512;
+    let out = &mut out[..span];
+    let mut lo = [_mm512_setzero_si512(); G];
+    let mut hi = [_mm512_setzero_si512(); G];
+    for g in 0..G {
+        // SAFETY: `out` holds G x 32 i32; group g's two 16-lane unaligned loads read
+        // its elements 32g..32g+32.
+        let (a, b) = unsafe {
+            (
+                _mm512_loadu_si512(out.as_ptr().add(GROUP512 * g) as *const __m512i),
+                _mm512_loadu_si512(out.as_ptr().add(GROUP512 * g + 16) as *const __m512i),
+            )
+        };
+        // Quarters 0 and 2 of each, then 1 and 3.
+        lo[g] = _mm512_shuffle_i32x4::<0x88>(a, b);
+        hi[g] = _mm512_shuffle_i32x4::<0xDD>(a, b);
+    }
+    let mut pairs = entries.chunks_exact(2);
+    for pair in &mut pairs {
+        let (ea, eb) = (pair[0], pair[1]);
+        let ra = &w1[ea.index as usize * width + base..][..span];
+        let rb = &w1[eb.index as usize * width + base..][..span];
+        let factor =
+            _mm512_set1_epi32((ea.value as u16 as u32 | (eb.value as u16 as u32) << 16) as i32);
+        for g in 0..G {
+            // SAFETY: `ra` and `rb` hold G x 32 i16; the unaligned loads read elements
+            // 32g..32g+32 of each.
+            let (wa, wb) = unsafe {
+                (
+                    _mm512_loadu_si512(ra.as_ptr().add(GROUP512 * g) as *const __m512i),
+                    _mm512_loadu_si512(rb.as_ptr().add(GROUP512 * g) as *const __m512i),
+                )
+            };
+            let l = _mm512_madd_epi16(_mm512_unpacklo_epi16(wa, wb), factor);
+            let h = _mm512_madd_epi16(_mm512_unpackhi_epi16(wa, wb), factor);
+            lo[g] = _mm512_add_epi32(lo[g], l);
+            hi[g] = _mm512_add_epi32(hi[g], h);
+        }
+    }
+    if let [e] = pairs.remainder() {
+        let ra = &w1[e.index as usize * width + base..][..span];
+        let factor = _mm512_set1_epi32(e.value as u16 as u32 as i32);
+        let zero = _mm512_setzero_si512();
+        for g in 0..G {
+            // SAFETY: `ra` holds G x 32 i16; the load reads elements 32g..32g+32.
+            let wa = unsafe { _mm512_loadu_si512(ra.as_ptr().add(GROUP512 * g) as *const __m512i) };
+            let l = _mm512_madd_epi16(_mm512_unpacklo_epi16(wa, zero), factor);
+            let h = _mm512_madd_epi16(_mm512_unpackhi_epi16(wa, zero), factor);
+            lo[g] = _mm512_add_epi32(lo[g], l);
+            hi[g] = _mm512_add_epi32(hi[g], h);
+        }
+    }
+    for g in 0..G {
+        // Back to unit order: [lo 0, hi 0, lo 1, hi 1] and [lo 2, hi 2, lo 3, hi 3].
+        let first = _mm512_shuffle_i32x4::<0x44>(lo[g], hi[g]);
+        let second = _mm512_shuffle_i32x4::<0xEE>(lo[g], hi[g]);
+        let a = _mm512_shuffle_i32x4::<0xD8>(first, first);
+        let b = _mm512_shuffle_i32x4::<0xD8>(second, second);
+        // SAFETY: as for the loads above: group g's 32 i32 of `out`, unaligned.
+        unsafe {
+            _mm512_storeu_si512(out.as_mut_ptr().add(GROUP512 * g) as *mut __m512i, a);
+            _mm512_storeu_si512(out.as_mut_ptr().add(GROUP512 * g + 16) as *mut __m512i, b);
         }
     }
 }
