@@ -83,6 +83,11 @@ impl Avx2 {
         limit: usize,
         out: &mut QuantInput,
     ) -> bool {
+        if self.avx512 {
+            // SAFETY: `avx512` is true only where `get` found AVX2, AVX-512 F and BW;
+            // `difference_avx512` checks every slice it reads.
+            return unsafe { difference_avx512(old, new, limit, out) };
+        }
         // SAFETY: `self` exists, so the processor has AVX2; `difference` checks every
         // slice it reads.
         unsafe { difference(old, new, limit, out) }
@@ -222,6 +227,38 @@ unsafe fn difference(old: &[i16], new: &[i16], limit: usize, out: &mut QuantInpu
             return false;
         }
         c += GROUP;
+    }
+    super::difference_portable(&old[whole..n], &new[whole..n], whole, limit, out)
+}
+
+/// [`difference`] comparing thirty-two inputs at a time (AVX-512 BW compares into a mask,
+/// one bit per input), the inputs past the last whole thirty-two by [`difference`]'s
+/// loop.
+///
+/// # Safety
+/// The processor must support AVX2, AVX-512 F and BW. The slices may have any lengths.
+#[target_feature(enable = "avx2,avx512f,avx512bw")]
+unsafe fn difference_avx512(old: &[i16], new: &[i16], limit: usize, out: &mut QuantInput) -> bool {
+    let n = old.len().min(new.len());
+    let whole = n / 32 * 32;
+    out.clear();
+    let mut c = 0;
+    while c < whole {
+        // SAFETY: c + 32 <= n: both unaligned 32-i16 loads stay inside the slices.
+        let mut differ = unsafe {
+            let a = _mm512_loadu_si512(old.as_ptr().add(c) as *const __m512i);
+            let b = _mm512_loadu_si512(new.as_ptr().add(c) as *const __m512i);
+            _mm512_cmpneq_epi16_mask(a, b)
+        };
+        while differ != 0 {
+            let i = c + differ.trailing_zeros() as usize;
+            differ &= differ - 1;
+            super::push_change(out, i, old[i], new[i]);
+        }
+        if out.len() >= limit {
+            return false;
+        }
+        c += 32;
     }
     super::difference_portable(&old[whole..n], &new[whole..n], whole, limit, out)
 }
