@@ -33,12 +33,6 @@ impl Avx2 {
         Avx2 { avx512: false }
     }
 
-    /// Whether [`Avx2::accumulate`] takes the AVX-512 kernel.
-    #[cfg(test)]
-    pub(super) fn has_avx512(self) -> bool {
-        self.avx512
-    }
-
     /// [`super::Lanes::quantize`] compiled for AVX2.
     #[inline]
     pub(super) fn quantize(self, lanes: super::Lanes<'_>) -> super::Found {
