@@ -194,3 +194,36 @@ fn output_layer_of_sums_kernels_agree() {
         }
     }
 }
+
+/// The hidden layer on AVX-512 gives the AVX2 kernel's sums and sigmoids bit for bit
+/// (each unit takes the same fused multiply-adds in the same order), on random rows of
+/// awkward widths and random sparse inputs.
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn both_x86_hidden_layers_give_the_same_bits() {
+    let Some(k) = x86::Avx2Fma::detect() else {
+        eprintln!("no AVX2/FMA on this processor: nothing to compare");
+        return;
+    };
+    let mut rng = Rng::seeded(32);
+    let inputs = 60;
+    for h in [8usize, 20, 64, 100, 128, 200, 256, 384, 392, 520, 768] {
+        let w1 = random_vec(&mut rng, inputs * h);
+        let b1 = random_vec(&mut rng, h);
+        for len in [0, 1, 5, 30, 60] {
+            let mut index: Vec<u16> = (0..len).map(|_| rng.index(inputs) as u16).collect();
+            index.sort_unstable();
+            index.dedup();
+            let value = random_vec(&mut rng, index.len());
+            let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            let (mut a, mut b) = (vec![0f32; h], vec![0f32; h]);
+            k.hidden_layer(&mut a, &b1, &w1, &index, &value);
+            k.without_avx512()
+                .hidden_layer(&mut b, &b1, &w1, &index, &value);
+            assert_eq!(bits(&a), bits(&b), "hidden {h} len {len}");
+            k.sums(&mut a, &b1, &w1, &index, &value);
+            k.without_avx512().sums(&mut b, &b1, &w1, &index, &value);
+            assert_eq!(bits(&a), bits(&b), "sums {h} len {len}");
+        }
+    }
+}
