@@ -880,7 +880,7 @@ mod x86 {
             } else {
                 // SAFETY: `self` exists, so `detect` found AVX2 and FMA;
                 // `hidden_layer` checks every slice it reads.
-                unsafe { hidden_layer(hidden, b1, w1, index, value, squash) }
+                unsafe { hidden_layer(hidden, b1, w1, index, value, squash, 0) }
             }
         }
     }
@@ -892,7 +892,8 @@ mod x86 {
 
     /// [`hidden_layer`] on AVX-512: each unit's sum is the bias plus the same fused
     /// multiply-adds in the same order (so the same bits), over [`WIDE512`] units per pass
-    /// where they fit, then [`NARROW512`], then the rest as [`hidden_layer`] does.
+    /// where they fit, then [`NARROW512`], then the rest and the sigmoids by
+    /// [`hidden_layer`].
     ///
     /// # Safety
     /// The processor must support AVX2, FMA and AVX-512 F. The slices may have any
@@ -921,18 +922,8 @@ mod x86 {
             unsafe { block512::<{ NARROW512 / 16 }>(hidden, b1, w1, nonzero, values, base) };
             base += NARROW512;
         }
-        if base < h {
-            let rest = &mut hidden[base..];
-            rest.copy_from_slice(&b1[base..]);
-            for (&i, &v) in nonzero.iter().zip(values) {
-                let start = i as usize * h;
-                // SAFETY: AVX2 and FMA, as this function's callers promise.
-                unsafe { axpy(rest, v, &w1[start + base..start + h]) };
-            }
-        }
-        if squash {
-            super::sigmoid_slice(hidden);
-        }
+        // SAFETY: AVX2 and FMA, as this function's callers promise.
+        unsafe { hidden_layer(hidden, b1, w1, nonzero, values, squash, base) }
     }
 
     /// Units `base..base + 16 G` of the hidden layer (rows of `hidden.len()` weights),
@@ -1019,11 +1010,12 @@ mod x86 {
     /// every nonzero input (eight of the sixteen vector registers).
     const BLOCK: usize = 64;
 
-    /// [`Kernels::hidden_layer`]: each block of [`BLOCK`] units summed in eight vector
-    /// registers over all the nonzero inputs and stored once (adding one input row at a
-    /// time into memory stores and loads every sum again for each input), the rest of
-    /// the units as the portable path does; the sigmoids vectorised alike (when `squash`;
-    /// otherwise `b1` is any start and the sums are left as they are).
+    /// [`Kernels::hidden_layer`] from unit `from` on (the units before it are summed
+    /// already): each block of [`BLOCK`] units summed in eight vector registers over all
+    /// the nonzero inputs and stored once (adding one input row at a time into memory
+    /// stores and loads every sum again for each input), the rest of the units as the
+    /// portable path does; then the sigmoids of every unit, vectorised alike (when
+    /// `squash`; otherwise `b1` is any start and the sums are left as they are).
     ///
     /// # Safety
     /// The processor must support AVX2 and FMA. The slices may have any lengths: the
@@ -1036,13 +1028,14 @@ mod x86 {
         index: &[u16],
         value: &[f32],
         squash: bool,
+        from: usize,
     ) {
         let h = hidden.len();
         let b1 = &b1[..h];
         let n = index.len().min(value.len());
         let nonzero = &index[..n];
         let values = &value[..n];
-        let mut base = 0;
+        let mut base = from;
         while base + BLOCK <= h {
             let bias = &b1[base..base + BLOCK];
             // SAFETY: `bias` holds BLOCK = 8 x 8 floats, read by unaligned loads.
