@@ -788,7 +788,7 @@ mod x86 {
 
     /// [`output_dots_of_sums`] sixteen units at a time in AVX-512 registers: the same
     /// steps (`vrcp14ps` for the reciprocal, then the same Newton step), the units past
-    /// the last whole sixteen by the AVX2 kernel's loop.
+    /// the last whole sixteen by the scalar functions, as there.
     ///
     /// # Safety
     /// The processor must support AVX2, FMA and AVX-512 F. The slices may have any
