@@ -411,12 +411,21 @@ fn accumulate(acc: &mut [i32], w1: &[i16], width: usize, entries: &[Entry]) {
 
 /// [`accumulate`] in plain Rust (wrapping 32-bit arithmetic, as the SIMD kernel's).
 fn accumulate_portable(acc: &mut [i32], w1: &[i16], width: usize, entries: &[Entry]) {
+    accumulate_from(acc, w1, width, entries, 0);
+}
+
+/// [`accumulate_portable`] for the units from `from` on (the SIMD kernels' last units,
+/// past their whole groups).
+fn accumulate_from(acc: &mut [i32], w1: &[i16], width: usize, entries: &[Entry], from: usize) {
     let n = acc.len().min(width);
+    if from >= n {
+        return;
+    }
     for e in entries {
         let start = e.index as usize * width;
-        let row = &w1[start..start + n];
+        let row = &w1[start + from..start + n];
         let v = e.value as i32;
-        for (a, &w) in acc[..n].iter_mut().zip(row) {
+        for (a, &w) in acc[from..n].iter_mut().zip(row) {
             *a = a.wrapping_add(w as i32 * v);
         }
     }

@@ -292,15 +292,7 @@ unsafe fn accumulate(acc: &mut [i32], w1: &[i16], width: usize, entries: &[Entry
         unsafe { block::<1>(&mut acc[base..base + GROUP], w1, width, base, entries) };
         base += GROUP;
     }
-    if n < end {
-        for e in entries {
-            let start = e.index as usize * width;
-            let row = &w1[start + n..start + end];
-            for (a, &w) in acc[n..end].iter_mut().zip(row) {
-                *a = a.wrapping_add(w as i32 * e.value as i32);
-            }
-        }
-    }
+    super::accumulate_from(acc, w1, width, entries, n);
 }
 
 /// `G` groups of units starting at unit `base`, their sums (`out`, `G` x 16 of them)
@@ -422,18 +414,8 @@ unsafe fn accumulate_avx512(acc: &mut [i32], w1: &[i16], width: usize, entries: 
         unsafe { block512::<1>(&mut acc[base..base + GROUP512], w1, width, base, entries) };
         base += GROUP512;
     }
-    if base < end {
-        // The units past the last whole group of 32 (none for the shipped nets), as the
-        // portable loop does.
-        let rest = &mut acc[base..end];
-        for e in entries {
-            let start = e.index as usize * width + base;
-            let row = &w1[start..start + rest.len()];
-            for (a, &w) in rest.iter_mut().zip(row) {
-                *a = a.wrapping_add(w as i32 * e.value as i32);
-            }
-        }
-    }
+    // The units past the last whole group of 32 (none for the shipped nets).
+    super::accumulate_from(acc, w1, width, entries, base);
 }
 
 /// [`block`] on AVX-512: `G` groups of 32 units from unit `base`, `2 G` registers of
