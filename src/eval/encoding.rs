@@ -100,8 +100,9 @@ impl Encoding {
         }
     }
 
-    /// [`Encoding::encode_for`] keeping the side to act's part of encoding 2 in `cache`
-    /// from one call to the next (the same inputs bit for bit).
+    /// [`Encoding::encode_for`] keeping the side to act's summary (its part of encoding 2,
+    /// or of encoding 1 in a race) in `cache` from one call to the next (the same inputs
+    /// bit for bit).
     #[inline]
     pub fn encode_for_cached(
         self,
@@ -113,7 +114,8 @@ impl Encoding {
             (crate::game::Phase::Contact, Encoding::V2) => {
                 super::sides::encode_v2_cached(pos, out, cache)
             }
-            _ => self.encode_for(pos, out),
+            (crate::game::Phase::Contact, Encoding::V1) => encode(pos, out),
+            (crate::game::Phase::Race, _) => super::sides::encode_v1_cached(pos, out, cache),
         }
     }
 }

@@ -8,6 +8,11 @@
 //! share the checkers of the side that did not move (the side to act in every child, bar
 //! a hit), so a [`SideCache`] keeps the side to act's summary from one position to the
 //! next and builds it again only when those checkers differ.
+//!
+//! Encoding 1 in a race (the race net's inputs) is the board units and the side
+//! features of the same summaries, so races take the same path
+//! ([`encode_v1_cached`]); a summary leaves out what only contact reads (the rearmost
+//! checkers, the extras, the escapes) until a contact position asks for it.
 
 use super::encoding::{Masks, SparseInput, BOARD, BOARD_SIDE, FEATURES_START, SIDE_FEATURES};
 use super::inputs_v2::{
@@ -30,6 +35,12 @@ pub struct Side {
     counts: [u8; 32],
     /// Whether the fields describe `counts` (false before the first build).
     built: bool,
+    /// Whether `extras` and `rear` describe `counts` too (what only a contact
+    /// position reads: a race leaves them until one needs them).
+    contact_built: bool,
+    /// The `made_mirrored` that `escapes_against` and `least_against` were computed for
+    /// (`None` before the first time).
+    escapes_for: Option<u32>,
     /// Slots (1..=25) holding checkers.
     sources: u32,
     /// Slots (1..=25) holding two or more.
@@ -48,6 +59,9 @@ pub struct Side {
     rear: [usize; 2],
     /// Home-board points held.
     home: u32,
+    /// The pips timing counts and the checkers on slots 19..=25 (for the extras).
+    timing: u32,
+    back_count: u32,
     /// The side features of `encoding` that depend on this side alone (2, 6, 7, 8, 9;
     /// the others are left 0).
     features: [f32; SIDE_FEATURES],
@@ -70,6 +84,8 @@ impl Default for Side {
         Side {
             counts: [0; 32],
             built: false,
+            contact_built: false,
+            escapes_for: None,
             sources: 0,
             multi: 0,
             made: 0,
@@ -80,6 +96,8 @@ impl Default for Side {
             highest: 0,
             rear: [0; 2],
             home: 0,
+            timing: 0,
+            back_count: 0,
             features: [0.0; SIDE_FEATURES],
             extras: [0.0; EXTRA_FEATURES],
             escapes_against: [0; 26],
@@ -138,14 +156,37 @@ fn mirror(x: u32) -> u32 {
 }
 
 impl Side {
-    /// Makes this the summary of `counts` (unless it already is).
+    /// Makes this the summary of `counts` (unless it already is), without what only a
+    /// contact position reads ([`Side::for_contact`] adds it).
     #[inline(always)]
     fn build(&mut self, counts: &[u8; 32]) {
-        if self.built && self.counts == *counts {
-            return;
+        if !(self.built && self.counts == *counts) {
+            self.build_common(counts);
         }
-        let (was_built, old_made) = (self.built, self.made_mirrored);
+    }
+
+    /// Adds what only a contact position reads to the summary (unless it is there).
+    #[inline(always)]
+    fn for_contact(&mut self) {
+        if !self.contact_built {
+            self.build_contact();
+        }
+    }
+
+    /// Whether the position of `x` to act against `y` has contact, as `Position::phase`
+    /// decides it: a checker of `x` behind one of `y`.
+    #[inline(always)]
+    fn contact(x: &Side, y: &Side) -> bool {
+        let y_rear = if y.highest == 0 { 26 } else { 25 - y.highest };
+        x.highest > y_rear
+    }
+
+    /// The fields every position reads: the board units, the side features that depend
+    /// on this side alone, the points held, the pips.
+    #[inline(always)]
+    fn build_common(&mut self, counts: &[u8; 32]) {
         self.built = true;
+        self.contact_built = false;
         self.counts = *counts;
         let c = counts;
         let (sources, multi) = occupied(c);
@@ -195,17 +236,8 @@ impl Side {
         self.count = count;
         self.pips = pips;
         self.highest = highest;
-        // The two rearmost checkers, as `side_features` finds them (0 where none).
-        let below = sources & ((1u32 << highest) - 1);
-        let second = if c[highest] >= 2 {
-            highest
-        } else if below == 0 {
-            0
-        } else {
-            31 - below.leading_zeros() as usize
-        };
-        let rear = [highest, second];
-        self.rear = rear;
+        self.timing = timing;
+        self.back_count = back_count;
         self.home = (made & 0x7E).count_ones();
 
         // Side features 2, 6, 7, 8, 9 (see `encoding::side_features`).
@@ -221,6 +253,27 @@ impl Side {
         f[7] = self.home as f32 / 6.0;
         f[8] = pips as f32 / 150.0;
         f[9] = blots.count_ones() as f32 / 5.0;
+    }
+
+    /// The fields only a contact position reads: the rearmost checkers, the extras of
+    /// `inputs_v2` that depend on this side alone, and what its points do to the other
+    /// side's checkers.
+    #[inline(always)]
+    fn build_contact(&mut self) {
+        self.contact_built = true;
+        let c = &self.counts;
+        let (sources, made, highest) = (self.sources, self.made, self.highest);
+        let (count, pips) = (self.count, self.pips);
+        // The two rearmost checkers, as `side_features` finds them (0 where none).
+        let below = sources & ((1u32 << highest) - 1);
+        let second = if c[highest] >= 2 {
+            highest
+        } else if below == 0 {
+            0
+        } else {
+            31 - below.leading_zeros() as usize
+        };
+        self.rear = [highest, second];
 
         // Extras 1, 2, 3, 10, 12..=15, 17..=19 (see `inputs_v2::extras_with_shots`).
         let e = &mut self.extras;
@@ -251,7 +304,7 @@ impl Side {
             }
             spread(k, s1, s2, pips, count)
         };
-        e[12] = (timing as f32 / 150.0).min(1.0);
+        e[12] = (self.timing as f32 / 150.0).min(1.0);
         // The most points held in six consecutive ones starting at 1..=19: a window
         // holds no more than the one starting at its lowest point held, or at 19.
         let anchors = POP6[((made >> 19) & 0x3F) as usize];
@@ -263,7 +316,7 @@ impl Side {
             best = best.max(POP6[((made >> lo) & 0x3F) as usize]);
         }
         e[13] = best as f32 / 6.0;
-        let back = back_count as f32 / 15.0;
+        let back = self.back_count as f32 / 15.0;
         e[14] = if anchors >= 2 { back } else { 0.0 };
         e[15] = if anchors == 1 { back } else { 0.0 };
         let off = 15.0 - count as f32;
@@ -272,10 +325,11 @@ impl Side {
         e[19] = (off - 10.0).clamp(0.0, 5.0) / 5.0;
 
         // What these points do to the other side's checkers: the same as the last
-        // build's when the points held are (often so for the children of one position).
-        if was_built && old_made == self.made_mirrored {
+        // time when the points held are (often so for the children of one position).
+        if self.escapes_for == Some(self.made_mirrored) {
             return;
         }
+        self.escapes_for = Some(self.made_mirrored);
         let table = escape_counts();
         let mut least = 36;
         for q in KEPT_ESCAPES..=25 {
@@ -310,21 +364,14 @@ impl Side {
         }
     }
 
-    /// This side's side features and extras (into `side` and `extras`) against `other`,
-    /// given `other`'s shots at it and whether the position has contact.
+    /// This side's side features of `encoding` against `other` into `side`, given the
+    /// probabilities that `other` hits one and two of its blots and whether the position
+    /// has contact (the rearmost checkers' escapes need `build_contact`).
     #[inline(always)]
-    fn features_against(
-        &self,
-        other: &Side,
-        contact: bool,
-        shots: &Shots,
-        side: &mut [f32],
-        extras: &mut [f32],
-    ) {
-        let c = &self.counts;
+    fn side_features(&self, other: &Side, contact: bool, shots: (f32, f32), side: &mut [f32]) {
         side.copy_from_slice(&self.features);
-        side[0] = shots.one;
-        side[1] = shots.two;
+        side[0] = shots.0;
+        side[1] = shots.1;
         let closed = other.home as f32;
         side[3] = (closed / 6.0) * (closed / 6.0);
         if contact {
@@ -339,7 +386,21 @@ impl Side {
             side[4] = 1.0;
             side[5] = 1.0;
         }
+    }
 
+    /// This side's side features and extras (into `side` and `extras`) against `other`,
+    /// given `other`'s shots at it and whether the position has contact.
+    #[inline(always)]
+    fn features_against(
+        &self,
+        other: &Side,
+        contact: bool,
+        shots: &Shots,
+        side: &mut [f32],
+        extras: &mut [f32],
+    ) {
+        let c = &self.counts;
+        self.side_features(other, contact, (shots.one, shots.two), side);
         extras.copy_from_slice(&self.extras);
         // The slot of the other side's rearmost checker in this side's numbering (26
         // when it has none left).
@@ -477,13 +538,38 @@ fn encode_v2_cached_inline(
     let (mover, opponent) = counts(pos);
     cache.mover.build(&mover);
     cache.opponent.build(&opponent);
-    encode_sides(&cache.mover, &cache.opponent, out, kernel);
+    let contact = Side::contact(&cache.mover, &cache.opponent);
+    if contact {
+        cache.mover.for_contact();
+        cache.opponent.for_contact();
+    }
+    encode_sides(&cache.mover, &cache.opponent, contact, out, kernel);
 }
 
-/// Encoding 2's inputs of the position whose side to act is `x` and whose other side is
-/// `y`.
+/// Encodes `pos` with encoding 1 (the race net's) into `out` from both sides' summaries,
+/// the side to act's taken from `cache` as for encoding 2: the inputs of
+/// [`super::encoding::encode`] bit for bit. Meant for races: a position with contact is
+/// handed to [`super::encoding::encode`] (its shots are not in the summaries).
+pub fn encode_v1_cached(pos: &Position, out: &mut SparseInput, cache: &mut SideCache) {
+    let (mover, opponent) = counts(pos);
+    cache.mover.build(&mover);
+    cache.opponent.build(&opponent);
+    let (x, y) = (&cache.mover, &cache.opponent);
+    if Side::contact(x, y) {
+        return super::encoding::encode(pos, out);
+    }
+    push_units(x, y, out);
+    let mut f = [0.0f32; 2 * SIDE_FEATURES + 2];
+    let (fx, rest) = f.split_at_mut(SIDE_FEATURES);
+    x.side_features(y, false, (0.0, 0.0), fx);
+    y.side_features(x, false, (0.0, 0.0), &mut rest[..SIDE_FEATURES]);
+    lead_features(x, y, &mut rest[SIDE_FEATURES..]);
+    push_features(&f, out);
+}
+
+/// Both sides' board units: the side to act's (`x`) block, then the other side's.
 #[inline(always)]
-fn encode_sides(x: &Side, y: &Side, out: &mut SparseInput, kernel: Option<EncodingAvx2>) {
+fn push_units(x: &Side, y: &Side, out: &mut SparseInput) {
     let mut len = 0;
     for (base, side) in [(0, x), (BOARD_SIDE, y)] {
         for k in 0..side.units {
@@ -493,9 +579,42 @@ fn encode_sides(x: &Side, y: &Side, out: &mut SparseInput, kernel: Option<Encodi
         }
     }
     out.len = len;
-    // Contact as `Position::phase` decides it.
-    let y_rear = if y.highest == 0 { 26 } else { 25 - y.highest };
-    let contact = x.highest > y_rear;
+}
+
+/// The two race-lead features (`encoding::encode`'s last two) of the side to act `x`.
+#[inline(always)]
+fn lead_features(x: &Side, y: &Side, out: &mut [f32]) {
+    let lead = y.pips as f32 - x.pips as f32;
+    out[0] = lead.max(0.0) / 50.0;
+    out[1] = (-lead).max(0.0) / 50.0;
+}
+
+/// Appends the nonzero features `f` (inputs from [`FEATURES_START`] on) to `out`, without
+/// a branch per feature (whether one is zero is unpredictable): each is written at the
+/// end and kept only when nonzero. The units (at most `UNITS` a side) and the features
+/// fit `MAX_NONZERO`, so the slot written is always inside the arrays.
+#[inline(always)]
+fn push_features(f: &[f32], out: &mut SparseInput) {
+    let mut len = out.len;
+    for (k, &v) in f.iter().enumerate() {
+        out.index[len] = (FEATURES_START + k) as u16;
+        out.value[len] = v;
+        len += (v != 0.0) as usize;
+    }
+    out.len = len;
+}
+
+/// Encoding 2's inputs of the position whose side to act is `x` and whose other side is
+/// `y` (with what a contact position reads when `contact`).
+#[inline(always)]
+fn encode_sides(
+    x: &Side,
+    y: &Side,
+    contact: bool,
+    out: &mut SparseInput,
+    kernel: Option<EncodingAvx2>,
+) {
+    push_units(x, y, out);
     let shots = |m: &Masks, bar: u8| match kernel {
         Some(k) => k.shots(m, bar),
         None => shots_masks(m, bar),
@@ -517,25 +636,14 @@ fn encode_sides(x: &Side, y: &Side, out: &mut SparseInput, kernel: Option<Encodi
         x.features_against(y, contact, &at_x, fx, ex);
         y.features_against(x, contact, &at_y, fy, ey);
     }
-    let lead = y.pips as f32 - x.pips as f32;
-    f[2 * SIDE_FEATURES] = lead.max(0.0) / 50.0;
-    f[2 * SIDE_FEATURES + 1] = (-lead).max(0.0) / 50.0;
+    lead_features(x, y, &mut f[2 * SIDE_FEATURES..e]);
     debug_assert_eq!(e + 2 * EXTRA_FEATURES, f.len());
     // Eight at a time where the AVX2 kernels are at hand.
     if let Some(k) = kernel {
         k.push_nonzero(&f, FEATURES_START, out);
         return;
     }
-    // Without a branch per feature (whether one is zero is unpredictable): each is
-    // written at the end and kept only when nonzero. The units (at most `UNITS` a side)
-    // and these fit `MAX_NONZERO`, so the slot written is always inside the arrays.
-    let mut len = out.len;
-    for (k, &v) in f.iter().enumerate() {
-        out.index[len] = (FEATURES_START + k) as u16;
-        out.value[len] = v;
-        len += (v != 0.0) as usize;
-    }
-    out.len = len;
+    push_features(&f, out);
 }
 
 #[cfg(test)]
@@ -578,5 +686,52 @@ mod tests {
             }
         }
         assert!(checked > 20_000, "only {checked} positions");
+    }
+
+    /// Encoding 1 from the kept summaries is `encoding::encode`'s, bit for bit, for races
+    /// and (handed over) contact positions, with one cache shared with encoding 2 in game
+    /// order, so that summaries built for a race then serve contact and the other way
+    /// round.
+    #[test]
+    fn encoding_one_from_summaries_is_the_encoders() {
+        let mut cache = SideCache::default();
+        let (mut a, mut b) = (SparseInput::default(), SparseInput::default());
+        let mut list = PlayList::new();
+        let (mut races, mut contacts) = (0, 0);
+        let bits = |x: &SparseInput| {
+            let values = x.value[..x.len].iter().map(|v| v.to_bits());
+            x.index[..x.len]
+                .iter()
+                .copied()
+                .zip(values)
+                .collect::<Vec<_>>()
+        };
+        let mut check = |p: &Position, cache: &mut SideCache| {
+            encode_v1_cached(p, &mut a, cache);
+            super::super::encoding::encode(p, &mut b);
+            assert_eq!(bits(&a), bits(&b), "{p:?}");
+            if p.phase() == crate::game::Phase::Contact {
+                contacts += 1;
+                // The same cache then serves encoding 2 as a fresh one does.
+                encode_v2_cached(p, &mut a, cache);
+                encode_v2_sides(p, &mut b);
+                assert_eq!(bits(&a), bits(&b), "{p:?}");
+            } else {
+                races += 1;
+            }
+        };
+        for (pos, dice) in crate::testing::random_game_positions(79, 120) {
+            check(&pos, &mut cache);
+            generate_plays(&pos, dice, &mut list);
+            for play in list.iter() {
+                if !play.position.is_game_over() {
+                    check(&play.next_position(), &mut cache);
+                }
+            }
+        }
+        assert!(
+            races > 5_000 && contacts > 5_000,
+            "{races} races, {contacts} contact"
+        );
     }
 }
