@@ -480,13 +480,18 @@ pub struct SideCache {
 /// rest 0).
 #[inline(always)]
 fn counts(pos: &Position) -> ([u8; 32], [u8; 32]) {
+    // Whole 32-byte words, which vectorise: slot 0 (the opponent's bar) holds no mover
+    // checker and slot 25 (the mover's bar) no opponent checker, so the two clamps leave
+    // them 0 where they must be, and the padding past slot 25 is 0.
     let s = pos.slots();
-    let mut mover = [0u8; 32];
-    let mut opponent = [0u8; 32];
-    for p in 1..=25 {
-        mover[p] = s[p].max(0) as u8;
-        opponent[p] = s[25 - p].min(0).unsigned_abs();
+    let mut slots = [0i8; 32];
+    slots[..26].copy_from_slice(s);
+    let mut reversed = [0i8; 32];
+    for p in 0..26 {
+        reversed[p] = slots[25 - p];
     }
+    let mover = slots.map(|n| n.max(0) as u8);
+    let opponent = reversed.map(|n| n.min(0).unsigned_abs());
     (mover, opponent)
 }
 
