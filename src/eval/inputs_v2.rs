@@ -769,25 +769,18 @@ pub(crate) const POP6: [u8; 64] = {
 };
 
 /// Expected number of `bar` checkers that fail to enter against the blocked points
-/// 19..=24 (entry with die d lands on 25 - d).
+/// 19..=24 (entry with die d lands on 25 - d). Only how many of the six entry points are
+/// open matters: a double on an open point enters up to four checkers, a non-double up
+/// to one per open die; the counts of the 36 rolls of each kind give the sum at once.
 pub(crate) fn expected_left_on_bar(bar: u32, blocked: u32) -> f32 {
-    let open = |d: u32| blocked & (1 << (25 - d)) == 0;
-    let mut left = 0u32;
-    for a in 1..=6u32 {
-        for b in 1..=6u32 {
-            let entered = if a == b {
-                if open(a) {
-                    bar.min(4)
-                } else {
-                    0
-                }
-            } else {
-                bar.min(open(a) as u32 + open(b) as u32)
-            };
-            left += bar - entered;
-        }
-    }
-    left as f32 / 36.0
+    let open = (!blocked >> 19 & 0x3F).count_ones();
+    let closed = 6 - open;
+    let left = |entered: u32| bar - bar.min(entered);
+    let doubles = open * left(4) + closed * bar;
+    let non_doubles = open * (open.saturating_sub(1)) * left(2)
+        + 2 * open * closed * left(1)
+        + closed * (5 - open.min(5)) * bar;
+    (doubles + non_doubles) as f32 / 36.0
 }
 
 /// The spread feature from the sums over the checkers counted (`k` of them, their points
@@ -805,6 +798,33 @@ pub(super) fn spread(k: u32, s1: u32, s2: u32, pips: u32, count: u32) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`expected_left_on_bar`] counts what playing each of the 36 rolls leaves.
+    #[test]
+    fn left_on_bar_counts_each_roll() {
+        for blocked in 0..64u32 {
+            let blocked = blocked << 19;
+            let open = |d: u32| blocked & (1 << (25 - d)) == 0;
+            for bar in 1..=15u32 {
+                let mut left = 0;
+                for a in 1..=6u32 {
+                    for b in 1..=6u32 {
+                        let entered = match (a == b, open(a)) {
+                            (true, true) => bar.min(4),
+                            (true, false) => 0,
+                            (false, _) => bar.min(open(a) as u32 + open(b) as u32),
+                        };
+                        left += bar - entered;
+                    }
+                }
+                let want = left as f32 / 36.0;
+                assert_eq!(expected_left_on_bar(bar, blocked).to_bits(), want.to_bits());
+                // Points outside the entry board change nothing.
+                let more = blocked | 0x3FFFF;
+                assert_eq!(expected_left_on_bar(bar, more).to_bits(), want.to_bits());
+            }
+        }
+    }
 
     #[test]
     fn escapes36_counts_what_the_encoding_1_feature_counts() {
