@@ -240,6 +240,39 @@ impl Position {
         self.slots[OPP_BAR].unsigned_abs()
     }
 
+    /// Bit i set where slot i holds mover checkers, and where it holds opponent ones:
+    /// two byte comparisons and two mask moves on SSE2 (every x86-64 processor has it).
+    #[inline(always)]
+    fn occupied(&self) -> (u32, u32) {
+        #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+        {
+            use std::arch::x86_64::{
+                __m128i, _mm_cmpgt_epi8, _mm_movemask_epi8, _mm_setzero_si128,
+            };
+            // SAFETY: `Position` is `repr(C, align(16))` with 32 initialised bytes (26
+            // slots and 6 zero pad bytes), the size of `[__m128i; 2]` (which `transmute`
+            // checks at compile time); any bytes are a valid `__m128i`.
+            let [lo, hi]: [__m128i; 2] = unsafe { std::mem::transmute(*self) };
+            // SAFETY: this block compiles only with SSE2 enabled for the target (its cfg).
+            unsafe {
+                let zero = _mm_setzero_si128();
+                let mask = |v: __m128i| _mm_movemask_epi8(v) as u32 & 0xFFFF;
+                let mover = mask(_mm_cmpgt_epi8(lo, zero)) | mask(_mm_cmpgt_epi8(hi, zero)) << 16;
+                let opponent = mask(lo) | mask(hi) << 16;
+                (mover, opponent)
+            }
+        }
+        #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+        {
+            let (mut mover, mut opponent) = (0u32, 0u32);
+            for (i, &c) in self.slots.iter().enumerate() {
+                mover |= ((c > 0) as u32) << i;
+                opponent |= ((c < 0) as u32) << i;
+            }
+            (mover, opponent)
+        }
+    }
+
     /// Checkers the mover has borne off.
     pub fn off(&self) -> u8 {
         let on: i32 = self
@@ -281,18 +314,31 @@ impl Position {
     /// Highest slot holding a mover checker (25 when on the bar), 0 when all are off.
     #[inline]
     pub fn highest(&self) -> usize {
-        (1..26).rev().find(|&i| self.slots[i] > 0).unwrap_or(0)
+        // Slot 0 (the opponent's bar) never holds a mover checker.
+        let (mover, _) = self.occupied();
+        (32 - mover.leading_zeros() as usize).saturating_sub(1)
     }
 
     /// Lowest mover-numbered slot holding an opponent checker (0 for its bar), 26 if none.
     #[inline]
     pub fn opp_rearmost(&self) -> usize {
-        (0..25).find(|&i| self.slots[i] < 0).unwrap_or(26)
+        // Slot 25 (the mover's bar) never holds an opponent checker.
+        let (_, opponent) = self.occupied();
+        if opponent == 0 {
+            26
+        } else {
+            opponent.trailing_zeros() as usize
+        }
     }
 
     /// Contact while some mover checker stands behind some opponent checker.
+    #[inline]
     pub fn phase(&self) -> Phase {
-        if self.highest() > self.opp_rearmost() {
+        let (mover, opponent) = self.occupied();
+        // A mover checker above the opponent's lowest: the mover's highest bit above
+        // the opponent's lowest (none of either: no contact).
+        let lowest_opponent = opponent & opponent.wrapping_neg();
+        if mover > lowest_opponent && lowest_opponent != 0 {
             Phase::Contact
         } else {
             Phase::Race
@@ -376,6 +422,44 @@ impl fmt::Debug for Position {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The word-wise scans give what slot-by-slot loops give.
+    #[test]
+    fn occupancy_scans_match_the_slots() {
+        let mut seen = 0;
+        for (pos, _) in crate::testing::random_game_positions(91, 60) {
+            for p in [pos, pos.swap()] {
+                let s = p.slots();
+                let highest = (1..26).rev().find(|&i| s[i] > 0).unwrap_or(0);
+                let rearmost = (0..25).find(|&i| s[i] < 0).unwrap_or(26);
+                let on: i32 = s.iter().map(|&c| c.max(0) as i32).sum();
+                let opp_on: i32 = s.iter().map(|&c| c.min(0).abs() as i32).sum();
+                assert_eq!(p.highest(), highest, "{p:?}");
+                assert_eq!(p.opp_rearmost(), rearmost, "{p:?}");
+                assert_eq!(p.off() as i32, 15 - on, "{p:?}");
+                assert_eq!(p.opp_off() as i32, 15 - opp_on, "{p:?}");
+                let contact = highest > rearmost;
+                assert_eq!(p.phase() == Phase::Contact, contact, "{p:?}");
+                seen += 1;
+            }
+        }
+        assert!(seen > 1000);
+        // All off, and a side with no checker left on the board.
+        let mut s = [0i8; 26];
+        s[3] = -2;
+        let p = Position::from_slots(s).expect("valid");
+        assert_eq!(
+            (p.highest(), p.opp_rearmost(), p.off(), p.opp_off()),
+            (0, 3, 15, 13)
+        );
+        assert_eq!(p.phase(), Phase::Race);
+        let p = p.swap();
+        assert_eq!(
+            (p.highest(), p.opp_rearmost(), p.off(), p.opp_off()),
+            (22, 26, 13, 15)
+        );
+        assert_eq!(p.phase(), Phase::Race);
+    }
 
     #[test]
     fn opening_is_symmetric_and_counts_fifteen() {
