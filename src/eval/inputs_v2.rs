@@ -535,17 +535,10 @@ pub(crate) fn escapes36_in(table: &[u32; 4096], blocked: u32, p: usize) -> u32 {
         (blocked << (12 - p)) & 0xFFF
     };
     let e = table[pattern as usize];
-    // Slot q is bit q + 24: slots at or below 0 (off the board) read as open.
-    let ext = (blocked as u64) << 24;
-    let mut count = e & 0x3F;
-    for k in 0..3 {
-        let ahead = ((e >> (8 + 5 * k)) & 0x1F) as usize;
-        // `ahead` 0: no landing to look at (the bit read is then the checker's own
-        // slot, which the mask never blocks for it).
-        let open = (ext >> (p + 24 - ahead)) & 1 == 0;
-        count += (open & (ahead != 0)) as u32;
-    }
-    count
+    // Bit j: whether slot p - 24 + j is blocked; slots at or below 0 (off the board)
+    // read as open. The landings beyond the pattern are at bits 24 - ahead.
+    let window = (((blocked as u64) << 24) >> p) as u32;
+    (e & 0x3F) + ((e >> 8) & !window & 0xFFF).count_ones()
 }
 
 /// For each pattern of blocked points among the 12 points in front of a checker (bit 11
@@ -556,10 +549,11 @@ pub(crate) fn escapes36_in(table: &[u32; 4096], blocked: u32, p: usize) -> u32 {
 ///   points) and the doubles whose landings before they get past are open and whose
 ///   last landing lies within the 12 points (past the furthest blocked one, so open);
 ///   36 for the empty pattern;
-/// - bits 8..13, 13..18, 18..23: for the doubles 4-4, 5-5 and 6-6, when they get past
-///   with open landings on the way but land beyond the 12 points, how far ahead they
-///   land (13..=24; that point must be open too), else 0. Smaller doubles never land
-///   beyond: four moves of 3 reach 12 points ahead at most.
+/// - bits 8..20: bit 8 + 24 - a for each double that gets past with open landings on
+///   the way but lands beyond the 12 points, `a` (13..=24) points ahead (that point
+///   must be open too). Only 4-4, 5-5 and 6-6 can, landing 15, 16, 18, 20 or 24 points
+///   ahead, never two on the same point; smaller doubles never land beyond: four moves
+///   of 3 reach 12 points ahead at most.
 pub(crate) fn escape_counts() -> &'static [u32; 4096] {
     static TABLE: std::sync::OnceLock<Box<[u32; 4096]>> = std::sync::OnceLock::new();
     TABLE.get_or_init(|| {
@@ -585,7 +579,7 @@ pub(crate) fn escape_counts() -> &'static [u32; 4096] {
                 if ahead <= 12 {
                     count += 1;
                 } else {
-                    *entry |= (ahead as u32) << (8 + 5 * (a - 4));
+                    *entry |= 1 << (8 + 24 - ahead);
                 }
             }
             *entry |= count;
