@@ -142,9 +142,8 @@ pub(crate) fn shots_masks(m: &super::encoding::Masks, bar: u8) -> Shots {
                 let (hit, two) = double_hits(&m, bar, d.high() as u32);
                 t.add(d.weight(), hit, hit != 0, two);
             } else {
-                let hit = hit_mask(&m, bar, d);
-                let (one, two) = super::encoding::hits_masks(&m, bar, d);
-                t.add(d.weight(), hit, one, two);
+                let (hit, two) = entering_non_double(&m, bar, d.high() as u32, d.low() as u32);
+                t.add(d.weight(), hit, hit != 0, two);
             }
         }
     } else {
@@ -158,6 +157,33 @@ pub(crate) fn shots_masks(m: &super::encoding::Masks, bar: u8) -> Shots {
         t.doubles(&m);
     }
     t.shots()
+}
+
+/// For a hitter with `bar` (at least one) checkers on the bar and the non-double
+/// `d1`-`d2`: the blots hit and whether two are, in one pass: what `hit_mask` and
+/// `super::encoding::hits_masks` give (a blot is hit whenever one is, as both count it).
+#[inline(always)]
+fn entering_non_double(m: &super::encoding::Masks, bar: u8, d1: u32, d2: u32) -> (u32, bool) {
+    if bar >= 2 {
+        // Both dice enter; nothing else moves.
+        let (h1, h2) = (m.blots & 1 << (25 - d1), m.blots & 1 << (25 - d2));
+        return (h1 | h2, h1 != 0 && h2 != 0);
+    }
+    let open = !m.blocked & super::encoding::BOARD;
+    let board_sources = m.sources & super::encoding::BOARD;
+    let (mut hit, mut two) = (0u32, false);
+    for (a, b) in [(d1, d2), (d2, d1)] {
+        let entry = 1u32 << (25 - a);
+        if open & entry == 0 {
+            continue;
+        }
+        // Entering on a blot, and the other die from the board or the entered checker.
+        let entered = m.blots & entry;
+        let second = m.blots & ((board_sources | entry) >> b) & !entry;
+        hit |= entered | second;
+        two |= entered != 0 && second != 0;
+    }
+    (hit, two)
 }
 
 /// The counts behind [`Shots`], roll by roll: each roll's weight (out of 36) when it hits
@@ -889,6 +915,51 @@ mod tests {
                 assert_eq!(kernel.shots(&m, p.bar()), shots_masks(&m, p.bar()), "{p:?}");
             }
         }
+    }
+
+    /// Entering with a non-double, the one pass gives the blots `hit_mask` hits and the
+    /// one and two hits `hits_masks` counts, on random masks with one to four checkers
+    /// on the bar.
+    #[test]
+    fn entering_non_doubles_count_what_both_passes_count() {
+        use super::super::encoding::{hits_masks, Masks, BOARD};
+        let mut x = 0x6A09_E667_F3BC_C909u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let (mut hit_any, mut hit_two) = (0, 0);
+        for _ in 0..50_000 {
+            let (a, b, c) = (next(), next(), next());
+            let sources = (a as u32) & ((a >> 32) as u32 | b as u32) & (BOARD | 1 << 25);
+            let multi = sources & (b >> 32) as u32;
+            let free = !sources & BOARD;
+            let blots = free & (c as u32) & (c >> 32) as u32;
+            let blocked = free & !blots & (c >> 16) as u32 & (b as u32 >> 3);
+            let m = Masks {
+                sources: sources | 1 << 25,
+                multi,
+                blots,
+                blocked,
+            };
+            for bar in 1..=4u8 {
+                for dice in ALL_ROLLS.into_iter().filter(|d| !d.is_double()) {
+                    let (hit, two) =
+                        entering_non_double(&m, bar, dice.high() as u32, dice.low() as u32);
+                    assert_eq!(hit, hit_mask(&m, bar, dice), "{m:?} {bar} {dice}");
+                    assert_eq!(
+                        (hit != 0, two),
+                        hits_masks(&m, bar, dice),
+                        "{m:?} {bar} {dice}"
+                    );
+                    hit_any += (hit != 0) as u32;
+                    hit_two += two as u32;
+                }
+            }
+        }
+        assert!(hit_any > 100_000 && hit_two > 10_000, "{hit_any} {hit_two}");
     }
 
     /// Packing eight values at a time keeps what `SparseInput::push` keeps, in order,
