@@ -11,8 +11,8 @@
 //!
 //! Encoding 1 in a race (the race net's inputs) is the board units and the side
 //! features of the same summaries, so races take the same path
-//! ([`encode_v1_cached`]); a summary leaves out what only contact reads (the rearmost
-//! checkers, the extras, the escapes) until a contact position asks for it.
+//! ([`encode_v1_cached`]); a summary leaves out what only encoding 2 reads (the rearmost
+//! checkers, the extras, the escapes) until encoding 2 asks for it.
 
 use super::encoding::{Masks, SparseInput, BOARD, BOARD_SIDE, FEATURES_START, SIDE_FEATURES};
 use super::inputs_v2::{
@@ -35,9 +35,9 @@ pub struct Side {
     counts: [u8; 32],
     /// Whether the fields describe `counts` (false before the first build).
     built: bool,
-    /// Whether `extras` and `rear` describe `counts` too (what only a contact
-    /// position reads: a race leaves them until one needs them).
-    contact_built: bool,
+    /// Whether `extras`, `rear` and the escapes describe `counts` too (what only
+    /// encoding 2 reads: encoding 1 in a race leaves them until it is asked for).
+    extras_built: bool,
     /// The `made_mirrored` that `escapes_against` and `least_against` were computed for
     /// (`None` before the first time).
     escapes_for: Option<u32>,
@@ -84,7 +84,7 @@ impl Default for Side {
         Side {
             counts: [0; 32],
             built: false,
-            contact_built: false,
+            extras_built: false,
             escapes_for: None,
             sources: 0,
             multi: 0,
@@ -156,8 +156,8 @@ fn mirror(x: u32) -> u32 {
 }
 
 impl Side {
-    /// Makes this the summary of `counts` (unless it already is), without what only a
-    /// contact position reads ([`Side::for_contact`] adds it).
+    /// Makes this the summary of `counts` (unless it already is), without what only
+    /// encoding 2 reads ([`Side::with_extras`] adds it).
     #[inline(always)]
     fn build(&mut self, counts: &[u8; 32]) {
         if !(self.built && self.counts == *counts) {
@@ -165,11 +165,11 @@ impl Side {
         }
     }
 
-    /// Adds what only a contact position reads to the summary (unless it is there).
+    /// Adds what only encoding 2 reads to the summary (unless it is there).
     #[inline(always)]
-    fn for_contact(&mut self) {
-        if !self.contact_built {
-            self.build_contact();
+    fn with_extras(&mut self) {
+        if !self.extras_built {
+            self.build_extras();
         }
     }
 
@@ -186,7 +186,7 @@ impl Side {
     #[inline(always)]
     fn build_common(&mut self, counts: &[u8; 32]) {
         self.built = true;
-        self.contact_built = false;
+        self.extras_built = false;
         self.counts = *counts;
         let c = counts;
         let (sources, multi) = occupied(c);
@@ -255,12 +255,12 @@ impl Side {
         f[9] = blots.count_ones() as f32 / 5.0;
     }
 
-    /// The fields only a contact position reads: the rearmost checkers, the extras of
-    /// `inputs_v2` that depend on this side alone, and what its points do to the other
-    /// side's checkers.
+    /// The fields only encoding 2 reads: the rearmost checkers, the extras of `inputs_v2`
+    /// that depend on this side alone, and what its points do to the other side's
+    /// checkers.
     #[inline(always)]
-    fn build_contact(&mut self) {
-        self.contact_built = true;
+    fn build_extras(&mut self) {
+        self.extras_built = true;
         let c = &self.counts;
         let (sources, made, highest) = (self.sources, self.made, self.highest);
         let (count, pips) = (self.count, self.pips);
@@ -366,7 +366,7 @@ impl Side {
 
     /// This side's side features of `encoding` against `other` into `side`, given the
     /// probabilities that `other` hits one and two of its blots and whether the position
-    /// has contact (the rearmost checkers' escapes need `build_contact`).
+    /// has contact (the rearmost checkers' escapes need `build_extras`).
     #[inline(always)]
     fn side_features(&self, other: &Side, contact: bool, shots: (f32, f32), side: &mut [f32]) {
         side.copy_from_slice(&self.features);
@@ -543,11 +543,10 @@ fn encode_v2_cached_inline(
     let (mover, opponent) = counts(pos);
     cache.mover.build(&mover);
     cache.opponent.build(&opponent);
+    // Encoding 2's extras read these in a race too.
+    cache.mover.with_extras();
+    cache.opponent.with_extras();
     let contact = Side::contact(&cache.mover, &cache.opponent);
-    if contact {
-        cache.mover.for_contact();
-        cache.opponent.for_contact();
-    }
     encode_sides(&cache.mover, &cache.opponent, contact, out, kernel);
 }
 
@@ -695,8 +694,8 @@ mod tests {
 
     /// Encoding 1 from the kept summaries is `encoding::encode`'s, bit for bit, for races
     /// and (handed over) contact positions, with one cache shared with encoding 2 in game
-    /// order, so that summaries built for a race then serve contact and the other way
-    /// round.
+    /// order, so that summaries built for encoding 1 then serve encoding 2 and the other
+    /// way round (encoding 2 compared with `inputs_v2::encode_v2`'s, races included).
     #[test]
     fn encoding_one_from_summaries_is_the_encoders() {
         let mut cache = SideCache::default();
@@ -715,12 +714,13 @@ mod tests {
             encode_v1_cached(p, &mut a, cache);
             super::super::encoding::encode(p, &mut b);
             assert_eq!(bits(&a), bits(&b), "{p:?}");
+            // The same cache then serves encoding 2 as a fresh one does (races too,
+            // whose extras encoding 1 left unbuilt).
+            encode_v2_cached(p, &mut a, cache);
+            super::super::inputs_v2::encode_v2(p, &mut b);
+            assert_eq!(bits(&a), bits(&b), "{p:?}");
             if p.phase() == crate::game::Phase::Contact {
                 contacts += 1;
-                // The same cache then serves encoding 2 as a fresh one does.
-                encode_v2_cached(p, &mut a, cache);
-                encode_v2_sides(p, &mut b);
-                assert_eq!(bits(&a), bits(&b), "{p:?}");
             } else {
                 races += 1;
             }
