@@ -871,37 +871,44 @@ mod tests {
         }
     }
 
+    /// Random masks as boards have them, from the xorshift state `x`: sources (the bar
+    /// among them at times), points held twice among them, the other side's blots and
+    /// points apart from them.
+    fn random_masks(x: &mut u64) -> super::super::encoding::Masks {
+        use super::super::encoding::BOARD;
+        let mut next = || {
+            *x ^= *x << 13;
+            *x ^= *x >> 7;
+            *x ^= *x << 17;
+            *x
+        };
+        let (a, b, c) = (next(), next(), next());
+        let sources = (a as u32) & ((a >> 32) as u32 | b as u32) & (BOARD | 1 << 25);
+        let multi = sources & (b >> 32) as u32;
+        let free = !sources & BOARD;
+        let blots = free & (c as u32) & (c >> 32) as u32;
+        let blocked = free & !blots & (c >> 16) as u32 & (b as u32 >> 3);
+        super::super::encoding::Masks {
+            sources,
+            multi,
+            blots,
+            blocked,
+        }
+    }
+
     /// The shot kernel gives [`shots_masks`]'s values on random masks (sources, points
     /// held twice, the other side's blots and points apart, as boards have them) with
     /// and without hitters on the bar, and on the positions of seeded games both ways.
     #[test]
     fn the_shot_kernel_counts_what_the_rolls_count() {
-        use super::super::encoding::{Masks, BOARD};
         let Some(kernel) = EncodingAvx2::detect() else {
             eprintln!("no AVX2 here: only the portable shots run");
             return;
         };
         let mut x = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
         let mut hits = 0;
         for _ in 0..200_000 {
-            let (a, b, c) = (next(), next(), next());
-            let sources = (a as u32) & ((a >> 32) as u32 | b as u32) & (BOARD | 1 << 25);
-            let multi = sources & (b >> 32) as u32;
-            let free = !sources & BOARD;
-            let blots = free & (c as u32) & (c >> 32) as u32;
-            let blocked = free & !blots & (c >> 16) as u32 & (b as u32 >> 3);
-            let m = Masks {
-                sources,
-                multi,
-                blots,
-                blocked,
-            };
+            let m = random_masks(&mut x);
             for bar in [0u8, 1, 2, 4] {
                 let want = shots_masks(&m, bar);
                 assert_eq!(kernel.shots(&m, bar), want, "{m:?} bar {bar}");
@@ -922,28 +929,12 @@ mod tests {
     /// on the bar.
     #[test]
     fn entering_non_doubles_count_what_both_passes_count() {
-        use super::super::encoding::{hits_masks, Masks, BOARD};
+        use super::super::encoding::hits_masks;
         let mut x = 0x6A09_E667_F3BC_C909u64;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
         let (mut hit_any, mut hit_two) = (0, 0);
         for _ in 0..50_000 {
-            let (a, b, c) = (next(), next(), next());
-            let sources = (a as u32) & ((a >> 32) as u32 | b as u32) & (BOARD | 1 << 25);
-            let multi = sources & (b >> 32) as u32;
-            let free = !sources & BOARD;
-            let blots = free & (c as u32) & (c >> 32) as u32;
-            let blocked = free & !blots & (c >> 16) as u32 & (b as u32 >> 3);
-            let m = Masks {
-                sources: sources | 1 << 25,
-                multi,
-                blots,
-                blocked,
-            };
+            let mut m = random_masks(&mut x);
+            m.sources |= 1 << 25;
             for bar in 1..=4u8 {
                 for dice in ALL_ROLLS.into_iter().filter(|d| !d.is_double()) {
                     let (hit, two) =
