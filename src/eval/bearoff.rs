@@ -125,23 +125,7 @@ impl Distribution<'_> {
 /// ([`BearoffDb::memory_bytes`]); all 32 probabilities of every distribution would take
 /// 8.9 MB. Computing it needs about 20 MB more for a moment (double-precision work arrays).
 #[derive(Debug, Clone)]
-pub struct BearoffDb {
-    /// Rolls to bear off every checker, by rank.
-    all: Vec<Entry>,
-    /// Rolls to bear off the first checker, by rank minus `FIRST_FULL`.
-    first: Vec<Entry>,
-    probs: Vec<f32>,
-}
-
-impl From<Tables> for BearoffDb {
-    fn from(t: Tables) -> BearoffDb {
-        BearoffDb {
-            all: t.all,
-            first: t.first,
-            probs: t.probs,
-        }
-    }
-}
+pub struct BearoffDb(Tables);
 
 impl BearoffDb {
     /// Computes the whole database: positions in rank order, so that every successor is
@@ -152,27 +136,27 @@ impl BearoffDb {
     /// best end of k - 1 moves from there). The binary embeds its result
     /// ([`BearoffDb::embedded`]).
     pub fn generate() -> BearoffDb {
-        table::generate().into()
+        BearoffDb(table::generate())
     }
 
     /// The tables the build script embedded in the binary, read back; `None` if they do
     /// not read as a database.
     pub fn embedded() -> Option<BearoffDb> {
-        Tables::from_bytes(EMBEDDED).map(BearoffDb::from)
+        Tables::from_bytes(EMBEDDED).map(BearoffDb)
     }
 
     fn view(&self, e: Entry) -> Distribution<'_> {
         let from = e.offset as usize;
         Distribution {
             start: e.start as usize,
-            probs: &self.probs[from..from + e.len as usize],
+            probs: &self.0.probs[from..from + e.len as usize],
             mean: e.mean,
         }
     }
 
     /// Rolls to bear off every checker of `board` (at most 15 checkers: more panics).
     pub fn all_off(&self, board: &Board) -> Distribution<'_> {
-        self.view(self.all[rank(board)])
+        self.view(self.0.all[rank(board)])
     }
 
     /// Rolls to bear off the first checker, for a board holding all 15 checkers.
@@ -182,7 +166,7 @@ impl BearoffDb {
         }
         rank(board)
             .checked_sub(FIRST_FULL)
-            .map(|i| self.view(self.first[i]))
+            .map(|i| self.view(self.0.first[i]))
     }
 
     /// The probabilities of the side to act with home board `me`, before it rolls,
@@ -212,9 +196,10 @@ impl BearoffDb {
 
     /// The most rolls any position needs (all-off or first-off), with probability > 0.
     pub fn max_rolls(&self) -> usize {
-        self.all
+        self.0
+            .all
             .iter()
-            .chain(&self.first)
+            .chain(&self.0.first)
             .map(|e| (e.start as usize + e.len as usize).saturating_sub(1))
             .max()
             .unwrap_or(0)
@@ -223,8 +208,8 @@ impl BearoffDb {
     /// Bytes the database holds in memory.
     pub fn memory_bytes(&self) -> usize {
         std::mem::size_of::<BearoffDb>()
-            + (self.all.len() + self.first.len()) * std::mem::size_of::<Entry>()
-            + self.probs.len() * std::mem::size_of::<f32>()
+            + (self.0.all.len() + self.0.first.len()) * std::mem::size_of::<Entry>()
+            + self.0.probs.len() * std::mem::size_of::<f32>()
     }
 }
 
@@ -312,15 +297,18 @@ mod tests {
     /// The same tables, bit for bit (a mean of NaN would compare equal to itself).
     fn assert_same(x: &BearoffDb, y: &BearoffDb) {
         let bits = |db: &BearoffDb| {
-            db.all
+            db.0.all
                 .iter()
-                .chain(&db.first)
+                .chain(&db.0.first)
                 .map(|e| (e.offset, e.mean.to_bits(), e.start, e.len))
                 .collect::<Vec<_>>()
         };
-        assert_eq!((x.all.len(), x.first.len()), (y.all.len(), y.first.len()));
+        assert_eq!(
+            (x.0.all.len(), x.0.first.len()),
+            (y.0.all.len(), y.0.first.len())
+        );
         assert!(bits(x) == bits(y), "the entries differ");
-        let probs = |db: &BearoffDb| db.probs.iter().map(|p| p.to_bits()).collect::<Vec<_>>();
+        let probs = |db: &BearoffDb| db.0.probs.iter().map(|p| p.to_bits()).collect::<Vec<_>>();
         assert!(probs(x) == probs(y), "the probabilities differ");
     }
 
@@ -331,7 +319,7 @@ mod tests {
         let slow = table::generate_with(|r, hi, lo, all_mean, first_mean| {
             generated_choice(&boards, &mut list, r, (hi, lo), all_mean, first_mean)
         });
-        assert_same(&slow.into(), database());
+        assert_same(&BearoffDb(slow), database());
     }
 
     #[test]

@@ -135,6 +135,8 @@ const ENTRY_BYTES: usize = 10;
 impl Tables {
     /// The tables as bytes: [`MAGIC`], the three lengths (u32), the entries (offset, mean
     /// bits as u32, start, len) and the probabilities (f32 bits), all little-endian.
+    // The build script and the library's tests write the tables; the library reads them.
+    #[cfg_attr(not(test), allow(dead_code))]
     pub fn to_bytes(&self) -> Vec<u8> {
         let entries = self.all.len() + self.first.len();
         let mut out = Vec::with_capacity(20 + entries * ENTRY_BYTES + self.probs.len() * 4);
