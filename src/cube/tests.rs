@@ -483,3 +483,85 @@ fn match_model_points_are_the_bisections() {
     assert!(checked > 3000, "{checked} points");
     assert!(worst < 1e-9, "{worst}");
 }
+
+/// Two rolls for [`analyse_rolls`]: weights 2 and 1, the opponent's probabilities after
+/// each, and their efficiencies.
+fn two_rolls() -> [RollValue; 2] {
+    [
+        RollValue {
+            weight: 2.0,
+            probs: Probabilities([0.3, 0.08, 0.01, 0.2, 0.02]),
+            x: 0.68,
+        },
+        RollValue {
+            weight: 1.0,
+            probs: Probabilities([0.75, 0.2, 0.0, 0.05, 0.0]),
+            x: 0.62,
+        },
+    ]
+}
+
+#[test]
+fn one_roll_deeper_values_are_the_opponents_model_values_averaged() {
+    let rolls = two_rolls();
+    let mean = |f: &dyn Fn(&RollValue) -> f64| (2.0 * f(&rolls[0]) + f(&rolls[1])) / 3.0;
+    // Money, the cube centred: no double leaves it centred for the opponent, a take
+    // gives it the opponent at twice the value.
+    let s = settings();
+    let view = money(CubeOwner::Centered);
+    let d = analyse_rolls(&rolls, &view, &s, 0.7).unwrap();
+    let nd = -mean(&|r| money_equity(&r.probs, CubeOwner::Centered, r.x, false));
+    let dt = -2.0 * mean(&|r| money_equity(&r.probs, CubeOwner::Me, r.x, false));
+    assert!((d.no_double - nd).abs() < 1e-12, "{} {nd}", d.no_double);
+    assert!((d.double_take - dt).abs() < 1e-12, "{} {dt}", d.double_take);
+    assert_eq!((d.double_pass, d.efficiency), (1.0, 0.7));
+    // The roller owns the cube: the opponent cannot double after no double.
+    let d = analyse_rolls(&rolls, &money(CubeOwner::Me), &s, 0.7).unwrap();
+    let nd = -mean(&|r| money_equity(&r.probs, CubeOwner::Opponent, r.x, false));
+    assert!((d.no_double - nd).abs() < 1e-12);
+    // Match: one minus the opponent's match-winning chance, the pass as `analyse` has it.
+    let view = CubeView {
+        cube: 1,
+        owner: CubeOwner::Centered,
+        match_length: 7,
+        away: 5,
+        opp_away: 3,
+        crawford: false,
+        post_crawford: false,
+    };
+    let d = analyse_rolls(&rolls, &view, &s, 0.7).unwrap();
+    let theirs = view.swap();
+    let nd = 1.0 - mean(&|r| cubeful_value(&r.probs, &theirs, &s, r.x));
+    let doubled = CubeView {
+        cube: 2,
+        owner: CubeOwner::Me,
+        ..theirs
+    };
+    let dt = 1.0 - mean(&|r| cubeful_value(&r.probs, &doubled, &s, r.x));
+    assert!((d.no_double - nd).abs() < 1e-12);
+    assert!((d.double_take - dt).abs() < 1e-12);
+    let root = analyse(&gammonless(0.6), &view, &s, 0.7);
+    assert_eq!(d.double_pass, root.double_pass);
+    assert!(analyse_rolls(&[], &view, &s, 0.7).is_none());
+}
+
+#[test]
+fn rolls_that_end_the_game_count_their_points() {
+    // Every roll wins a gammon: the opponent's probabilities are a sure gammon loss.
+    let lost = RollValue {
+        weight: 36.0,
+        probs: Probabilities([0.0, 0.0, 0.0, 1.0, 0.0]),
+        x: 0.68,
+    };
+    let d = analyse_rolls(&[lost], &money(CubeOwner::Centered), &settings(), 0.68).unwrap();
+    assert!((d.no_double - 2.0).abs() < 1e-12 && (d.double_take - 4.0).abs() < 1e-12);
+    assert_eq!(d.action, DoubleAction::TooGood);
+    // Under the Jacoby rule a gammon with the cube centred is a single game.
+    let jacoby = CubeSettings {
+        jacoby: true,
+        ..settings()
+    };
+    let d = analyse_rolls(&[lost], &money(CubeOwner::Centered), &jacoby, 0.68).unwrap();
+    assert!((d.no_double - 1.0).abs() < 1e-12 && (d.double_take - 4.0).abs() < 1e-12);
+    assert!(!d.action.doubles());
+}
