@@ -149,9 +149,6 @@ pub struct EngineConfig {
     pub algorithm: Algorithm,
     pub depth: Depth,
     pub cube_depth: Depth,
-    /// Cube decisions valued after each of the roller's rolls (the spec's
-    /// `cube_lookahead`).
-    pub cube_lookahead: bool,
     /// The time one decision may search, in milliseconds (0 = no limit); the spec's
     /// `time_ms` (before, this key was `time_budget_ms`, still read with a warning).
     pub time_ms: Budget,
@@ -187,7 +184,6 @@ impl Default for EngineConfig {
             algorithm: Algorithm::Filter,
             depth: Depth::FIVE,
             cube_depth: Depth::FIVE,
-            cube_lookahead: false,
             time_ms: Budget::from_millis(500),
             min_depth: Depth::THREE,
             cubeful_plays: true,
@@ -422,7 +418,6 @@ impl Config {
             algorithm: e.algorithm,
             depth: e.depth,
             cube_depth: e.cube_depth,
-            cube_lookahead: e.cube_lookahead,
             budget: e.time_ms,
             // A file that sets only `depth = 1` gets the depth-1 engine: the guaranteed
             // depth never exceeds the depth.

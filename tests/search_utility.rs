@@ -9,7 +9,7 @@ use stargammon::cube::{result_chances, CubeView};
 use stargammon::engine::{cube_view, utility, Need, Work};
 use stargammon::eval::neural::NeuralEvaluator;
 use stargammon::eval::{Evaluator, Probabilities};
-use stargammon::game::{CubeOwner, Decision, Dice, GamePlay, GameResult, MatchState, Position};
+use stargammon::game::{CubeOwner, Decision, Dice, GameResult, MatchState, Position};
 use stargammon::search::positions::self_play_positions;
 use stargammon::search::value::{to_value, SCALE};
 use stargammon::search::{
@@ -194,46 +194,5 @@ fn the_engine_searches_for_the_score_of_the_side_to_act() {
             assert!(!utility.is_money());
         }
         other => panic!("{other:?}"),
-    }
-}
-
-/// A searched position evaluation keeps the side's 21 rolls: their weights are the 36
-/// dice outcomes, each position after the best play is that play's (the opponent to
-/// act), and the rolls' probabilities, turned back to the side's view and weighted, are
-/// the evaluation's. At depth 1 there are none.
-#[test]
-fn position_evaluations_keep_their_rolls() {
-    let eval = nets();
-    let cancel = Cancel::new();
-    let set = self_play_positions(eval.as_ref(), 23, 4, 3);
-    for (pos, _) in &set {
-        let searcher = Searcher::new(eval.clone(), Arc::new(TranspositionTable::new(4)));
-        let one =
-            searcher.evaluate_position(pos, &SearchSettings::new(1, Algorithm::Star2), &cancel);
-        assert!(one.rolls.is_empty());
-        let e = searcher.evaluate_position(pos, &SearchSettings::new(3, Algorithm::Star2), &cancel);
-        assert_eq!(e.rolls.len(), 21);
-        assert_eq!(e.rolls.iter().map(|r| r.weight as u32).sum::<u32>(), 36);
-        let mut mean = [0f64; 5];
-        for r in &e.rolls {
-            for (m, p) in mean.iter_mut().zip(r.probs.invert().0) {
-                *m += r.weight as f64 * p as f64 / 36.0;
-            }
-        }
-        for (m, p) in mean.iter().zip(e.probs.0) {
-            assert!(
-                (m - p as f64).abs() < 1e-5,
-                "{mean:?} against {:?}",
-                e.probs
-            );
-        }
-        // Each roll's position follows from `pos` by a legal play of that roll.
-        for (r, roll) in e.rolls.iter().zip(stargammon::game::ALL_ROLLS) {
-            let plays = stargammon::game::legal_plays(pos, roll);
-            assert!(
-                plays.iter().any(|p| GamePlay::next(p) == r.after),
-                "{roll:?}"
-            );
-        }
     }
 }

@@ -588,66 +588,6 @@ pub fn analyse(
     decide(no_double, double_take, double_pass, beaver, view, x)
 }
 
-/// One roll of the roller for [`analyse_rolls`].
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct RollValue {
-    /// The dice outcomes (of 36) the roll is.
-    pub weight: f64,
-    /// The opponent's probabilities after the roller's play for the roll, the opponent
-    /// about to roll.
-    pub probs: Probabilities,
-    /// The cube efficiency there, for the opponent.
-    pub x: f64,
-}
-
-/// [`analyse`] one roll deeper: the value of not doubling and of doubling with a take is
-/// the mean, over the roller's rolls, of the model's value of the position after its
-/// play, the opponent to roll with the cube where that choice leaves it (the opponent
-/// may double there, or redouble once it owns the cube). A roll that lets the opponent
-/// cash, or that loses the roller's market, is valued as such instead of being averaged
-/// away before the model sees it, as gnubg values the cube at its deeper plies. `x` is
-/// recorded as the efficiency (the roller's). `None` when `rolls` weigh nothing.
-pub fn analyse_rolls(
-    rolls: &[RollValue],
-    view: &CubeView,
-    settings: &CubeSettings,
-    x: f64,
-) -> Option<CubeDecision> {
-    let total: f64 = rolls.iter().map(|r| r.weight).sum();
-    if total <= 0.0 {
-        return None;
-    }
-    // The opponent's mean value with the cube as `after` leaves it (the roller's view).
-    let opponent = |after: &CubeView| -> f64 {
-        let theirs = after.swap();
-        rolls
-            .iter()
-            .map(|r| r.weight * cubeful_value(&r.probs, &theirs, settings, r.x))
-            .sum::<f64>()
-            / total
-    };
-    let doubled = CubeView {
-        cube: view.cube.max(1) * 2,
-        owner: CubeOwner::Opponent,
-        ..*view
-    };
-    let (no_double, double_take, double_pass, beaver) = if view.is_money() {
-        // Per unit of the current cube: the doubled cube's equities count twice.
-        let nd = -opponent(view);
-        let dt = -2.0 * opponent(&doubled);
-        (nd, dt, 1.0, settings.beavers.then_some(2.0 * dt))
-    } else {
-        let done = view.crawford || view.post_crawford;
-        let dp = met::mwc(
-            view.away as i64 - view.cube.max(1) as i64,
-            view.opp_away as i64,
-            done,
-        );
-        (1.0 - opponent(view), 1.0 - opponent(&doubled), dp, None)
-    };
-    Some(decide(no_double, double_take, double_pass, beaver, view, x))
-}
-
 /// The decision that follows from the roller's values of its choices (from a model, as
 /// [`analyse`] gives them, or from rollouts): no double, double with the opponent taking,
 /// passing, or beavering (`beaver`: money play with beavers only); `x` is recorded as the

@@ -103,7 +103,6 @@ pub fn settings(spec: &EngineSpec) -> EngineSettings {
     EngineSettings {
         depth: spec.depth.get(),
         cube_depth: spec.cube_depth.get(),
-        cube_lookahead: spec.cube_lookahead,
         cubeful_plays: spec.cube_policy == CubePolicy::Cubeful,
         cube: spec.cube,
     }

@@ -24,9 +24,7 @@ use std::time::Duration;
 use crate::cube::{self, CubeSettings, CubeView, TakeAction};
 use crate::eval::Probabilities;
 use crate::game::{CubeOwner, Decision, Dice, MatchState, Play, Position};
-use crate::search::{
-    Algorithm, Cancel, PositionEvaluation, RollChild, SearchSettings, Searcher, Utility,
-};
+use crate::search::{Algorithm, Cancel, SearchSettings, Searcher, Utility};
 
 pub mod build;
 pub mod cube_detail;
@@ -156,9 +154,6 @@ pub struct EngineSettings {
     pub depth: u32,
     /// Search depth for cube decisions (1 = static evaluation of the position).
     pub cube_depth: u32,
-    /// Cube decisions valued after each of the roller's rolls ([`cube::analyse_rolls`])
-    /// when the search gives them.
-    pub cube_lookahead: bool,
     /// Rank plays by cubeful value at the score (depth 1 only, see the module docs).
     pub cubeful_plays: bool,
     pub cube: CubeSettings,
@@ -169,7 +164,6 @@ impl Default for EngineSettings {
         EngineSettings {
             depth: 1,
             cube_depth: 1,
-            cube_lookahead: false,
             cubeful_plays: true,
             cube: CubeSettings::default(),
         }
@@ -240,8 +234,6 @@ pub enum Found {
     Nothing,
     Plays(Vec<PlayProbs>),
     Probabilities(Probabilities),
-    /// A searched position: its probabilities and the rolls below them.
-    Position(PositionEvaluation),
 }
 
 /// What the engine answers.
@@ -444,17 +436,6 @@ impl Engine {
         utility: Utility,
         cancel: &Cancel,
     ) -> Result<Probabilities, EngineError> {
-        Ok(self.evaluation_for(pos, depth, utility, cancel)?.probs)
-    }
-
-    /// [`Self::probabilities_for`] with the rest of the search's answer.
-    pub fn evaluation_for(
-        &self,
-        pos: &Position,
-        depth: u32,
-        utility: Utility,
-        cancel: &Cancel,
-    ) -> Result<PositionEvaluation, EngineError> {
         let settings = SearchSettings {
             utility,
             ..self.plan.settings(depth)
@@ -463,7 +444,7 @@ impl Engine {
         if cancel.is_cancelled() && e.depth == 0 {
             return Err(EngineError::Cancelled);
         }
-        Ok(e)
+        Ok(e.probs)
     }
 
     /// The cube settings for `state`: the engine's, with the money rules the state itself
@@ -533,16 +514,7 @@ impl Engine {
                 Ok(Outcome::Action(Action::Move(play)))
             }
             (Work::Decide(s), Found::Probabilities(p)) => {
-                Ok(Outcome::Action(self.cube_action(s, &p, &[])?))
-            }
-            (Work::Decide(s), Found::Position(e)) => {
-                Ok(Outcome::Action(self.cube_action(s, &e.probs, &e.rolls)?))
-            }
-            (Work::Resignation(s, points), Found::Position(e)) => Ok(Outcome::Action(
-                self.resignation_answer(s, *points, &e.probs),
-            )),
-            (Work::Evaluate(s, opts), Found::Position(e)) => {
-                Ok(Outcome::Evaluation(self.report(s, opts, &e.probs)))
+                Ok(Outcome::Action(self.cube_action(s, &p)?))
             }
             (Work::Resignation(s, points), Found::Probabilities(p)) => {
                 Ok(Outcome::Action(self.resignation_answer(s, *points, &p)))
@@ -571,7 +543,7 @@ impl Engine {
                 position,
                 depth,
                 utility,
-            } => Found::Position(self.evaluation_for(&position, depth, utility, cancel)?),
+            } => Found::Probabilities(self.probabilities_for(&position, depth, utility, cancel)?),
         };
         self.complete(work, found)
     }
@@ -645,48 +617,13 @@ impl Engine {
         )
     }
 
-    /// [`Self::cube_analysis`] one roll deeper where the engine is set to and the search
-    /// gave the roller's `rolls` ([`cube::analyse_rolls`]).
-    pub fn cube_analysis_with(
-        &self,
-        state: &MatchState,
-        roller_probs: &Probabilities,
-        rolls: &[RollChild],
-    ) -> cube::CubeDecision {
-        if self.settings.cube_lookahead && !rolls.is_empty() {
-            let values: Vec<cube::RollValue> = rolls
-                .iter()
-                .map(|r| cube::RollValue {
-                    weight: r.weight as f64,
-                    probs: r.probs,
-                    x: self.efficiency(&r.after),
-                })
-                .collect();
-            let pos = roller(state).0;
-            if let Some(d) = cube::analyse_rolls(
-                &values,
-                &roller_view(state),
-                &self.rules_for(state),
-                self.efficiency(&pos),
-            ) {
-                return d;
-            }
-        }
-        self.cube_analysis(state, roller_probs)
-    }
-
-    fn cube_action(
-        &self,
-        state: &MatchState,
-        p: &Probabilities,
-        rolls: &[RollChild],
-    ) -> Result<Action, EngineError> {
+    fn cube_action(&self, state: &MatchState, p: &Probabilities) -> Result<Action, EngineError> {
         match state.decision {
             Decision::DoubleOrRoll => {
                 if !Self::can_double(state) {
                     return Ok(Action::Roll);
                 }
-                let d = self.cube_analysis_with(state, p, rolls);
+                let d = self.cube_analysis(state, p);
                 Ok(if d.action.doubles() {
                     Action::Double
                 } else {
@@ -694,7 +631,7 @@ impl Engine {
                 })
             }
             Decision::TakeOrDrop => {
-                let d = self.cube_analysis_with(state, p, rolls);
+                let d = self.cube_analysis(state, p);
                 let beavers = self.rules_for(state).beavers && state.is_money();
                 Ok(match d.response {
                     TakeAction::Beaver if beavers => Action::Beaver,

@@ -17,7 +17,6 @@
 //! | `noise` | equity noise, a number >= 0 | 0 |
 //! | `cube_noise` | equity noise on cube decisions only (a player that errs on the cube), >= 0 | 0 |
 //! | `cube_depth` | odd, 1 to 9 | 1 |
-//! | `cube_lookahead` | `on`: cube decisions valued one roll deeper than the search, the model applied after each of the roller's rolls ([`crate::cube::analyse_rolls`]) | `off` |
 //! | `time_ms` | per-decision budget in ms (0 = none) | 0 |
 //! | `min_depth` | odd, 1 to 9: iterations up to it (and the depth) complete whatever the budget | 1 |
 //! | `cubeful_plays` | `on`: plays ranked by cubeful value at the score | `off` |
@@ -297,9 +296,6 @@ pub struct EngineSpec {
     pub depth: Depth,
     /// Depth of cube decisions (and resignation judgements).
     pub cube_depth: Depth,
-    /// Cube decisions valued after each of the roller's rolls rather than on their mean
-    /// (a searched `cube_depth` only).
-    pub cube_lookahead: bool,
     pub budget: Budget,
     /// Iterations of the search up to this depth complete whatever the budget.
     pub min_depth: Depth,
@@ -326,7 +322,6 @@ impl Default for EngineSpec {
             algorithm: Algorithm::Star2,
             depth: Depth::ONE,
             cube_depth: Depth::ONE,
-            cube_lookahead: false,
             budget: Budget::Unlimited,
             min_depth: Depth::ONE,
             noise: Noise::NONE,
@@ -416,7 +411,6 @@ pub const OPTIONS: &[&str] = &[
     "noise",
     "cube_noise",
     "cube_depth",
-    "cube_lookahead",
     "time_ms",
     "min_depth",
     "cubeful_plays",
@@ -491,7 +485,6 @@ impl EngineSpec {
                 && self.cube_noise == plain.cube_noise
                 && self.cube_policy == plain.cube_policy
                 && self.cube_depth == plain.cube_depth
-                && self.cube_lookahead == plain.cube_lookahead
                 && self.precision == plain.precision
                 && self.filter == plain.filter;
             if !same_play {
@@ -542,13 +535,6 @@ impl EngineSpec {
                         .parse::<u64>()
                         .map_err(|_| bad("time_ms", "milliseconds (0 = no budget)"))?,
                 )
-            }
-            "cube_lookahead" => {
-                self.cube_lookahead = match value {
-                    "on" | "true" => true,
-                    "off" | "false" => false,
-                    _ => return Err(bad("cube_lookahead", "on or off")),
-                }
             }
             "cubeful_plays" => {
                 self.cube_policy = match value {
@@ -701,13 +687,6 @@ impl fmt::Display for EngineSpec {
         }
         if self.cube_depth != d.cube_depth {
             write!(f, ",cube_depth={}", self.cube_depth)?;
-        }
-        if self.cube_lookahead != d.cube_lookahead {
-            f.write_str(if self.cube_lookahead {
-                ",cube_lookahead=on"
-            } else {
-                ",cube_lookahead=off"
-            })?;
         }
         if self.budget != d.budget {
             write!(f, ",time_ms={}", self.budget.millis())?;

@@ -463,7 +463,7 @@ impl<M> MoveDecision<M> {
 
 /// The answer to a position question (before rolling): cube decisions, evaluations.
 #[derive(Debug, Clone, PartialEq)]
-pub struct PositionEvaluation<P = crate::game::Position> {
+pub struct PositionEvaluation {
     /// Probabilities for the side to act.
     pub probs: Probabilities,
     pub value: Value,
@@ -473,23 +473,6 @@ pub struct PositionEvaluation<P = crate::game::Position> {
     pub stats: SearchStats,
     pub elapsed: Duration,
     pub stopped: bool,
-    /// The 21 rolls of the side to act at the deepest completed iteration, whose
-    /// weighted mean `probs` is; empty when no iteration beyond depth 1 completed (or for
-    /// MCTS). The cube is valued on them one roll deep.
-    pub rolls: Vec<RollChild<P>>,
-}
-
-/// One roll of the side to act in a [`PositionEvaluation`].
-#[derive(Debug, Clone, PartialEq)]
-pub struct RollChild<P = crate::game::Position> {
-    /// How many of the 36 dice outcomes the roll is (1 or 2).
-    pub weight: u8,
-    /// The position after the side's best play for the roll, its opponent to act (and
-    /// in that side's view, as [`GamePlay::next`](crate::game::GamePlay::next) gives it).
-    pub after: P,
-    /// `after`'s probabilities for the opponent, searched two plies less deep than the
-    /// evaluation (exact when the play ends the game).
-    pub probs: Probabilities,
 }
 
 /// What a pool job produces.
