@@ -11,8 +11,6 @@ use super::{Entry, QuantInput, GROUP};
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Avx2 {
     avx512: bool,
-    /// AVX-512 VNNI too (only with `avx512`): the fused multiply-add of 16-bit pairs.
-    vnni: bool,
 }
 
 impl Avx2 {
@@ -21,13 +19,9 @@ impl Avx2 {
     pub(super) fn get() -> Option<Avx2> {
         static HAS: std::sync::OnceLock<Option<Avx2>> = std::sync::OnceLock::new();
         *HAS.get_or_init(|| {
-            std::is_x86_feature_detected!("avx2").then(|| {
-                let avx512 = std::is_x86_feature_detected!("avx512f")
-                    && std::is_x86_feature_detected!("avx512bw");
-                Avx2 {
-                    avx512,
-                    vnni: avx512 && std::is_x86_feature_detected!("avx512vnni"),
-                }
+            std::is_x86_feature_detected!("avx2").then(|| Avx2 {
+                avx512: std::is_x86_feature_detected!("avx512f")
+                    && std::is_x86_feature_detected!("avx512bw"),
             })
         })
     }
@@ -36,20 +30,7 @@ impl Avx2 {
     /// that has both.
     #[cfg(test)]
     pub(super) fn without_avx512(self) -> Avx2 {
-        Avx2 {
-            avx512: false,
-            vnni: false,
-        }
-    }
-
-    /// This token with AVX-512 but without VNNI, so that tests can run the AVX-512
-    /// kernels without VNNI on a processor that has it.
-    #[cfg(test)]
-    pub(super) fn without_vnni(self) -> Avx2 {
-        Avx2 {
-            vnni: false,
-            ..self
-        }
+        Avx2 { avx512: false }
     }
 
     /// [`super::Lanes::quantize`] compiled for AVX2.
@@ -109,11 +90,7 @@ impl Avx2 {
     /// [`super::accumulate`] on AVX2.
     #[inline]
     pub(super) fn accumulate(self, acc: &mut [i32], w1: &[i16], width: usize, e: &[Entry]) {
-        if self.vnni {
-            // SAFETY: `vnni` is true only where `get` found AVX2, AVX-512 F, BW and
-            // VNNI; `accumulate_vnni` checks every slice it reads or writes.
-            unsafe { accumulate_vnni(acc, w1, width, e) }
-        } else if self.avx512 {
+        if self.avx512 {
             // SAFETY: `avx512` is true only where `get` found AVX2, AVX-512 F and BW;
             // `accumulate_avx512` checks every slice it reads or writes.
             unsafe { accumulate_avx512(acc, w1, width, e) }
@@ -409,48 +386,20 @@ const GROUP512: usize = 32;
 const WIDE512: usize = 12;
 
 /// [`accumulate`] on AVX-512: up to [`WIDE512`] groups of [`GROUP512`] units per pass
-/// over the entries, then what is left by the portable loop.
+/// over the entries, then what is left by the AVX2 kernel.
 ///
 /// # Safety
 /// The processor must support AVX2, AVX-512 F and BW. The slices may have any lengths:
 /// the rows are taken by checked slicing.
 #[target_feature(enable = "avx2,avx512f,avx512bw")]
 unsafe fn accumulate_avx512(acc: &mut [i32], w1: &[i16], width: usize, entries: &[Entry]) {
-    // SAFETY: AVX-512 F and BW, as this function's callers promise.
-    unsafe { accumulate512::<false>(acc, w1, width, entries) }
-}
-
-/// [`accumulate_avx512`] with each pair of products added to its sum by one VNNI
-/// instruction (`vpdpwssd`, wrapping as `vpmaddwd` and `vpaddd` do: the same sums).
-///
-/// # Safety
-/// The processor must support AVX2, AVX-512 F, BW and VNNI. The slices may have any
-/// lengths: the rows are taken by checked slicing.
-#[target_feature(enable = "avx2,avx512f,avx512bw,avx512vnni")]
-unsafe fn accumulate_vnni(acc: &mut [i32], w1: &[i16], width: usize, entries: &[Entry]) {
-    // SAFETY: AVX-512 F, BW and VNNI, as this function's callers promise.
-    unsafe { accumulate512::<true>(acc, w1, width, entries) }
-}
-
-/// The body of [`accumulate_avx512`] (`VNNI` false) and [`accumulate_vnni`] (true),
-/// inlined into each so that it is compiled with its caller's instructions.
-///
-/// # Safety
-/// The processor must support AVX-512 F and BW, and VNNI when `VNNI` is true.
-#[inline(always)]
-unsafe fn accumulate512<const VNNI: bool>(
-    acc: &mut [i32],
-    w1: &[i16],
-    width: usize,
-    entries: &[Entry],
-) {
     let end = acc.len().min(width);
     let n = end / GROUP512 * GROUP512;
     let mut base = 0;
     while base + WIDE512 * GROUP512 <= n {
-        // SAFETY: the caller's instructions, as this function's callers promise.
+        // SAFETY: AVX-512 F and BW, as this function's callers promise.
         unsafe {
-            block512::<WIDE512, VNNI>(
+            block512::<WIDE512>(
                 &mut acc[base..base + WIDE512 * GROUP512],
                 w1,
                 width,
@@ -462,41 +411,25 @@ unsafe fn accumulate512<const VNNI: bool>(
     }
     while base < n {
         // SAFETY: as above.
-        unsafe { block512::<1, VNNI>(&mut acc[base..base + GROUP512], w1, width, base, entries) };
+        unsafe { block512::<1>(&mut acc[base..base + GROUP512], w1, width, base, entries) };
         base += GROUP512;
     }
     // The units past the last whole group of 32 (none for the shipped nets).
     super::accumulate_from(acc, w1, width, entries, base);
 }
 
-/// `sum + lo(x) * lo(f) + hi(x) * hi(f)` in every 32-bit lane (16-bit halves, wrapping):
-/// one `vpdpwssd` when `VNNI`, else `vpmaddwd` and `vpaddd`.
-///
-/// # Safety
-/// The processor must support AVX-512 F and BW, and VNNI when `VNNI` is true.
-#[inline(always)]
-unsafe fn pair_products<const VNNI: bool>(sum: __m512i, x: __m512i, f: __m512i) -> __m512i {
-    if VNNI {
-        // SAFETY: VNNI, as the caller promises.
-        unsafe { _mm512_dpwssd_epi32(sum, x, f) }
-    } else {
-        // SAFETY: AVX-512 BW and F, as the caller promises.
-        unsafe { _mm512_add_epi32(sum, _mm512_madd_epi16(x, f)) }
-    }
-}
-
 /// [`block`] on AVX-512: `G` groups of 32 units from unit `base`, `2 G` registers of
 /// sums. The interleaving works within 128-bit quarters, so a group's low register holds
 /// units 0-3, 8-11, 16-19 and 24-27 and its high one the others; the sums are loaded into
-/// and stored from that order. Inlined into its callers, so that it is compiled with
-/// their instructions.
+/// and stored from that order.
 ///
 /// # Safety
-/// The processor must support AVX-512 F and BW, and VNNI when `VNNI` is true. Panics
-/// (never reads outside a slice) when `out` is shorter than `G` x 32 or an entry's row
-/// does not hold `base + G x 32` weights inside `w1`.
-#[inline(always)]
-unsafe fn block512<const G: usize, const VNNI: bool>(
+/// The processor must support AVX-512 F and BW. Panics (never reads outside a slice)
+/// when `out` is shorter than `G` x 32 or an entry's row does not hold `base + G x 32`
+/// weights inside `w1`.
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+unsafe fn block512<const G: usize>(
     out: &mut [i32],
     w1: &[i16],
     width: usize,
@@ -505,62 +438,64 @@ unsafe fn block512<const G: usize, const VNNI: bool>(
 ) {
     let span = G * GROUP512;
     let out = &mut out[..span];
-    // SAFETY (every block below): AVX-512 F and BW (and VNNI for `pair_products::<true>`),
-    // as the caller promises; each unaligned load or store is inside a slice checked
-    // above, as its comment says.
-    let mut lo = [unsafe { _mm512_setzero_si512() }; G];
-    let mut hi = lo;
+    let mut lo = [_mm512_setzero_si512(); G];
+    let mut hi = [_mm512_setzero_si512(); G];
     for g in 0..G {
         // SAFETY: `out` holds G x 32 i32; group g's two 16-lane unaligned loads read
         // its elements 32g..32g+32.
-        unsafe {
-            let a = _mm512_loadu_si512(out.as_ptr().add(GROUP512 * g) as *const __m512i);
-            let b = _mm512_loadu_si512(out.as_ptr().add(GROUP512 * g + 16) as *const __m512i);
-            // Quarters 0 and 2 of each, then 1 and 3.
-            lo[g] = _mm512_shuffle_i32x4::<0x88>(a, b);
-            hi[g] = _mm512_shuffle_i32x4::<0xDD>(a, b);
-        }
+        let (a, b) = unsafe {
+            (
+                _mm512_loadu_si512(out.as_ptr().add(GROUP512 * g) as *const __m512i),
+                _mm512_loadu_si512(out.as_ptr().add(GROUP512 * g + 16) as *const __m512i),
+            )
+        };
+        // Quarters 0 and 2 of each, then 1 and 3.
+        lo[g] = _mm512_shuffle_i32x4::<0x88>(a, b);
+        hi[g] = _mm512_shuffle_i32x4::<0xDD>(a, b);
     }
     let mut pairs = entries.chunks_exact(2);
     for pair in &mut pairs {
         let (ea, eb) = (pair[0], pair[1]);
         let ra = &w1[ea.index as usize * width + base..][..span];
         let rb = &w1[eb.index as usize * width + base..][..span];
-        let factor = (ea.value as u16 as u32 | (eb.value as u16 as u32) << 16) as i32;
-        // SAFETY: AVX-512 F, as the caller promises.
-        let factor = unsafe { _mm512_set1_epi32(factor) };
+        let factor =
+            _mm512_set1_epi32((ea.value as u16 as u32 | (eb.value as u16 as u32) << 16) as i32);
         for g in 0..G {
             // SAFETY: `ra` and `rb` hold G x 32 i16; the unaligned loads read elements
             // 32g..32g+32 of each.
-            unsafe {
-                let wa = _mm512_loadu_si512(ra.as_ptr().add(GROUP512 * g) as *const __m512i);
-                let wb = _mm512_loadu_si512(rb.as_ptr().add(GROUP512 * g) as *const __m512i);
-                lo[g] = pair_products::<VNNI>(lo[g], _mm512_unpacklo_epi16(wa, wb), factor);
-                hi[g] = pair_products::<VNNI>(hi[g], _mm512_unpackhi_epi16(wa, wb), factor);
-            }
+            let (wa, wb) = unsafe {
+                (
+                    _mm512_loadu_si512(ra.as_ptr().add(GROUP512 * g) as *const __m512i),
+                    _mm512_loadu_si512(rb.as_ptr().add(GROUP512 * g) as *const __m512i),
+                )
+            };
+            let l = _mm512_madd_epi16(_mm512_unpacklo_epi16(wa, wb), factor);
+            let h = _mm512_madd_epi16(_mm512_unpackhi_epi16(wa, wb), factor);
+            lo[g] = _mm512_add_epi32(lo[g], l);
+            hi[g] = _mm512_add_epi32(hi[g], h);
         }
     }
     if let [e] = pairs.remainder() {
         let ra = &w1[e.index as usize * width + base..][..span];
+        let factor = _mm512_set1_epi32(e.value as u16 as u32 as i32);
+        let zero = _mm512_setzero_si512();
         for g in 0..G {
             // SAFETY: `ra` holds G x 32 i16; the load reads elements 32g..32g+32.
-            unsafe {
-                let factor = _mm512_set1_epi32(e.value as u16 as u32 as i32);
-                let zero = _mm512_setzero_si512();
-                let wa = _mm512_loadu_si512(ra.as_ptr().add(GROUP512 * g) as *const __m512i);
-                lo[g] = pair_products::<VNNI>(lo[g], _mm512_unpacklo_epi16(wa, zero), factor);
-                hi[g] = pair_products::<VNNI>(hi[g], _mm512_unpackhi_epi16(wa, zero), factor);
-            }
+            let wa = unsafe { _mm512_loadu_si512(ra.as_ptr().add(GROUP512 * g) as *const __m512i) };
+            let l = _mm512_madd_epi16(_mm512_unpacklo_epi16(wa, zero), factor);
+            let h = _mm512_madd_epi16(_mm512_unpackhi_epi16(wa, zero), factor);
+            lo[g] = _mm512_add_epi32(lo[g], l);
+            hi[g] = _mm512_add_epi32(hi[g], h);
         }
     }
     for g in 0..G {
+        // Back to unit order: [lo 0, hi 0, lo 1, hi 1] and [lo 2, hi 2, lo 3, hi 3].
+        let first = _mm512_shuffle_i32x4::<0x44>(lo[g], hi[g]);
+        let second = _mm512_shuffle_i32x4::<0xEE>(lo[g], hi[g]);
+        let a = _mm512_shuffle_i32x4::<0xD8>(first, first);
+        let b = _mm512_shuffle_i32x4::<0xD8>(second, second);
         // SAFETY: as for the loads above: group g's 32 i32 of `out`, unaligned.
         unsafe {
-            // Back to unit order: [lo 0, hi 0, lo 1, hi 1] and [lo 2, hi 2, lo 3, hi 3].
-            let first = _mm512_shuffle_i32x4::<0x44>(lo[g], hi[g]);
-            let second = _mm512_shuffle_i32x4::<0xEE>(lo[g], hi[g]);
-            let a = _mm512_shuffle_i32x4::<0xD8>(first, first);
-            let b = _mm512_shuffle_i32x4::<0xD8>(second, second);
             _mm512_storeu_si512(out.as_mut_ptr().add(GROUP512 * g) as *mut __m512i, a);
             _mm512_storeu_si512(out.as_mut_ptr().add(GROUP512 * g + 16) as *mut __m512i, b);
         }
