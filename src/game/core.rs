@@ -203,10 +203,10 @@ pub fn heuristic_score(play: &Play) -> i32 {
     let points = (made & OUTER).count_ones() as i32;
     // The opponent moves towards slot 25 in the mover's numbering: a blot is exposed to
     // any opponent checker 1 to 11 slots behind it (direct or combination range).
-    let mut reach = 0u32;
-    for d in 1..=11 {
-        reach |= opponent << d;
-    }
+    // The opponent's checkers spread over 0..=10 slots by doubling, then moved on by one.
+    let two = opponent | opponent << 1;
+    let four = two | two << 2;
+    let reach = (four | four << 4 | four << 7) << 1;
     let exposed = (blots & (HOME | OUTER) & reach).count_ones() as i32;
     10 * hits + 3 * home_points + 2 * points - 4 * exposed
 }
