@@ -55,19 +55,34 @@ const fn make_roll_keys() -> [u64; 21] {
     out
 }
 
-static CHECKER_KEYS: [[[u64; 16]; 26]; 2] = make_checker_keys();
+/// The same keys indexed by [slot][16 + signed count] (positive for the side to act, key 0
+/// for an empty slot), so that a slot's key is one read without a branch.
+const fn make_slot_keys() -> [[u64; 32]; 26] {
+    let by_side = make_checker_keys();
+    let mut out = [[0u64; 32]; 26];
+    let mut slot = 0;
+    while slot < 26 {
+        let mut count = 1;
+        while count < 16 {
+            out[slot][16 + count] = by_side[0][slot][count];
+            out[slot][16 - count] = by_side[1][slot][count];
+            count += 1;
+        }
+        slot += 1;
+    }
+    out
+}
+
+static SLOT_KEYS: [[u64; 32]; 26] = make_slot_keys();
 static ROLL_KEYS: [u64; 21] = make_roll_keys();
 
 /// The key of a position (side to act's view).
 #[inline]
 pub fn position_key(pos: &Position) -> u64 {
     let mut k = 0u64;
-    for (slot, &c) in pos.slots().iter().enumerate() {
-        if c > 0 {
-            k ^= CHECKER_KEYS[0][slot][(c as usize) & 15];
-        } else if c < 0 {
-            k ^= CHECKER_KEYS[1][slot][(c.unsigned_abs() as usize) & 15];
-        }
+    for (keys, &c) in SLOT_KEYS.iter().zip(pos.slots()) {
+        // A count is -15..=15, so the index is 1..=31 (and always inside the row).
+        k ^= keys[(c as i32 + 16) as usize & 31];
     }
     k
 }
@@ -98,7 +113,7 @@ mod tests {
 
     #[test]
     fn keys_are_distinct_and_transpositions_agree() {
-        let mut all: Vec<u64> = CHECKER_KEYS.iter().flatten().flatten().copied().collect();
+        let mut all: Vec<u64> = SLOT_KEYS.iter().flatten().copied().collect();
         all.retain(|&k| k != 0);
         all.extend(ROLL_KEYS);
         let n = all.len();
@@ -117,5 +132,29 @@ mod tests {
         assert_ne!(position_key(&after), position_key(&after.swap()));
         assert_eq!(position_key(&after), position_key(&after.swap().swap()));
         assert_ne!(salt("a"), salt("b"));
+    }
+
+    /// The key of a position is the XOR, over its occupied slots, of the key of
+    /// (side, slot, count) in the generated stream: the values every table, seed and
+    /// pin was made with.
+    #[test]
+    fn position_keys_are_the_per_side_keys() {
+        let by_side = make_checker_keys();
+        let mut positions = vec![Position::OPENING, Position::OPENING.swap()];
+        for (pos, _) in crate::testing::random_game_positions(7, 40) {
+            positions.push(pos);
+        }
+        for pos in positions {
+            let mut want = 0u64;
+            for (slot, &c) in pos.slots().iter().enumerate() {
+                if c > 0 {
+                    want ^= by_side[0][slot][c as usize];
+                } else if c < 0 {
+                    want ^= by_side[1][slot][c.unsigned_abs() as usize];
+                }
+            }
+            assert_eq!(position_key(&pos), want, "{pos:?}");
+        }
+        assert_eq!(position_key(&Position::OPENING), 0xFE47_F59F_25A4_40BF);
     }
 }
