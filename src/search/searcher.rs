@@ -585,9 +585,9 @@ impl<'a, P: GamePosition> Ctx<'a, P> {
         for k in 0..n {
             let pos = &self.batch_pos[k];
             let v = self.util.leaf(self.side ^ 1, &self.batch_out[k], pos);
-            let key = pos.key() ^ next_salt;
-            self.tt.store(key, 0, Bound::Exact, v, None);
-            self.vals[self.batch_idx[k]] = -v;
+            let i = self.batch_idx[k];
+            self.tt.store(self.leaf_keys[i], 0, Bound::Exact, v, None);
+            self.vals[i] = -v;
         }
     }
 
