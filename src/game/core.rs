@@ -164,39 +164,12 @@ impl GamePlay<Position> for Play {
     }
 }
 
-/// Bit j (0..=25) of each mask: slot j holds two or more of the mover's checkers, exactly
-/// one, or any of the opponent's. Eight slots at a time in a word, without a branch: per
-/// byte, the sign bit is an opponent's checker; with it cleared, adding 0x7E (0x7F) sets
-/// the high bit from a count of 2 (1) up and carries into no other byte; the eight high
-/// bits are gathered by one multiplication.
-#[inline]
-fn slot_masks(slots: &[i8; 26]) -> (u32, u32, u32) {
-    const LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
-    let gather = super::position::top_bits;
-    let mut bytes = [0u8; 32];
-    for (b, &c) in bytes.iter_mut().zip(slots) {
-        *b = c as u8;
-    }
-    let (mut made, mut one_or_more, mut opponent) = (0u32, 0u32, 0u32);
-    for (k, chunk) in bytes.chunks_exact(8).enumerate() {
-        let mut b = [0u8; 8];
-        b.copy_from_slice(chunk);
-        let w = u64::from_le_bytes(b);
-        let mine = !w;
-        let count = w & LOW7;
-        made |= gather((count + 0x7E7E_7E7E_7E7E_7E7E) & mine) << (8 * k);
-        one_or_more |= gather((count + LOW7) & mine) << (8 * k);
-        opponent |= gather(w) << (8 * k);
-    }
-    (made, one_or_more & !made, opponent)
-}
-
 /// Backgammon's ordering score: hits first (the probe rule of Hauk, Buro and Schaeffer),
 /// then points made, less a penalty for blots the opponent can reach.
 pub fn heuristic_score(play: &Play) -> i32 {
     let after = &play.position;
     let hits = play.steps().iter().filter(|s| s.hit).count() as i32;
-    let (made, blots, opponent) = slot_masks(after.slots());
+    let [_, made, blots, opponent] = after.slot_masks();
     const HOME: u32 = 0x7E;
     const OUTER: u32 = 0x01FF_FF80;
     let home_points = (made & HOME).count_ones() as i32;

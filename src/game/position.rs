@@ -240,14 +240,23 @@ impl Position {
         self.slots[OPP_BAR].unsigned_abs()
     }
 
-    /// Bit i set where slot i holds mover checkers, and where it holds opponent ones:
-    /// two byte comparisons and two mask moves on SSE2 (every x86-64 processor has it).
+    /// Bit i set where slot i holds mover checkers, and where it holds opponent ones.
     #[inline(always)]
     fn occupied(&self) -> (u32, u32) {
+        let [mover, _, _, opponent] = self.slot_masks();
+        (mover, opponent)
+    }
+
+    /// Bit i of each mask set where slot i holds, in order: one or more of the mover's
+    /// checkers, two or more, exactly one, and any of the opponent's. Byte comparisons
+    /// and mask moves on SSE2 (every x86-64 processor has it).
+    #[inline(always)]
+    pub fn slot_masks(&self) -> [u32; 4] {
         #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
         {
             use std::arch::x86_64::{
-                __m128i, _mm_cmpgt_epi8, _mm_movemask_epi8, _mm_setzero_si128,
+                __m128i, _mm_cmpeq_epi8, _mm_cmpgt_epi8, _mm_movemask_epi8, _mm_set1_epi8,
+                _mm_setzero_si128,
             };
             // SAFETY: `Position` is `repr(C, align(16))` with 32 initialised bytes (26
             // slots and 6 zero pad bytes), the size of `[__m128i; 2]` (which `transmute`
@@ -255,21 +264,29 @@ impl Position {
             let [lo, hi]: [__m128i; 2] = unsafe { std::mem::transmute(*self) };
             // SAFETY: this block compiles only with SSE2 enabled for the target (its cfg).
             unsafe {
-                let zero = _mm_setzero_si128();
-                let mask = |v: __m128i| _mm_movemask_epi8(v) as u32 & 0xFFFF;
-                let mover = mask(_mm_cmpgt_epi8(lo, zero)) | mask(_mm_cmpgt_epi8(hi, zero)) << 16;
-                let opponent = mask(lo) | mask(hi) << 16;
-                (mover, opponent)
+                let mask = |l: __m128i, h: __m128i| {
+                    (_mm_movemask_epi8(l) as u32 & 0xFFFF)
+                        | (_mm_movemask_epi8(h) as u32 & 0xFFFF) << 16
+                };
+                let (zero, one) = (_mm_setzero_si128(), _mm_set1_epi8(1));
+                [
+                    mask(_mm_cmpgt_epi8(lo, zero), _mm_cmpgt_epi8(hi, zero)),
+                    mask(_mm_cmpgt_epi8(lo, one), _mm_cmpgt_epi8(hi, one)),
+                    mask(_mm_cmpeq_epi8(lo, one), _mm_cmpeq_epi8(hi, one)),
+                    mask(lo, hi),
+                ]
             }
         }
         #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
         {
-            let (mut mover, mut opponent) = (0u32, 0u32);
+            let mut masks = [0u32; 4];
             for (i, &c) in self.slots.iter().enumerate() {
-                mover |= ((c > 0) as u32) << i;
-                opponent |= ((c < 0) as u32) << i;
+                masks[0] |= ((c > 0) as u32) << i;
+                masks[1] |= ((c > 1) as u32) << i;
+                masks[2] |= ((c == 1) as u32) << i;
+                masks[3] |= ((c < 0) as u32) << i;
             }
-            (mover, opponent)
+            masks
         }
     }
 
@@ -423,7 +440,7 @@ impl fmt::Debug for Position {
 mod tests {
     use super::*;
 
-    /// The word-wise scans give what slot-by-slot loops give.
+    /// The word-wise scans and the slot masks give what slot-by-slot loops give.
     #[test]
     fn occupancy_scans_match_the_slots() {
         let mut seen = 0;
@@ -440,6 +457,16 @@ mod tests {
                 assert_eq!(p.opp_off() as i32, 15 - opp_on, "{p:?}");
                 let contact = highest > rearmost;
                 assert_eq!(p.phase() == Phase::Contact, contact, "{p:?}");
+                let bits = |f: &dyn Fn(i8) -> bool| {
+                    (0..26).filter(|&i| f(s[i])).fold(0u32, |m, i| m | 1 << i)
+                };
+                let want = [
+                    bits(&|c| c > 0),
+                    bits(&|c| c > 1),
+                    bits(&|c| c == 1),
+                    bits(&|c| c < 0),
+                ];
+                assert_eq!(p.slot_masks(), want, "{p:?}");
                 seen += 1;
             }
         }
