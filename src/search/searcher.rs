@@ -559,16 +559,14 @@ impl<'a, P: GamePosition> Ctx<'a, P> {
                 continue;
             }
             self.stats.leaves += 1;
-            let next = p.next();
-            let key = self.leaf_keys[i];
-            match self.probe_tt(key) {
+            match self.probe_tt(self.leaf_keys[i]) {
                 Some(e) if e.depth == 0 && e.bound == Bound::Exact => {
                     self.stats.tt_cutoffs += 1;
                     self.vals.push(-e.value);
                 }
                 _ => {
                     self.vals.push(0);
-                    self.batch_pos.push(next);
+                    self.batch_pos.push(p.next());
                     self.batch_idx.push(i);
                 }
             }
