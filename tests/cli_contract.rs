@@ -108,6 +108,31 @@ fn bench_server_sends_exactly_the_requests_asked_for() {
 }
 
 #[test]
+fn bench_eval_times_calibrates_kind_of_board_on_request() {
+    let v = json_of(&stargammon(&[
+        "bench",
+        "eval",
+        "--boards",
+        "calibrate",
+        "--rounds",
+        "1",
+        "--json",
+    ]));
+    assert_eq!(v["boards"], "calibrate", "{v}");
+    assert_eq!(v["positions"], 10_000, "{v}");
+    assert!(v["int16_evals_per_sec"].as_f64().unwrap() > 0.0, "{v}");
+    assert!(
+        v["command"]
+            .as_str()
+            .unwrap()
+            .ends_with("--boards calibrate"),
+        "{v}"
+    );
+    let err = one_line_error(&["bench", "eval", "--boards", "calibrate", "--bearoff"]);
+    assert!(err.contains("--bearoff"), "{err}");
+}
+
+#[test]
 fn bench_search_keeps_the_engine_specs_precision() {
     let out = stargammon(&[
         "bench",

@@ -207,6 +207,36 @@ pub fn run_eval(
     }
 }
 
+/// `count` seeded boards made the way gnubg's `calibrate` makes the boards it times:
+/// fifteen checkers a side, none on the bar or borne off, dropped one at a time (the sides
+/// in turn) on a uniform point the other side does not hold. Only those still in contact
+/// are kept (the contact net's positions, nearly all of them).
+pub fn calibrate_positions(seed: u64, count: usize) -> Vec<Position> {
+    let mut rng = Rng::seeded(seed);
+    let mut out = Vec::with_capacity(count);
+    while out.len() < count {
+        // Slot p is the mover's point p: its checkers count up, the opponent's down.
+        let mut slots = [0i8; 26];
+        for _ in 0..15 {
+            for sign in [-1i8, 1] {
+                loop {
+                    let s = rng.below(24) as usize + 1;
+                    if slots[s] * sign >= 0 {
+                        slots[s] += sign;
+                        break;
+                    }
+                }
+            }
+        }
+        if let Ok(p) = Position::from_slots(slots) {
+            if p.phase() == crate::game::Phase::Contact {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
 /// `count` seeded positions with both sides in their home boards: each side has 1 to 15
 /// checkers (uniform), each on a uniform point of its home board.
 pub fn bearoff_positions(seed: u64, count: usize) -> Vec<Position> {
@@ -331,5 +361,24 @@ mod tests {
                 crate::testing::seeded_game_positions(|p, d, l| player.choose(p, d, l), seed, 20);
             assert_eq!(super::random_game_positions(seed, 20), by_player);
         }
+    }
+
+    /// `calibrate`'s boards: fifteen checkers a side on the 24 points, none on a bar or
+    /// off, never both sides on one point; seeded, and not all alike.
+    #[test]
+    fn calibrate_positions_are_full_random_boards() {
+        let boards = super::calibrate_positions(5, 500);
+        assert_eq!(boards.len(), 500);
+        assert_eq!(boards, super::calibrate_positions(5, 500));
+        for p in &boards {
+            let s = p.slots();
+            assert_eq!((s[0], s[25]), (0, 0));
+            let mine: i32 = s.iter().filter(|&&c| c > 0).map(|&c| c as i32).sum();
+            let theirs: i32 = s.iter().filter(|&&c| c < 0).map(|&c| -c as i32).sum();
+            assert_eq!((mine, theirs), (15, 15));
+            assert_eq!(p.phase(), crate::game::Phase::Contact);
+        }
+        let distinct: std::collections::HashSet<_> = boards.iter().map(|p| *p.slots()).collect();
+        assert!(distinct.len() > 490);
     }
 }

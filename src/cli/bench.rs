@@ -99,9 +99,21 @@ pub struct EvalArgs {
     /// by the bear-off database) and the time to compute the database.
     #[arg(long)]
     pub bearoff: bool,
+    /// The positions timed: `games`, the contact positions of the committed movegen set
+    /// (pubeval's games), or `calibrate`, 10,000 seeded random boards made as gnubg's
+    /// `calibrate` makes the boards it times (15 checkers a side on the 24 points).
+    #[arg(long, value_enum, default_value_t = EvalBoards::Games, conflicts_with = "bearoff")]
+    pub boards: EvalBoards,
     /// Print one JSON object on stdout.
     #[arg(long)]
     pub json: bool,
+}
+
+/// The position set of `bench eval`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum EvalBoards {
+    Games,
+    Calibrate,
 }
 
 #[derive(Debug, Args)]
@@ -394,7 +406,10 @@ fn eval(a: EvalArgs) -> Result<(), CliError> {
     if a.bearoff {
         return eval_bearoff(&ev, &a);
     }
-    let positions = bench::eval_positions()?;
+    let positions = match a.boards {
+        EvalBoards::Games => bench::eval_positions()?,
+        EvalBoards::Calibrate => bench::calibrate_positions(2026, 10_000),
+    };
     use crate::eval::qnet::Precision;
     let (float, int) = (
         ev.clone().with_precision(Precision::Float),
@@ -427,6 +442,13 @@ fn eval(a: EvalArgs) -> Result<(), CliError> {
     );
     let simd = crate::eval::net::simd::available();
     let mut command = format!("stargammon bench eval --rounds {}", a.rounds);
+    let boards = match a.boards {
+        EvalBoards::Games => "games",
+        EvalBoards::Calibrate => "calibrate",
+    };
+    if a.boards != EvalBoards::Games {
+        command.push_str(&format!(" --boards {boards}"));
+    }
     if let Some(p) = &a.weights {
         command.push_str(&format!(" --weights {}", p.display()));
     }
@@ -440,13 +462,14 @@ fn eval(a: EvalArgs) -> Result<(), CliError> {
                 "threads": 1,
                 "net": net,
                 "positions": r.positions,
+                "boards": boards,
                 "avx2_fma": simd,
                 "command": command,
             })
         );
     } else {
         println!(
-            "eval: {} contact positions x {} rounds, one thread",
+            "eval: {} contact positions ({boards}) x {} rounds, one thread",
             r.positions, a.rounds
         );
         println!("net:         {net} (AVX2/FMA path: {simd})");
