@@ -131,7 +131,7 @@ fn five_point_matches_with_the_cube_on_seed_3() {
             int(&v, "gammons_a"),
             int(&v, "gammons_b")
         ),
-        (5, 22, 14, 2, 2),
+        (5, 23, 17, 3, 2),
         "{v}"
     );
 }
