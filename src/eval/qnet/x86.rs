@@ -103,7 +103,7 @@ impl Avx2 {
 }
 
 /// [`super::Lanes::quantize`] in AVX2 registers, eight inputs at a time: the same
-/// values, magnitudes, count and range check (`vcvttps2dq` truncates as the cast
+/// values, count and range check (`vcvttps2dq` truncates as the cast
 /// does); the bound summed in another order.
 ///
 /// # Safety
@@ -116,16 +116,8 @@ unsafe fn quantize(lanes: super::Lanes<'_>) -> super::Found {
         scale,
         row_max,
         q,
-        magnitude,
     } = lanes;
-    let n = dense
-        .len()
-        .min(scale.len())
-        .min(row_max.len())
-        .min(q.len())
-        .min(magnitude.len())
-        / 8
-        * 8;
+    let n = dense.len().min(scale.len()).min(row_max.len()).min(q.len()) / 8 * 8;
     let sign = _mm256_set1_ps(-0.0);
     let half = _mm256_set1_ps(0.5);
     let most = _mm256_set1_ps(32767.0);
@@ -135,7 +127,7 @@ unsafe fn quantize(lanes: super::Lanes<'_>) -> super::Found {
     let mut i = 0;
     while i < n {
         // SAFETY: i + 8 <= n, which is within every slice: the unaligned 8-float
-        // loads and stores and the 8-i16 store stay inside them.
+        // loads and the 8-i16 store stay inside them.
         unsafe {
             let t = _mm256_mul_ps(
                 _mm256_loadu_ps(dense.as_ptr().add(i)),
@@ -149,7 +141,6 @@ unsafe fn quantize(lanes: super::Lanes<'_>) -> super::Found {
                 _mm_packs_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256::<1>(r));
             _mm_storeu_si128(q.as_mut_ptr().add(i) as *mut __m128i, packed);
             let a = _mm256_andnot_ps(sign, _mm256_cvtepi32_ps(r));
-            _mm256_storeu_ps(magnitude.as_mut_ptr().add(i), a);
             bound = _mm256_add_ps(
                 bound,
                 _mm256_mul_ps(_mm256_loadu_ps(row_max.as_ptr().add(i)), a),
