@@ -642,6 +642,7 @@ impl QuantState {
         }
         let slot = &mut self.slots[0];
         let acc = &mut slot.acc[..net.padded];
+        let nonzero = &x.index[..x.len.min(x.index.len())];
         // The sums stay within 32 bits when the bound over all units says so; else, from
         // the remembered position's sums (within 32 bits: they were checked), when the
         // changes cannot carry any of them out; else for the blocks whose own bound says
@@ -653,12 +654,12 @@ impl QuantState {
         {
             0
         } else {
-            net.failing_blocks(&x.index[..x.len.min(x.index.len())], &self.next)
+            net.failing_blocks(nonzero, &self.next)
         };
         if !incremental || failing != 0 {
             let e = &mut self.entries;
             e.clear();
-            for &i in &x.index[..x.len.min(x.index.len())] {
+            for &i in nonzero {
                 e.push(i, self.next[i as usize]);
             }
             if failing != 0 && !net.exact_blocks_fit(e.entries(), failing, &mut self.wide) {
