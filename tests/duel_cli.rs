@@ -65,3 +65,40 @@ fn bad_specs_exit_with_status_two() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("weights file"));
 }
+
+/// An ensemble of files (`net:A+B`) plays: twice the same nets play as those nets do (a
+/// mirrored duel level to the point), another member changes the play, and a missing
+/// member is named in the error.
+#[test]
+fn an_ensemble_of_files_plays() {
+    let duel = |a: &str| {
+        json_of(&stargammon(&[
+            "duel",
+            "--a",
+            a,
+            "--b",
+            "net:weights/td.sgnet",
+            "--games",
+            "200",
+            "--seed",
+            "6",
+            "--json",
+        ]))
+    };
+    let twice = duel("net:weights/td.sgnet+weights/td.sgnet");
+    assert_eq!(twice["a"], "net:weights/td.sgnet+weights/td.sgnet");
+    assert_eq!(twice["ppg"], 0.0, "{twice}");
+    assert_eq!(twice["a_wins"], 100, "{twice}");
+    let other = duel("net:weights/td.sgnet+weights/default.sgnet");
+    assert_ne!(other["ppg"], twice["ppg"], "{other}");
+    let out = stargammon(&[
+        "duel",
+        "--a",
+        "net:weights/td.sgnet+no/such.sgnet",
+        "--b",
+        "pubeval",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no/such.sgnet"), "{err}");
+}

@@ -46,13 +46,28 @@ impl From<SpecError> for BuildError {
     }
 }
 
-/// The neural nets of `kind` (built-in or from a file), for players that evaluate plays
-/// themselves.
+/// The neural nets at `path` (the built-in ones when `None`; the mean of several files'
+/// when `path` joins them with `+`), for players that evaluate plays themselves.
 pub fn nets(path: Option<&Path>) -> Result<NeuralEvaluator, BuildError> {
     match path {
         None => NeuralEvaluator::default_nets().map_err(|e| BuildError::Weights(e.to_string())),
-        Some(p) => NeuralEvaluator::load(p)
-            .map_err(|e| BuildError::Weights(format!("{}: {e}", p.display()))),
+        Some(p) => {
+            let load = |p: &Path| {
+                NeuralEvaluator::load(p)
+                    .map_err(|e| BuildError::Weights(format!("{}: {e}", p.display())))
+            };
+            match p.to_str().filter(|s| s.contains('+')) {
+                Some(list) => {
+                    let mut all = list
+                        .split('+')
+                        .map(|f| load(Path::new(f)))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    let first = all.remove(0);
+                    Ok(first.with_partners(all))
+                }
+                None => load(p),
+            }
+        }
     }
 }
 

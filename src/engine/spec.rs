@@ -11,7 +11,7 @@
 //!
 //! | part | values | default |
 //! |---|---|---|
-//! | KIND | `net`, `net:PATH`, `pipsigmoid`, `pubeval`, `heuristic`, `random` | |
+//! | KIND | `net`, `net:PATH` (`net:A+B`: an ensemble, the mean of several files' nets), `pipsigmoid`, `pubeval`, `heuristic`, `random` | |
 //! | `depth` | odd, 1 to 9 (1 = evaluate each play) | 1 |
 //! | `algorithm` | `star2`, `star1`, `expectimax`, `filter`, `mcts` | `star2` |
 //! | `noise` | equity noise, a number >= 0 | 0 |
@@ -49,7 +49,8 @@ use crate::search::{Algorithm, FilterConfig, MAX_DEPTH};
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
 pub enum EvaluatorKind {
-    /// The neural nets: the ones built into the binary, or a weights file.
+    /// The neural nets: the ones built into the binary, or a weights file, or several
+    /// files joined by `+` (an ensemble: the mean of their probabilities).
     Net(Option<PathBuf>),
     /// A pip-count sigmoid (weak; for tests and as a fallback).
     PipSigmoid,
@@ -106,7 +107,9 @@ impl FromStr for EvaluatorKind {
         };
         match (kind, path) {
             (k, None) => Ok(k),
-            (EvaluatorKind::Net(_), Some("")) => Err(SpecError::EmptyPath),
+            (EvaluatorKind::Net(_), Some(p)) if p.split('+').any(str::is_empty) => {
+                Err(SpecError::EmptyPath)
+            }
             (EvaluatorKind::Net(_), Some(p)) => Ok(EvaluatorKind::Net(Some(PathBuf::from(p)))),
             (k, Some(_)) => Err(SpecError::PathNotAllowed(k.base_name())),
         }
@@ -369,7 +372,10 @@ impl fmt::Display for SpecError {
                 "unknown player '{k}' (known: net, net:PATH, pipsigmoid, pubeval, heuristic, random)"
             ),
             SpecError::PathNotAllowed(k) => write!(f, "player '{k}' takes no path"),
-            SpecError::EmptyPath => write!(f, "'net:' needs a weights file path"),
+            SpecError::EmptyPath => write!(
+                f,
+                "'net:' needs a weights file path (or several, each between `+` signs)"
+            ),
             SpecError::MalformedOption(o) => {
                 write!(f, "option '{o}' is not of the form key=value")
             }
@@ -794,6 +800,8 @@ mod tests {
         for text in [
             "net",
             "net:weights/x.sgnet",
+            "net:weights/x.sgnet+weights/y.sgnet",
+            "net:a.sgnet+b.sgnet,depth=5,algorithm=filter,precision=int16",
             "net,depth=3",
             "net,depth=5,algorithm=expectimax",
             "net,noise=0.03",
@@ -849,6 +857,8 @@ mod tests {
             ("alpha", "unknown player 'alpha'"),
             ("pubeval:x", "takes no path"),
             ("net:", "needs a weights file"),
+            ("net:a.sgnet+", "needs a weights file"),
+            ("net:+b.sgnet", "needs a weights file"),
             ("net,depth", "key=value"),
             ("net,depth=2", "odd depth"),
             ("net,depth=11", "odd depth"),

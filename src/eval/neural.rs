@@ -35,6 +35,9 @@ pub struct NeuralEvaluator {
     /// The integer forms of the contact and race nets (`None` when a net has no usable
     /// integer form: it is then evaluated in float).
     quant: Arc<(Option<QuantMlp>, Option<QuantMlp>)>,
+    /// Further nets whose outputs are averaged with these nets' (an ensemble; empty for
+    /// one set of nets).
+    partners: Arc<Vec<NeuralEvaluator>>,
 }
 
 /// Per-thread scratch space for evaluations without stack arrays.
@@ -89,12 +92,72 @@ impl NeuralEvaluator {
             name: name.into(),
             precision: Precision::default(),
             quant,
+            partners: Arc::new(Vec::new()),
         }
+    }
+
+    /// These nets with `others` beside them (an ensemble): every evaluation is the mean
+    /// of all their probabilities, each set of nets (an ensemble's members included)
+    /// counted once.
+    pub fn with_partners(mut self, others: Vec<NeuralEvaluator>) -> NeuralEvaluator {
+        let mut members: Vec<NeuralEvaluator> = self.partners.iter().cloned().collect();
+        for o in others {
+            self.name.push('+');
+            self.name
+                .push_str(o.name.strip_prefix("net:").unwrap_or(&o.name));
+            members.extend(o.partners.iter().cloned());
+            members.push(NeuralEvaluator {
+                partners: Arc::new(Vec::new()),
+                ..o
+            });
+        }
+        let precision = self.precision;
+        self.partners = Arc::new(members);
+        self.with_precision(precision)
+    }
+
+    /// The mean of `own` (these nets' probabilities of `pos`, a position that is not
+    /// [`exact`], whose inputs are in `scratch.input`) and the partners'.
+    #[inline]
+    fn mean_with_partners(
+        &self,
+        own: Probabilities,
+        pos: &Position,
+        scratch: &mut Scratch,
+    ) -> Probabilities {
+        if self.partners.is_empty() {
+            return own;
+        }
+        let mut sum = own.0;
+        // The encoding whose inputs `scratch.input` holds.
+        let mut encoded = self.nets.encoding;
+        for other in self.partners.iter() {
+            let raw = if other.nets.encoding == encoded {
+                other.raw_encoded(pos, scratch)
+            } else {
+                encoded = other.nets.encoding;
+                other.raw_with(pos, scratch)
+            };
+            let p = consistent(raw, pos.off(), pos.opp_off());
+            for (s, v) in sum.iter_mut().zip(p.0) {
+                *s += v;
+            }
+        }
+        let n = (1 + self.partners.len()) as f32;
+        Probabilities(sum.map(|s| s / n))
     }
 
     /// The same nets evaluated in `precision`.
     pub fn with_precision(mut self, precision: Precision) -> NeuralEvaluator {
         self.precision = precision;
+        if !self.partners.is_empty() {
+            let others = self
+                .partners
+                .iter()
+                .map(|o| o.clone().with_precision(precision))
+                .collect();
+            self.partners = Arc::new(others);
+        }
         self
     }
 
@@ -134,6 +197,16 @@ impl NeuralEvaluator {
         &self.nets
     }
 
+    /// The weights files' bytes of these nets and then of each partner (for one set of
+    /// nets, its file).
+    pub fn weights_bytes(&self) -> Vec<u8> {
+        let mut bytes = self.nets.to_bytes();
+        for p in self.partners.iter() {
+            bytes.extend(p.nets.to_bytes());
+        }
+        bytes
+    }
+
     /// The net that values `pos`.
     #[inline]
     pub fn net_for(&self, pos: &Position) -> &Mlp {
@@ -156,6 +229,13 @@ impl NeuralEvaluator {
         self.nets
             .encoding
             .encode_for_cached(pos, &mut scratch.input, &mut scratch.sides);
+        self.raw_encoded(pos, scratch)
+    }
+
+    /// [`NeuralEvaluator::raw_with`] of `pos`, whose inputs are already in
+    /// `scratch.input`.
+    #[inline]
+    fn raw_encoded(&self, pos: &Position, scratch: &mut Scratch) -> [f32; OUTPUTS] {
         if let Some(q) = self.quant_for(pos) {
             if let Some(out) = scratch.quant.forward(q, &scratch.input) {
                 return out;
@@ -213,7 +293,8 @@ impl NeuralEvaluator {
             return p;
         }
         let raw = self.raw_with(pos, scratch);
-        consistent(raw, pos.off(), pos.opp_off())
+        let own = consistent(raw, pos.off(), pos.opp_off());
+        self.mean_with_partners(own, pos, scratch)
     }
 }
 
@@ -260,7 +341,8 @@ impl Evaluator for NeuralEvaluator {
         }
         self.with_scratch(|s| {
             let raw = self.raw_with(pos, s);
-            consistent(raw, pos.off(), pos.opp_off())
+            let own = consistent(raw, pos.off(), pos.opp_off());
+            self.mean_with_partners(own, pos, s)
         })
     }
 
@@ -269,6 +351,9 @@ impl Evaluator for NeuralEvaluator {
             s.prefix.net = 0;
             for (p, o) in positions.iter().zip(out.iter_mut()) {
                 *o = self.evaluate_in_batch(p, s);
+                if !self.partners.is_empty() && exact(p).is_none() {
+                    *o = self.mean_with_partners(*o, p, s);
+                }
             }
             s.prefix.net = 0;
         })
@@ -294,10 +379,14 @@ mod tests {
         let mut list = PlayList::new();
         let bits = |p: &Probabilities| p.0.map(f32::to_bits);
         let mut batches = 0;
+        // An ensemble whose members read different encodings (2 and 1).
+        let ensemble = shipped.clone().with_partners(vec![td.clone()]);
         for ev in [
             shipped.clone(),
             td,
             shipped.with_precision(Precision::Int16),
+            ensemble.clone(),
+            ensemble.with_precision(Precision::Int16),
         ] {
             for (pos, dice) in crate::testing::random_game_positions(41, 40) {
                 generate_plays(&pos, dice, &mut list);
@@ -314,6 +403,47 @@ mod tests {
                 batches += 1;
             }
         }
-        assert!(batches > 3000, "only {batches} batches");
+        assert!(batches > 5000, "only {batches} batches");
+    }
+
+    /// An ensemble values a position by the mean of its members' probabilities (in each
+    /// precision, members of the same encoding and of another, races and bear-offs
+    /// included), and an ensemble of one set of nets twice is that set, bit for bit.
+    #[test]
+    fn an_ensemble_is_the_mean_of_its_members() {
+        let shipped = NeuralEvaluator::default_nets().expect("embedded weights");
+        let td = NeuralEvaluator::load(Path::new("weights/td.sgnet")).expect("weights/td.sgnet");
+        let bits = |p: &Probabilities| p.0.map(f32::to_bits);
+        let mut differ = 0;
+        for precision in [Precision::Float, Precision::Int16] {
+            let a = shipped.clone().with_precision(precision);
+            let b = td.clone().with_precision(precision);
+            let three = shipped
+                .clone()
+                .with_partners(vec![td.clone(), shipped.clone()])
+                .with_precision(precision);
+            let twice = shipped
+                .clone()
+                .with_partners(vec![shipped.clone()])
+                .with_precision(precision);
+            assert_eq!(three.name(), "net+weights/td.sgnet+net");
+            for (pos, _) in crate::testing::random_game_positions(43, 30) {
+                let (pa, pb) = (a.evaluate(&pos), b.evaluate(&pos));
+                // Known results (finished games, bear-offs) are taken as they are.
+                let mean = match exact(&pos) {
+                    Some(p) => p,
+                    None => {
+                        Probabilities(std::array::from_fn(|k| (pa.0[k] + pb.0[k] + pa.0[k]) / 3.0))
+                    }
+                };
+                assert_eq!(bits(&three.evaluate(&pos)), bits(&mean), "{pos:?}");
+                assert_eq!(bits(&twice.evaluate(&pos)), bits(&pa), "{pos:?}");
+                differ += usize::from(pa != pb);
+            }
+        }
+        assert!(
+            differ > 1000,
+            "the members agree on all but {differ} positions"
+        );
     }
 }

@@ -393,7 +393,7 @@ fn labeller_net_checksum(spec: &EngineSpec) -> Result<String, TrainError> {
     };
     let nets =
         engine_build::nets(path.as_deref()).map_err(|e| TrainError::Config(e.to_string()))?;
-    Ok(format!("{:016x}", fnv1a64(&nets.nets().to_bytes())))
+    Ok(format!("{:016x}", fnv1a64(&nets.weights_bytes())))
 }
 
 /// Generates the missing chunks of `cfg` with `k % shard.1 == shard.0`, in parallel, each
