@@ -109,6 +109,21 @@ fn bad_input_is_one_line_and_status_two() {
     one_line_error(&["moves", "--variant", "fevga", "fevga::24-15", "3", "1"]);
     one_line_error(&["show", "--variant", "plakoto", "plakoto:10-1p,24-14:24-15"]);
     one_line_error(&["show"]);
+    // Ensembles of files are backgammon's: said so, not a missing file "a+b".
+    let args = [
+        "duel",
+        "--variant",
+        "fevga",
+        "--a",
+        "net:weights/tavli-fevga.sgnet+weights/tavli-fevga.sgnet",
+        "--b",
+        "random",
+        "--games",
+        "2",
+    ];
+    one_line_error(&args);
+    let err = String::from_utf8_lossy(&stargammon(&args).stderr).to_string();
+    assert!(err.contains("one weights file in the Tavli games"), "{err}");
 }
 
 #[test]

@@ -148,6 +148,16 @@ pub fn check_tavli(spec: &EngineSpec) -> Result<(), BuildError> {
             expected: "net or net:PATH in the Tavli games (or heuristic, random)",
         }));
     }
+    if let EvaluatorKind::Net(Some(path)) = &spec.evaluator {
+        if path.to_string_lossy().contains('+') {
+            return Err(BuildError::Spec(SpecError::BadValue {
+                option: "player",
+                value: spec.evaluator.to_string(),
+                expected:
+                    "one weights file in the Tavli games (ensembles, net:A+B, are backgammon's)",
+            }));
+        }
+    }
     if !spec.noise.is_none() {
         return Err(BuildError::Spec(SpecError::BadValue {
             option: "noise",
