@@ -56,17 +56,12 @@ pub fn nets(path: Option<&Path>) -> Result<NeuralEvaluator, BuildError> {
                 NeuralEvaluator::load(p)
                     .map_err(|e| BuildError::Weights(format!("{}: {e}", p.display())))
             };
-            match p.to_str().filter(|s| s.contains('+')) {
-                Some(list) => {
-                    let mut all = list
-                        .split('+')
-                        .map(|f| load(Path::new(f)))
-                        .collect::<Result<Vec<_>, _>>()?;
-                    let first = all.remove(0);
-                    Ok(first.with_partners(all))
-                }
-                None => load(p),
-            }
+            let Some(list) = p.to_str().filter(|s| s.contains('+')) else {
+                return load(p);
+            };
+            let mut members = list.split('+').map(|f| load(Path::new(f)));
+            let first = members.next().unwrap_or_else(|| load(p))?;
+            Ok(first.with_partners(members.collect::<Result<_, _>>()?))
         }
     }
 }

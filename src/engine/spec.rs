@@ -374,7 +374,7 @@ impl fmt::Display for SpecError {
             SpecError::PathNotAllowed(k) => write!(f, "player '{k}' takes no path"),
             SpecError::EmptyPath => write!(
                 f,
-                "'net:' needs a weights file path (or several, each between `+` signs)"
+                "'net:' needs a weights file path (or several joined by `+`, none of them empty)"
             ),
             SpecError::MalformedOption(o) => {
                 write!(f, "option '{o}' is not of the form key=value")
