@@ -7,7 +7,7 @@ use std::fmt;
 use std::path::Path;
 use std::sync::Arc;
 
-use super::spec::{CubePolicy, EngineSpec, EvaluatorKind, Precision, SpecError};
+use super::spec::{net_files, CubePolicy, EngineSpec, EvaluatorKind, Precision, SpecError};
 use super::{Engine, EngineSettings, GameEngine, SearchPlan};
 use crate::eval::noisy::NoisyEvaluator;
 use crate::eval::simple::PipSigmoid;
@@ -56,10 +56,7 @@ pub fn nets(path: Option<&Path>) -> Result<NeuralEvaluator, BuildError> {
                 NeuralEvaluator::load(p)
                     .map_err(|e| BuildError::Weights(format!("{}: {e}", p.display())))
             };
-            let Some(list) = p.to_str().filter(|s| s.contains('+')) else {
-                return load(p);
-            };
-            let mut members = list.split('+').map(|f| load(Path::new(f)));
+            let mut members = net_files(p).into_iter().map(load);
             let first = members.next().unwrap_or_else(|| load(p))?;
             Ok(first.with_partners(members.collect::<Result<_, _>>()?))
         }
@@ -144,7 +141,7 @@ pub fn check_tavli(spec: &EngineSpec) -> Result<(), BuildError> {
         }));
     }
     if let EvaluatorKind::Net(Some(path)) = &spec.evaluator {
-        if path.to_string_lossy().contains('+') {
+        if net_files(path).len() > 1 {
             return Err(BuildError::Spec(SpecError::BadValue {
                 option: "player",
                 value: spec.evaluator.to_string(),

@@ -34,7 +34,7 @@
 //! (`algo`, `time`, `cubeful`, `tt`; [`super::names`]) are still read, with a warning.
 
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::time::Duration;
 
@@ -60,6 +60,15 @@ pub enum EvaluatorKind {
     Heuristic,
     /// A uniformly random legal play.
     Random,
+}
+
+/// The weights files `net:PATH` names: `PATH` itself, or the files it joins with `+` (an
+/// ensemble).
+pub fn net_files(path: &Path) -> Vec<&Path> {
+    match path.to_str() {
+        Some(text) => text.split('+').map(Path::new).collect(),
+        None => vec![path],
+    }
 }
 
 impl EvaluatorKind {

@@ -245,14 +245,11 @@ impl NeuralEvaluator {
             .forward_into(&scratch.input, &mut scratch.hidden)
     }
 
-    /// [`NeuralEvaluator::evaluate_with`] for the positions of one batch: the float sums
-    /// of the side to act's checkers are taken from the batch's previous position where
-    /// those inputs are the same (the same outputs bit for bit).
+    /// These nets' own probabilities of `pos` (not [`exact`]) in one batch: the float
+    /// sums of the side to act's checkers are taken from the batch's previous position
+    /// where those inputs are the same (the same outputs bit for bit).
     #[inline]
-    fn evaluate_in_batch(&self, pos: &Position, scratch: &mut Scratch) -> Probabilities {
-        if let Some(p) = exact(pos) {
-            return p;
-        }
+    fn own_in_batch(&self, pos: &Position, scratch: &mut Scratch) -> Probabilities {
         if self.quant_for(pos).is_some() {
             let raw = self.raw_with(pos, scratch);
             return consistent(raw, pos.off(), pos.opp_off());
@@ -289,9 +286,13 @@ impl NeuralEvaluator {
     /// Evaluates with caller-provided scratch space.
     #[inline]
     pub fn evaluate_with(&self, pos: &Position, scratch: &mut Scratch) -> Probabilities {
-        if let Some(p) = exact(pos) {
-            return p;
-        }
+        exact(pos).unwrap_or_else(|| self.value_with(pos, scratch))
+    }
+
+    /// The probabilities of `pos`, a position that is not [`exact`]: these nets', or the
+    /// mean of an ensemble's.
+    #[inline]
+    fn value_with(&self, pos: &Position, scratch: &mut Scratch) -> Probabilities {
         let raw = self.raw_with(pos, scratch);
         let own = consistent(raw, pos.off(), pos.opp_off());
         self.mean_with_partners(own, pos, scratch)
@@ -339,21 +340,20 @@ impl Evaluator for NeuralEvaluator {
         if let Some(p) = exact(pos) {
             return p;
         }
-        self.with_scratch(|s| {
-            let raw = self.raw_with(pos, s);
-            let own = consistent(raw, pos.off(), pos.opp_off());
-            self.mean_with_partners(own, pos, s)
-        })
+        self.with_scratch(|s| self.value_with(pos, s))
     }
 
     fn evaluate_batch(&self, positions: &[Position], out: &mut [Probabilities]) {
         self.with_scratch(|s| {
             s.prefix.net = 0;
             for (p, o) in positions.iter().zip(out.iter_mut()) {
-                *o = self.evaluate_in_batch(p, s);
-                if !self.partners.is_empty() && exact(p).is_none() {
-                    *o = self.mean_with_partners(*o, p, s);
-                }
+                *o = match exact(p) {
+                    Some(known) => known,
+                    None => {
+                        let own = self.own_in_batch(p, s);
+                        self.mean_with_partners(own, p, s)
+                    }
+                };
             }
             s.prefix.net = 0;
         })
