@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use stargammon::cube::{result_chances, CubeView};
+use stargammon::cube::{cubeful_value, result_chances, CubeSettings, CubeView};
 use stargammon::engine::{cube_view, utility, Need, Work};
 use stargammon::eval::neural::NeuralEvaluator;
 use stargammon::eval::{Evaluator, Probabilities};
@@ -37,9 +37,20 @@ fn match_utility(v: &CubeView) -> Utility {
     Utility::from_match_chances(win, lose)
 }
 
+/// The same with its leaves valued cubefully, the cube where `v` has it.
+fn cubeful_utility(v: &CubeView) -> Utility {
+    match_utility(v).with_cube(*v, CubeSettings::default())
+}
+
+fn owned(mut v: CubeView, owner: CubeOwner) -> CubeView {
+    v.owner = owner;
+    v
+}
+
 /// Scores where the value of gammons differs: double match point, gammon-go for the
 /// trailer, the leader at 2-away with the cube on 2 (a single win takes the match), an
-/// even score, and the Crawford game.
+/// even score, and the Crawford game; and cubeful leaves at an even score with the cube
+/// in the middle and at 4-away 2-away with the cube on 2 owned by either side.
 fn utilities() -> Vec<Utility> {
     vec![
         match_utility(&view(1, 1, 1, false, true)),
@@ -47,7 +58,93 @@ fn utilities() -> Vec<Utility> {
         match_utility(&view(2, 5, 2, false, false)),
         match_utility(&view(5, 5, 1, false, false)),
         match_utility(&view(1, 4, 1, true, false)),
+        cubeful_utility(&view(5, 5, 1, false, false)),
+        cubeful_utility(&owned(view(4, 2, 2, false, false), CubeOwner::Me)),
+        cubeful_utility(&owned(view(4, 2, 2, false, false), CubeOwner::Opponent)),
     ]
+}
+
+/// The root side's match-winning chance a value of `u` stands for (the utility is affine
+/// in it: a single win and a single loss at the present cube fix the line).
+fn chance_of(u: &Utility, v: &CubeView, value: i32) -> f64 {
+    let (win, lose) = result_chances(v).unwrap();
+    let hi = u.won(0, GameResult::Single) as f64;
+    let lo = -u.won(1, GameResult::Single) as f64;
+    lose[0] + (value as f64 - lo) / (hi - lo) * (win[0] - lose[0])
+}
+
+#[test]
+fn cubeful_leaves_are_the_cube_models_chances() {
+    let contact = Position::OPENING;
+    let race = Position::from_slots({
+        let mut s = [0i8; 26];
+        s[6] = 8;
+        s[5] = 7;
+        s[19] = -8;
+        s[20] = -7;
+        s
+    })
+    .unwrap();
+    let settings = CubeSettings::default();
+    let probs = [
+        Probabilities([0.6, 0.2, 0.05, 0.1, 0.02]),
+        Probabilities([0.3, 0.05, 0.0, 0.25, 0.04]),
+        Probabilities([0.8, 0.1, 0.0, 0.02, 0.0]),
+    ];
+    for v in [
+        view(5, 5, 1, false, false),
+        owned(view(4, 2, 2, false, false), CubeOwner::Me),
+        owned(view(4, 2, 2, false, false), CubeOwner::Opponent),
+        view(3, 6, 1, false, false),
+    ] {
+        let u = cubeful_utility(&v);
+        let cubeless = match_utility(&v);
+        assert!(u.is_cubeful() && !cubeless.is_cubeful());
+        // A finished game is worth the same either way.
+        assert_eq!(
+            u.won(0, GameResult::Gammon),
+            cubeless.won(0, GameResult::Gammon)
+        );
+        for (pos, x) in [
+            (contact, settings.efficiency_contact),
+            (
+                race,
+                settings.efficiency(stargammon::game::Phase::Race, race.pips()),
+            ),
+        ] {
+            for p in &probs {
+                // The root side to act: its own chance.
+                let want = cubeful_value(p, &v, &settings, x);
+                let got = chance_of(&u, &v, u.leaf(0, p, &pos));
+                assert!(
+                    (got - want).abs() < 1e-5,
+                    "{v:?} {p:?}: {got} against {want}"
+                );
+                // The opponent to act: the root side's chance is what the opponent's
+                // cubeful chance leaves, and the opponent's value its negation.
+                let theirs = cubeful_value(p, &v.swap(), &settings, x);
+                let got = chance_of(&u, &v, -u.leaf(1, p, &pos));
+                assert!((got - (1.0 - theirs)).abs() < 1e-5, "{v:?} {p:?}");
+                // A cube the side to act owns and can still use is worth something:
+                // cubeful differs from cubeless. (Owned by the opponent at 2-away it is
+                // dead, and worth nothing.)
+                if v.owner == CubeOwner::Me {
+                    assert_ne!(u.leaf(0, p, &pos), cubeless.leaf(0, p, &pos));
+                }
+            }
+        }
+    }
+    // In the Crawford game the cube is dead: cubeful leaves are the cubeless ones.
+    let crawford = view(1, 4, 1, true, false);
+    for p in &probs {
+        assert_eq!(
+            cubeful_utility(&crawford).leaf(0, p, &contact),
+            match_utility(&crawford).leaf(0, p, &contact)
+        );
+    }
+    // Money play has no cubeful leaves here.
+    let money = Utility::MONEY.with_cube(CubeView::money(1, CubeOwner::Centered), settings);
+    assert_eq!(money, Utility::MONEY);
 }
 
 #[test]
@@ -194,5 +291,52 @@ fn the_engine_searches_for_the_score_of_the_side_to_act() {
             assert!(!utility.is_money());
         }
         other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn the_served_engine_searches_match_plays_with_cubeful_leaves() {
+    let dice = Dice::new(3, 1).unwrap();
+    let mut state = MatchState::money(Position::OPENING, Decision::Move(dice));
+    state.match_length = 7;
+    state.score = 2;
+    state.opp_score = 4;
+    state.cube = 2;
+    state.cube_owner = CubeOwner::Me;
+    let spec = |text: &str| text.parse().unwrap();
+    let on = stargammon::engine::build::engine(&spec("net,depth=3,cubeful_plays=on")).unwrap();
+    let off = stargammon::engine::build::engine(&spec("net,depth=3")).unwrap();
+    let view = cube_view(&state);
+    let want = utility(&view).with_cube(view, on.rules_for(&state));
+    assert!(want.is_cubeful());
+    for (engine, expected) in [(&on, want), (&off, utility(&view))] {
+        match engine.need(&Work::Decide(state.clone())) {
+            Need::Plays { utility, .. } => assert_eq!(utility, expected),
+            other => panic!("{other:?}"),
+        }
+    }
+    // Money play, and a match played without the cube, keep cubeless leaves.
+    let mut money = state.clone();
+    money.match_length = 0;
+    money.score = 0;
+    money.opp_score = 0;
+    assert!(on.play_utility(&money).is_money());
+    let mut no_cube = state.clone();
+    no_cube.cube = 1;
+    no_cube.cube_owner = CubeOwner::Centered;
+    no_cube.may_double = false;
+    no_cube.opp_may_double = false;
+    assert!(!on.play_utility(&no_cube).is_cubeful());
+    // The engine plays a legal move with them, at depth 3 and through the staged filter.
+    let served = stargammon::engine::build::engine(&spec(
+        "net,depth=5,algorithm=filter,filter=9:0.16/3:0.06,cubeful_plays=on",
+    ))
+    .unwrap();
+    let legal = stargammon::game::legal_plays(&state.position, dice);
+    for e in [&on, &served] {
+        match e.decide(&state, &Cancel::new()) {
+            Ok(stargammon::engine::Action::Move(p)) => assert!(legal.contains(&p)),
+            other => panic!("{other:?}"),
+        }
     }
 }

@@ -256,7 +256,7 @@ impl Analyser<'_> {
             let mut settings = self.engine.plan().settings(self.depth);
             settings.probabilities = true;
             settings.rank = 1;
-            settings.utility = utility(&cube_view(state));
+            settings.utility = self.engine.play_utility(state);
             let d = self.engine.searcher().choose(&pos, dice, &settings, cancel);
             let mut v: Vec<PlayProbs> = d.plays.iter().take(1).map(PlayProbs::from).collect();
             if !v.iter().any(|r| r.play.position == play.position) {
@@ -298,7 +298,7 @@ impl Analyser<'_> {
             return Probabilities::from_result(r, true);
         }
         let next = play.next_position();
-        let opponent = utility(&cube_view(state).swap());
+        let opponent = self.engine.play_utility_for(state, cube_view(state).swap());
         self.engine
             .probabilities_for(&next, self.depth, opponent, cancel)
             .map(|p| p.invert())

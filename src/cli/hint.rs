@@ -465,9 +465,15 @@ pub fn play_hint(
         decision: Decision::Move(dice),
         ..state.clone()
     };
+    // The plays are searched for the value they are ranked by: cubeful leaves where the
+    // engine ranks plays cubefully at a match score.
+    let settings = SearchSettings {
+        utility: engine.play_utility(&moving),
+        ..settings.clone()
+    };
     let d = engine
         .searcher()
-        .choose(&state.position, dice, settings, cancel);
+        .choose(&state.position, dice, &settings, cancel);
     let ranked: Vec<PlayProbs> = d.plays.iter().map(PlayProbs::from).collect();
     // The engine's value at the score: cubeful (money equity with the cube where it is,
     // or match-winning chance) or cubeless.

@@ -14,8 +14,10 @@
 //!
 //! Play choice: at depth 1 every play's probabilities are exact, so plays are re-ranked by
 //! their cubeful value at the score (money equity with the cube where it is, or match-winning
-//! chance). At deeper searches the search's own ranking (cubeless money equity of the best
-//! line) decides, since only the best play's value is exact at the full depth.
+//! chance). At deeper searches the search's own ranking decides, since only the best play's
+//! value is exact at the full depth: the value of the best line at the score, whose leaves
+//! in a match with the cube in play are valued cubefully too ([`Engine::play_utility`]);
+//! money play's deeper searches rank by cubeless equity.
 
 use crate::game::Rng;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -464,6 +466,27 @@ impl Engine {
         self.settings.cube.efficiency(pos.phase(), pos.pips())
     }
 
+    /// What the search of a checker play in `state` maximises: [`utility`] at the score,
+    /// its leaves valued cubefully (the cube where it is, [`Utility::with_cube`]) in a
+    /// match whose cube is in play when the engine ranks plays cubefully, as depth 1 ranks
+    /// them.
+    pub fn play_utility(&self, state: &MatchState) -> Utility {
+        self.play_utility_for(state, cube_view(state))
+    }
+
+    /// [`Engine::play_utility`] for the side whose view of the cube is `view` (the acting
+    /// side's, or swapped, its opponent's).
+    pub fn play_utility_for(&self, state: &MatchState, view: CubeView) -> Utility {
+        let u = utility(&view);
+        let cube_unused =
+            state.cube_owner == CubeOwner::Centered && !state.may_double && !state.opp_may_double;
+        if self.settings.cubeful_plays && !state.is_money() && !cube_unused {
+            u.with_cube(view, self.rules_for(state))
+        } else {
+            u
+        }
+    }
+
     fn can_double(state: &MatchState) -> bool {
         state.may_double && state.cube_owner != CubeOwner::Opponent && !state.crawford
     }
@@ -483,7 +506,7 @@ impl Engine {
                     position: s.position,
                     dice,
                     depth: self.settings.depth,
-                    utility: utility(&cube_view(s)),
+                    utility: self.play_utility(s),
                 },
                 Decision::DoubleOrRoll if !Self::can_double(s) => Need::Nothing,
                 Decision::DoubleOrRoll | Decision::TakeOrDrop | Decision::BeaverAnswer => {

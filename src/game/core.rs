@@ -70,6 +70,12 @@ pub trait GamePosition: Copy + Eq + Hash + Debug + Send + Sync + 'static {
     /// The empty play: the position unchanged (a roll without a legal step).
     fn pass(&self) -> Self::Play;
 
+    /// The side to act's pip count when the game has become a race (no contact left),
+    /// for the cube's efficiency; `None` in contact, and in games without a cube.
+    fn race_pips(&self) -> Option<u32> {
+        None
+    }
+
     /// Mixes the position into a generator seed (the same position, the same seed on
     /// every machine and in every build).
     fn seed_hash(&self, seed: u64) -> u64 {
@@ -126,6 +132,13 @@ impl GamePosition for Position {
 
     fn pass(&self) -> Play {
         Play::none(*self)
+    }
+
+    fn race_pips(&self) -> Option<u32> {
+        match self.phase() {
+            super::Phase::Race => Some(self.pips()),
+            super::Phase::Contact => None,
+        }
     }
 
     fn seed_hash(&self, seed: u64) -> u64 {

@@ -7,8 +7,9 @@
 //! chance-node average is computed exactly (as a weighted sum over 36) and every
 //! comparison is reproducible, so the exact algorithms agree with Expectimax bit for bit.
 
+use crate::cube::{self, CubeSettings, CubeView};
 use crate::eval::Probabilities;
-use crate::game::{Ending, GamePosition, GameResult};
+use crate::game::{Ending, GamePosition, GameResult, Phase};
 
 /// A value on the grid, from the view of the side to act at the node.
 pub type Value = i32;
@@ -48,6 +49,10 @@ pub fn to_equity(v: Value) -> f64 {
 /// root side's), so the search, its pruning and its table work unchanged; only the leaf
 /// values, the results of finished games and the bounds depend on it, and on which side
 /// acts (0: the side the search was asked for, 1: its opponent).
+///
+/// A match utility may also value its leaves cubefully ([`Utility::with_cube`]): each leaf
+/// by the match-winning chance the cube model gives its probabilities with the cube where
+/// it is, as depth 1 ranks plays, instead of by the cubeless chance.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Utility {
     /// Per side: the value of winning a single game, a gammon, a backgammon.
@@ -59,6 +64,12 @@ pub struct Utility {
     money: bool,
     /// Mixed into table keys, so searches under other utilities never share entries.
     salt: u64,
+    /// Match play: the root side's match-winning chance `m` is worth `(m - mid) * scale`.
+    mid: f64,
+    scale: f64,
+    /// Match play with cubeful leaves: the cube as each side sees it when it is to roll
+    /// (0: the root side), and how it is valued.
+    cube: Option<([CubeView; 2], CubeSettings)>,
 }
 
 impl Default for Utility {
@@ -75,6 +86,9 @@ impl Utility {
         range: [[(MIN_VALUE, MAX_VALUE), (-SCALE, SCALE)]; 2],
         money: true,
         salt: 0,
+        mid: 0.0,
+        scale: 1.0,
+        cube: None,
     };
 
     /// The utility of the side to act with these match-winning chances after it wins
@@ -117,7 +131,31 @@ impl Utility {
             range,
             money: false,
             salt: crate::game::zobrist::salt(&text) | 1,
+            mid,
+            scale: a,
+            cube: None,
         }
+    }
+
+    /// This match utility with its leaves valued cubefully: `view` is the cube as the root
+    /// side sees it, `settings` how the cube is valued (its efficiencies). A finished
+    /// game's value stays its points at the present cube, which is its cubeful value too.
+    /// Money play's utility is returned as it is.
+    pub fn with_cube(self, view: CubeView, settings: CubeSettings) -> Utility {
+        if self.money {
+            return self;
+        }
+        let text = format!("cube {view:?} {settings:?}");
+        Utility {
+            cube: Some(([view, view.swap()], settings)),
+            salt: (self.salt ^ crate::game::zobrist::salt(&text)) | 1,
+            ..self
+        }
+    }
+
+    /// Whether leaves are valued cubefully ([`Utility::with_cube`]).
+    pub fn is_cubeful(&self) -> bool {
+        self.cube.is_some()
     }
 
     /// Whether this is money play's utility.
@@ -150,6 +188,17 @@ impl Utility {
         let (l, u) = self.bounds(side, pos);
         if self.money {
             return to_value(p.equity() as f64).clamp(l, u);
+        }
+        if let Some((views, settings)) = &self.cube {
+            let efficiency = match pos.race_pips() {
+                Some(pips) => settings.efficiency(Phase::Race, pips),
+                None => settings.efficiency(Phase::Contact, 0),
+            };
+            let own = cube::cubeful_value(p, &views[side & 1], settings, efficiency);
+            // The root side's chance, and its value; the opponent's value is its negation.
+            let root = if side & 1 == 0 { own } else { 1.0 - own };
+            let v = (root - self.mid) * self.scale;
+            return to_value(if side & 1 == 0 { v } else { -v }).clamp(l, u);
         }
         let (w, g) = (&self.win[side & 1], &self.loss[side & 1]);
         let q = p.0.map(f64::from);
