@@ -320,6 +320,12 @@ pub fn utility(view: &CubeView) -> Utility {
     }
 }
 
+/// Whether the game is played without the cube: in the middle, and neither side may turn
+/// it (a cubeless game; also the Crawford game, where it is dead anyway).
+fn cube_unused(state: &MatchState) -> bool {
+    state.cube_owner == CubeOwner::Centered && !state.may_double && !state.opp_may_double
+}
+
 /// The cube as the side about to roll sees it (the doubler at a take question).
 pub fn roller_view(state: &MatchState) -> CubeView {
     if roller(state).1 {
@@ -455,10 +461,8 @@ impl Engine {
     /// With the cube out of use (a centred cube neither side may turn) gammons count
     /// whatever the Jacoby rule says, as in gnubg.
     pub fn rules_for(&self, state: &MatchState) -> CubeSettings {
-        let cube_unused =
-            state.cube_owner == CubeOwner::Centered && !state.may_double && !state.opp_may_double;
         let mut rules = self.settings.cube.under(state.rules);
-        rules.jacoby &= !cube_unused;
+        rules.jacoby &= !cube_unused(state);
         rules
     }
 
@@ -478,9 +482,7 @@ impl Engine {
     /// side's, or swapped, its opponent's).
     pub fn play_utility_for(&self, state: &MatchState, view: CubeView) -> Utility {
         let u = utility(&view);
-        let cube_unused =
-            state.cube_owner == CubeOwner::Centered && !state.may_double && !state.opp_may_double;
-        if self.settings.cubeful_plays && !state.is_money() && !cube_unused {
+        if self.settings.cubeful_plays && !state.is_money() && !cube_unused(state) {
             u.with_cube(view, self.rules_for(state))
         } else {
             u
