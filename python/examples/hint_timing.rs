@@ -68,7 +68,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let Decision::Move(dice) = s.decision else {
                 continue;
             };
-            let settings = search_settings(&spec, s, 5, 1);
+            let settings = search_settings(&spec, 5, 1);
             let hint = play_hint(&engine, s, dice, &settings, &Cancel::new());
             plays += hint.valued.len();
             if with_json {

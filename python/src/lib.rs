@@ -517,7 +517,7 @@ impl Engine {
         if state.decision == Decision::GameOver {
             return Err(bad("the game is over: no plays to rank"));
         }
-        let settings = cli::hint::search_settings(&self.spec, &state, rank, threads);
+        let settings = cli::hint::search_settings(&self.spec, rank, threads);
         let mode = Mode::for_depths(&[self.spec.depth.get()]);
         let engine = Arc::clone(&self.engine);
         work_on(py, mode, move |cancel| {
@@ -654,7 +654,7 @@ impl Engine {
             depth: self.spec.cube_depth,
             ..self.spec.clone()
         };
-        let settings = cli::hint::search_settings(&spec, &state, 1, 1);
+        let settings = cli::hint::search_settings(&spec, 1, 1);
         let mode = Mode::for_depths(&[spec.depth.get()]);
         let engine = Arc::clone(&self.engine);
         let json = run(py, mode, move |cancel| {

@@ -390,7 +390,7 @@ pub fn backgammon(a: &HintArgs, spec: &EngineSpec) -> Result<(), CliError> {
     };
     let dice = super::pos_arg::roll_arg(a.dice.as_deref(), &state)?;
     let engine = engine_build::engine(spec)?;
-    let settings = search_settings(spec, &state, a.rank, a.threads);
+    let settings = search_settings(spec, a.rank, a.threads);
     let cancel = Cancel::new();
     match dice {
         Some(dice) => {
@@ -413,24 +413,17 @@ pub fn backgammon(a: &HintArgs, spec: &EngineSpec) -> Result<(), CliError> {
     Ok(())
 }
 
-/// The search settings of `hint` for a decision in `state` by an engine built from
-/// `spec`: its depth, algorithm, time budget and MCTS settings, the best `rank` plays
-/// valued at the full depth (at least 1), `threads` search threads, every play's
-/// probabilities, and the utility of the state's score.
-pub fn search_settings(
-    spec: &EngineSpec,
-    state: &MatchState,
-    rank: usize,
-    threads: usize,
-) -> SearchSettings {
+/// The search settings of `hint` by an engine built from `spec`: its depth, algorithm,
+/// time budget and MCTS settings, the best `rank` plays valued at the full depth (at least
+/// 1), `threads` search threads and every play's probabilities. The utility is the
+/// decision's own: [`play_hint`] and [`cube_hint`] set it for the score and the cube.
+pub fn search_settings(spec: &EngineSpec, rank: usize, threads: usize) -> SearchSettings {
     let mut settings = SearchSettings::new(spec.depth.get() as u8, spec.algorithm);
     settings.rank = rank.max(1);
     settings.threads = threads.max(1);
     settings.probabilities = true;
     settings.time_budget = spec.budget.duration();
     settings.mcts = spec.mcts;
-    // At a match score the search values results by what they do to the match.
-    settings.utility = crate::engine::utility(&crate::engine::cube_view(state));
     settings
 }
 
