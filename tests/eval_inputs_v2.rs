@@ -71,7 +71,8 @@ fn names_cover_every_extra_once() {
     assert_eq!(Encoding::V2.contact_inputs(), INPUTS_V2);
     assert_eq!(Encoding::V2.race_inputs(), INPUTS);
     assert_eq!(Encoding::from_id(2), Some(Encoding::V2));
-    assert_eq!(Encoding::from_id(3), None);
+    assert_eq!(Encoding::from_id(3), Some(Encoding::Board));
+    assert_eq!(Encoding::from_id(4), None);
 }
 
 #[test]

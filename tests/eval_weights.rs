@@ -115,7 +115,7 @@ fn other_version_or_encoding_is_refused() {
         NetSet::from_bytes(&b),
         Err(WeightsError::UnsupportedVersion(FORMAT_VERSION + 1))
     );
-    for unknown in [0u32, 3, 99] {
+    for unknown in [0u32, 4, 99] {
         let mut b = small_set().to_bytes();
         b[12..16].copy_from_slice(&unknown.to_le_bytes());
         reseal(&mut b);
@@ -156,9 +156,9 @@ fn trailing_bytes_are_refused() {
 #[test]
 fn errors_read_clearly() {
     assert_eq!(
-        WeightsError::UnknownEncoding(3).to_string(),
-        "weights file uses input encoding 3, which this program does not know \
-         (it reads encodings 1, 2); a newer stargammon may read it"
+        WeightsError::UnknownEncoding(4).to_string(),
+        "weights file uses input encoding 4, which this program does not know \
+         (it reads encodings 1, 2, 3); a newer stargammon may read it"
     );
 }
 

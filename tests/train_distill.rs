@@ -313,10 +313,60 @@ fn the_commands_refuse_bad_arguments_in_one_line() {
         ],
         vec!["distill", "dump", "--data", "no/such/dir"],
         vec!["distill", "dump", "--data", "x", "--every", "0"],
+        // Fresh nets need both sizes, and no starting nets.
+        vec![
+            "distill", "train", "--data", "x", "--out", "x.sgnet", "--fresh",
+        ],
+        vec![
+            "distill", "train", "--data", "x", "--out", "x.sgnet", "--fresh", "--from", "y",
+        ],
     ] {
         let out = common::stargammon(&args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
     }
+}
+
+#[test]
+fn pruning_nets_are_taught_from_fresh_nets_reading_the_board_alone() {
+    let go = AtomicBool::new(false);
+    let d = dir("fresh");
+    let mut cfg = config(&d);
+    cfg.labeller = "net".to_string();
+    cfg.keep = 0.5;
+    distill::generate(&cfg, (0, 1), &go, &quiet).unwrap();
+    let out = d.join("prune.sgnet");
+    let run = common::stargammon(&[
+        "distill",
+        "train",
+        "--data",
+        d.to_str().unwrap(),
+        "--fresh",
+        "--encoding",
+        "3",
+        "--contact-hidden",
+        "8",
+        "--race-hidden",
+        "4",
+        "--epochs",
+        "2",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let nets = NetSet::load(&out).unwrap();
+    assert_eq!(nets.encoding, stargammon::eval::encoding::Encoding::Board);
+    assert_eq!((nets.contact.hidden(), nets.race.hidden()), (8, 4));
+    assert_eq!(
+        nets.contact.inputs(),
+        stargammon::eval::encoding::FEATURES_START
+    );
+    // They rank plays: the pruning evaluator reads them.
+    assert!(stargammon::eval::prune::PruneEvaluator::new(&nets, "p").is_ok());
+    std::fs::remove_dir_all(d).unwrap();
 }

@@ -82,8 +82,14 @@ pub struct FitArgs {
     #[arg(long, required = true)]
     pub data: Vec<PathBuf>,
     /// Starting nets (default: the shipped nets).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "fresh")]
     pub from: Option<PathBuf>,
+    /// Start from random nets instead (small random weights, seeded by `--seed`): their
+    /// sizes from `--contact-hidden` and `--race-hidden`, which are then required, the
+    /// contact net reading `--encoding` (default 1). For nets of another shape than the
+    /// shipped ones, such as the pruning nets.
+    #[arg(long)]
+    pub fresh: bool,
     /// Where to write the trained nets.
     #[arg(long)]
     pub out: PathBuf,
@@ -203,34 +209,25 @@ fn fit(a: FitArgs) -> Result<(), CliError> {
     if !(a.lr > 0.0 && a.lr < 1.0) {
         return Err("--lr must be in (0, 1)".into());
     }
-    let start = match &a.from {
-        Some(p) => NetSet::load(p)?,
-        None => NetSet::from_bytes(crate::eval::neural::DEFAULT_WEIGHTS)?,
-    };
-    let start = if a.encoding.is_some() || a.contact_hidden.is_some() || a.race_hidden.is_some() {
-        let encoding = match a.encoding {
-            None => start.encoding,
-            Some(id) => Encoding::from_id(id)
-                .ok_or_else(|| format!("--encoding {id}: no such input encoding"))?,
+    let start = if a.fresh {
+        let (Some(hidden), Some(race_hidden)) = (a.contact_hidden, a.race_hidden) else {
+            return Err("--fresh needs --contact-hidden and --race-hidden".into());
         };
-        let hidden = a.contact_hidden.unwrap_or(start.contact.hidden());
-        let race_hidden = a.race_hidden.unwrap_or(start.race.hidden());
-        let wide = start.widened(encoding, hidden, race_hidden, a.seed)?;
+        let id = a.encoding.unwrap_or(1);
+        let encoding = Encoding::from_id(id)
+            .ok_or_else(|| format!("--encoding {id}: no such input encoding"))?;
         eprintln!(
-            "contact net widened from {}x{} to {}x{} (encoding {}), race net from {}x{} to {}x{}",
-            start.contact.inputs(),
-            start.contact.hidden(),
-            wide.contact.inputs(),
-            wide.contact.hidden(),
-            encoding.id(),
-            start.race.inputs(),
-            start.race.hidden(),
-            wide.race.inputs(),
-            wide.race.hidden(),
+            "random nets: contact {}x{hidden} (encoding {id}), race {}x{race_hidden}",
+            encoding.contact_inputs(),
+            encoding.race_inputs()
         );
-        wide
+        NetSet::random(encoding, hidden, race_hidden, a.seed)?
     } else {
-        start
+        let start = match &a.from {
+            Some(p) => NetSet::load(p)?,
+            None => NetSet::from_bytes(crate::eval::neural::DEFAULT_WEIGHTS)?,
+        };
+        widen_if_asked(&a, start)?
     };
     let data = distill::load(&a.data)?;
     let positions: usize = data.iter().map(|(_, e)| e.len()).sum();
@@ -274,4 +271,35 @@ fn fit(a: FitArgs) -> Result<(), CliError> {
         curve.display()
     );
     Ok(())
+}
+
+/// The starting nets widened as `--encoding`, `--contact-hidden` and `--race-hidden` ask.
+fn widen_if_asked(a: &FitArgs, start: NetSet) -> Result<NetSet, CliError> {
+    Ok(
+        if a.encoding.is_some() || a.contact_hidden.is_some() || a.race_hidden.is_some() {
+            let encoding = match a.encoding {
+                None => start.encoding,
+                Some(id) => Encoding::from_id(id)
+                    .ok_or_else(|| format!("--encoding {id}: no such input encoding"))?,
+            };
+            let hidden = a.contact_hidden.unwrap_or(start.contact.hidden());
+            let race_hidden = a.race_hidden.unwrap_or(start.race.hidden());
+            let wide = start.widened(encoding, hidden, race_hidden, a.seed)?;
+            eprintln!(
+            "contact net widened from {}x{} to {}x{} (encoding {}), race net from {}x{} to {}x{}",
+            start.contact.inputs(),
+            start.contact.hidden(),
+            wide.contact.inputs(),
+            wide.contact.hidden(),
+            encoding.id(),
+            start.race.inputs(),
+            start.race.hidden(),
+            wide.race.inputs(),
+            wide.race.hidden(),
+        );
+            wide
+        } else {
+            start
+        },
+    )
 }

@@ -50,17 +50,22 @@ pub enum Encoding {
     /// Encoding 1 followed by the expert features of [`super::inputs_v2`]
     /// ([`super::inputs_v2::INPUTS_V2`] inputs).
     V2,
+    /// Encoding 1's board block alone ([`FEATURES_START`] inputs), for contact and race
+    /// nets alike: the cheap inputs of the pruning nets (`super::prune`), which rank a
+    /// roll's plays before the full nets value the best few.
+    Board,
 }
 
 impl Encoding {
     /// Every encoding this build knows, by increasing id.
-    pub const ALL: [Encoding; 2] = [Encoding::V1, Encoding::V2];
+    pub const ALL: [Encoding; 3] = [Encoding::V1, Encoding::V2, Encoding::Board];
 
     /// The id written in weights files and training configs.
     pub fn id(self) -> u32 {
         match self {
             Encoding::V1 => 1,
             Encoding::V2 => 2,
+            Encoding::Board => 3,
         }
     }
 
@@ -74,12 +79,17 @@ impl Encoding {
         match self {
             Encoding::V1 => INPUTS,
             Encoding::V2 => super::inputs_v2::INPUTS_V2,
+            Encoding::Board => FEATURES_START,
         }
     }
 
-    /// Inputs of the race net (encoding 1 whatever the contact net reads).
+    /// Inputs of the race net (encoding 1 whatever the contact net reads, but for
+    /// [`Encoding::Board`], which both nets read).
     pub fn race_inputs(self) -> usize {
-        INPUTS
+        match self {
+            Encoding::Board => FEATURES_START,
+            _ => INPUTS,
+        }
     }
 
     /// Encodes a contact position for the contact net.
@@ -88,12 +98,20 @@ impl Encoding {
         match self {
             Encoding::V1 => encode(pos, out),
             Encoding::V2 => super::sides::encode_v2_sides(pos, out),
+            Encoding::Board => {
+                out.len = 0;
+                encode_board(pos, out);
+            }
         }
     }
 
-    /// Encodes `pos` for the net of its phase (the race net always reads encoding 1).
+    /// Encodes `pos` for the net of its phase (the race net reads encoding 1, or the
+    /// board block with [`Encoding::Board`]).
     #[inline]
     pub fn encode_for(self, pos: &Position, out: &mut SparseInput) {
+        if self == Encoding::Board {
+            return self.encode_contact(pos, out);
+        }
         match pos.phase() {
             crate::game::Phase::Contact => self.encode_contact(pos, out),
             crate::game::Phase::Race => encode(pos, out),
@@ -111,6 +129,7 @@ impl Encoding {
         cache: &mut super::sides::SideCache,
     ) {
         match (pos.phase(), self) {
+            (_, Encoding::Board) => self.encode_contact(pos, out),
             (crate::game::Phase::Contact, Encoding::V2) => {
                 super::sides::encode_v2_cached(pos, out, cache)
             }

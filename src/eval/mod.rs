@@ -90,6 +90,7 @@ pub mod luck;
 pub mod net;
 pub mod neural;
 pub mod noisy;
+pub mod prune;
 pub mod pubeval;
 pub mod qnet;
 pub mod sides;

@@ -541,6 +541,46 @@ pub fn consistent(raw: [f32; OUTPUTS], mover_off: u8, opp_off: u8) -> Probabilit
     Probabilities([w, wg, wbg, lg, lbg])
 }
 
+/// A forward pass whose first layer is a sum of precomputed rows (the pruning nets'
+/// tables, [`super::prune`]): the hidden sums are `start` plus the rows of `table` (each
+/// `hidden.len()` long) at the offsets `rows`, then the sigmoids and the five outputs
+/// against `w2` (`OUTPUTS` rows of `hidden.len()`), on the fastest kernels this processor
+/// has. Panics (never reads outside a slice) when a row or `w2` is short.
+pub(crate) fn forward_rows(
+    hidden: &mut [f32],
+    start: &[f32],
+    table: &[f32],
+    rows: &[u32],
+    w2: &[f32],
+    b2: &[f32; OUTPUTS],
+) -> [f32; OUTPUTS] {
+    #[inline(always)]
+    fn with<K: Kernels>(
+        k: K,
+        hidden: &mut [f32],
+        start: &[f32],
+        table: &[f32],
+        rows: &[u32],
+        w2: &[f32],
+        b2: &[f32; OUTPUTS],
+    ) -> [f32; OUTPUTS] {
+        let h = hidden.len();
+        hidden.copy_from_slice(&start[..h]);
+        for &r in rows {
+            let r = r as usize;
+            k.axpy(hidden, 1.0, &table[r..r + h]);
+        }
+        k.sigmoids(hidden);
+        let dots = k.output_dots(hidden, w2);
+        std::array::from_fn(|j| sigmoid(dots[j] + b2[j]))
+    }
+    match best_path() {
+        Path::Portable => with(Portable, hidden, start, table, rows, w2, b2),
+        #[cfg(target_arch = "x86_64")]
+        Path::Avx2Fma(k) => with(k, hidden, start, table, rows, w2, b2),
+    }
+}
+
 /// The two inner loops of the forward pass. A value of an implementing type stands for
 /// the right to run its loops on this processor, so the methods are safe for any
 /// arguments; each touches only the first `min(len)` elements of its slices.

@@ -25,6 +25,10 @@ use crate::game::{Phase, Position};
 
 /// The shipped nets, embedded at build time.
 pub const DEFAULT_WEIGHTS: &[u8] = include_bytes!("../../weights/default.sgnet");
+/// The shipped pruning nets (encoding [`super::encoding::Encoding::Board`], a few hidden
+/// units; [`super::prune`]), which rank a roll's plays where a search prunes; embedded at
+/// build time.
+pub const PRUNE_WEIGHTS: &[u8] = include_bytes!("../../weights/prune.sgnet");
 
 /// Contact and race nets behind the [`Evaluator`] interface.
 #[derive(Debug, Clone)]

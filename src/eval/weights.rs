@@ -6,7 +6,8 @@
 //!   8 bytes   magic "SGNETS\r\n" (the CR LF catches text-mode transfers)
 //!   u32       format version (FORMAT_VERSION)
 //!   u32       input-encoding id (encoding::Encoding::id: 1 or 2, the contact net's
-//!             inputs; the race net always reads encoding 1)
+//!             inputs, the race net reading encoding 1; 3 for the pruning nets, the
+//!             board block alone, which both nets read)
 //!   u64       self-play games the nets were trained on (informational)
 //!   u32       number of nets (2)
 //!   per net:  u32 phase (0 contact, 1 race), u32 inputs, u32 hidden, u32 outputs (5)
@@ -244,6 +245,32 @@ impl NetSet {
         })
     }
 
+    /// Random nets of the given sizes (weights uniform in +/-0.1, seeded), the contact
+    /// net reading `encoding`: the start of a net of a shape no file has yet.
+    pub fn random(
+        encoding: Encoding,
+        contact_hidden: usize,
+        race_hidden: usize,
+        seed: u64,
+    ) -> Result<NetSet, WeightsError> {
+        for h in [contact_hidden, race_hidden] {
+            if h == 0 || h > MAX_HIDDEN {
+                return Err(WeightsError::BadShape(format!(
+                    "{h} hidden units (1..={MAX_HIDDEN})"
+                )));
+            }
+        }
+        let mut rng = crate::game::Rng::seeded(seed);
+        let contact = Mlp::random(encoding.contact_inputs(), contact_hidden, 0.1, &mut rng);
+        let race = Mlp::random(encoding.race_inputs(), race_hidden, 0.1, &mut rng);
+        Ok(NetSet {
+            encoding,
+            contact,
+            race,
+            games: 0,
+        })
+    }
+
     /// These nets with the contact net read through `encoding` and given `contact_hidden`
     /// hidden units, and the race net given `race_hidden`, evaluating every position as
     /// before ([`Mlp::widened`]: what is added starts with no say). An encoding whose inputs
@@ -256,7 +283,8 @@ impl NetSet {
         race_hidden: usize,
         seed: u64,
     ) -> Result<NetSet, WeightsError> {
-        let prefix = self.encoding == encoding || self.encoding == Encoding::V1;
+        let prefix = self.encoding == encoding
+            || (self.encoding == Encoding::V1 && encoding != Encoding::Board);
         if !prefix {
             return Err(WeightsError::BadShape(format!(
                 "encoding {} cannot be widened to encoding {}",

@@ -53,12 +53,15 @@ fn default_encoding() -> u32 {
 impl TrainConfig {
     /// The contact net's encoding (checked by [`TrainConfig::check`]).
     pub fn encoding(&self) -> Result<Encoding, TrainError> {
-        Encoding::from_id(self.contact_encoding).ok_or_else(|| {
-            TrainError::Config(format!(
-                "contact_encoding {} is not an encoding this program knows (1 or 2)",
-                self.contact_encoding
-            ))
-        })
+        // Encoding 3, the board alone, is the pruning nets' (taught by distillation).
+        Encoding::from_id(self.contact_encoding)
+            .filter(|e| *e != Encoding::Board)
+            .ok_or_else(|| {
+                TrainError::Config(format!(
+                    "contact_encoding {} is not an encoding self-play trains (1 or 2)",
+                    self.contact_encoding
+                ))
+            })
     }
 
     /// Reads and checks a config file.
