@@ -171,6 +171,9 @@ pub struct EngineConfig {
     /// With `algorithm = "filter"`: replies searched per roll below the root (the spec's
     /// `width` option).
     pub width: usize,
+    /// Plays valued per pruned move node, ranked by the pruning nets (0 = every play;
+    /// the spec's `prune` option).
+    pub prune: usize,
 }
 
 /// The served engine's root stages (`algorithm = "filter"`): after depth 1 at most 9 plays
@@ -195,6 +198,7 @@ impl Default for EngineConfig {
             precision: crate::eval::qnet::Precision::default(),
             filter: SERVED_FILTER.to_string(),
             width: crate::search::FilterConfig::default().reply_width,
+            prune: 0,
         }
     }
 }
@@ -379,6 +383,14 @@ impl Config {
         if let Err(e) = self.engine.filter_config() {
             return bad(e);
         }
+        if self.engine.prune > crate::engine::spec::MAX_PRUNE {
+            return bad(format!(
+                "engine.prune = {}: expected plays kept per pruned move node, 0 (every play) \
+                 to {}",
+                self.engine.prune,
+                crate::engine::spec::MAX_PRUNE
+            ));
+        }
         if self.server.max_connections == 0 {
             return bad("server.max_connections must be at least 1".to_string());
         }
@@ -439,6 +451,7 @@ impl Config {
             } else {
                 crate::search::FilterConfig::default()
             },
+            prune: e.prune,
         }
     }
 
@@ -739,10 +752,19 @@ mod tests {
                 "[engine]\nalgorithm = \"star2\"\nfilter = \"9:0.16/2:0.04\"\n",
                 "only with algorithm",
             ),
+            ("[engine]\nprune = 65\n", "engine.prune"),
         ] {
             let e = Config::from_toml(text, "t").unwrap_err();
             assert!(e.to_string().contains(word), "{text}: {e}");
         }
+    }
+
+    #[test]
+    fn the_prune_key_is_the_spec_option() {
+        let c = Config::from_toml("[engine]\nprune = 6\n", "t").unwrap();
+        let e = c.engine_spec();
+        assert_eq!(e.prune, 6);
+        assert!(e.to_string().contains("prune=6"), "{e}");
     }
 
     #[test]

@@ -13,9 +13,7 @@ use std::time::Instant;
 use crate::eval::Evaluator;
 use crate::game::{Dice, Position};
 
-use crate::search::{
-    Algorithm, Cancel, SearchSettings, SearchStats, Searcher, TranspositionTable, Value,
-};
+use crate::search::{Algorithm, Cancel, SearchSettings, SearchStats, TranspositionTable, Value};
 
 /// The committed search benchmark set (see [`crate::search::positions`] for how it was made).
 pub const SEARCH_SET: &str = include_str!("../../tests/data/search_positions.txt");
@@ -78,7 +76,7 @@ pub fn run_search_bench(
     mut on_record: impl FnMut(&DecisionRecord),
 ) -> Vec<DecisionRecord> {
     let tt = Arc::new(TranspositionTable::new(tt_mb));
-    let searcher = Searcher::new(evaluator, tt.clone());
+    let searcher = crate::engine::build::searcher_over(evaluator, tt.clone());
     let cancel = Cancel::new();
     let mut order: Vec<Algorithm> = algos.to_vec();
     order.sort_by_key(|a| *a != Algorithm::Expectimax);

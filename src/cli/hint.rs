@@ -424,6 +424,7 @@ pub fn search_settings(spec: &EngineSpec, rank: usize, threads: usize) -> Search
     settings.probabilities = true;
     settings.time_budget = spec.budget.duration();
     settings.mcts = spec.mcts;
+    settings.prune = spec.prune;
     settings
 }
 

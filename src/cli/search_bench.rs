@@ -166,6 +166,7 @@ pub fn run(a: SearchBenchArgs) -> Result<(), CliError> {
     };
     if let Some(s) = &spec {
         template.filter = s.filter;
+        template.prune = s.prune;
     }
     let full = search_set()?;
     if a.start >= full.len() {

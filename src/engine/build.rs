@@ -102,6 +102,7 @@ pub fn plan(spec: &EngineSpec) -> SearchPlan {
         min_depth: spec.min_depth.get(),
         mcts: spec.mcts,
         filter: spec.filter,
+        prune: spec.prune,
     }
 }
 
@@ -213,10 +214,31 @@ pub fn game_engine<P: crate::game::GamePosition>(
 
 /// A searcher over `evaluator` with a table of the spec's size.
 pub fn searcher(spec: &EngineSpec, evaluator: Arc<dyn Evaluator>) -> Searcher {
-    Searcher::new(
+    searcher_over(
         evaluator,
         Arc::new(TranspositionTable::new(spec.tt_megabytes.max(1))),
     )
+}
+
+/// A backgammon searcher over `evaluator` and `table`, with the built-in pruning nets
+/// for the searches whose settings prune (`prune=N`).
+pub fn searcher_over(evaluator: Arc<dyn Evaluator>, table: Arc<TranspositionTable>) -> Searcher {
+    let searcher = Searcher::new(evaluator, table);
+    match pruning_nets() {
+        Some(p) => searcher.with_pruner(p),
+        None => searcher,
+    }
+}
+
+/// The built-in pruning nets (`weights/prune.sgnet`), loaded once.
+pub fn pruning_nets() -> Option<Arc<dyn Evaluator>> {
+    static NETS: std::sync::OnceLock<Option<Arc<dyn Evaluator>>> = std::sync::OnceLock::new();
+    NETS.get_or_init(|| {
+        crate::eval::prune::PruneEvaluator::builtin()
+            .ok()
+            .map(|n| Arc::new(n) as Arc<dyn Evaluator>)
+    })
+    .clone()
 }
 
 #[cfg(test)]

@@ -120,6 +120,8 @@ pub struct SearchPlan {
     pub mcts: crate::search::mcts::MctsConfig,
     /// Root stages and reply width when the algorithm is the filter.
     pub filter: crate::search::FilterConfig,
+    /// Plays valued per pruned move node ([`SearchSettings::prune`]; 0 = every play).
+    pub prune: usize,
 }
 
 impl Default for SearchPlan {
@@ -130,6 +132,7 @@ impl Default for SearchPlan {
             min_depth: 1,
             mcts: crate::search::mcts::MctsConfig::default(),
             filter: crate::search::FilterConfig::default(),
+            prune: 0,
         }
     }
 }
@@ -144,6 +147,7 @@ impl SearchPlan {
             min_depth: self.min_depth.min(crate::search::MAX_DEPTH as u32) as u8,
             mcts: self.mcts,
             filter: self.filter,
+            prune: self.prune,
             ..SearchSettings::new(d, self.algorithm)
         }
     }

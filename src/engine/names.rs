@@ -147,6 +147,7 @@ pub const SETTINGS: &[Setting] = &[
     ),
     setting("filter", Some("filter"), Some("filter"), None, None, &[]),
     setting("width", Some("width"), Some("width"), None, None, &[]),
+    setting("prune", Some("prune"), Some("prune"), None, None, &[]),
 ];
 
 /// The spec options renamed: `(old, new)`.

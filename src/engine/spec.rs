@@ -325,6 +325,8 @@ pub struct EngineSpec {
     pub precision: Precision,
     /// Root stages and reply width of `algo=filter`.
     pub filter: FilterConfig,
+    /// Plays valued per pruned move node, ranked by the pruning nets (0 = every play).
+    pub prune: usize,
 }
 
 impl Default for EngineSpec {
@@ -344,6 +346,7 @@ impl Default for EngineSpec {
             mcts: MctsConfig::default(),
             precision: Precision::default(),
             filter: FilterConfig::default(),
+            prune: 0,
         }
     }
 }
@@ -436,8 +439,12 @@ pub const OPTIONS: &[&str] = &[
     "precision",
     "filter",
     "width",
+    "prune",
 ];
 
+/// The most plays a pruned move node may keep.
+pub const MAX_PRUNE: usize = 64;
+const PRUNE_EXPECTED: &str = "plays kept per pruned move node, 0 (every play) to 64";
 const ALGO_EXPECTED: &str = "expectimax, star1, star2, filter or mcts";
 const FILTER_EXPECTED: &str =
     "root stages KEEP:MARGIN[/KEEP:MARGIN...], at most 4, KEEP >= 1, MARGIN 0 to 3 (e.g. 9:0.16/2:0.04)";
@@ -592,6 +599,13 @@ impl EngineSpec {
                     .filter(|w| (1..=64).contains(w))
                     .ok_or_else(|| bad("width", "replies per roll, 1 to 64"))?
             }
+            "prune" => {
+                self.prune = value
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|k| *k <= MAX_PRUNE)
+                    .ok_or_else(|| bad("prune", PRUNE_EXPECTED))?
+            }
             "tt_megabytes" => {
                 self.tt_megabytes = value
                     .parse::<usize>()
@@ -735,6 +749,9 @@ impl fmt::Display for EngineSpec {
         }
         if mine.reply_width != plain.reply_width {
             write!(f, ",width={}", mine.reply_width)?;
+        }
+        if self.prune != d.prune {
+            write!(f, ",prune={}", self.prune)?;
         }
         Ok(())
     }

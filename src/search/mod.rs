@@ -323,6 +323,11 @@ pub struct SearchSettings {
     /// score ([`Utility`]), at every depth (the engine re-ranks depth-1 plays by its own
     /// cubeful value at the score). MCTS values plays by money equity whatever it says.
     pub utility: Utility,
+    /// At the move nodes that take the best play by its depth-1 value (the last roll
+    /// of a search, and the filter's replies), value only the best `prune` plays by the
+    /// searcher's pruning evaluator ([`Searcher::with_pruner`]), as gnubg's pruning nets
+    /// do; 0 values every play (exact), as does a searcher without a pruner.
+    pub prune: usize,
 }
 
 impl Default for SearchSettings {
@@ -340,6 +345,7 @@ impl Default for SearchSettings {
             probabilities: false,
             mcts: mcts::MctsConfig::default(),
             utility: Utility::MONEY,
+            prune: 0,
         }
     }
 }
@@ -356,9 +362,13 @@ impl SearchSettings {
 
     /// Text identifying the settings that change node values (mixed into table keys).
     pub(crate) fn mode_tag(&self) -> String {
-        match self.algorithm {
+        let mode = match self.algorithm {
             Algorithm::Filter => format!("filter/{}", self.filter.reply_width),
             _ => "exact".to_string(),
+        };
+        match self.prune {
+            0 => mode,
+            k => format!("{mode}/prune{k}"),
         }
     }
 }
@@ -381,6 +391,9 @@ pub struct SearchStats {
     pub probe_phases: u64,
     /// Probing phases that produced the cut-off on their own.
     pub probe_cutoffs: u64,
+    /// Positions the pruning evaluator ranked (not counted in `evals`).
+    #[serde(default)]
+    pub prune_evals: u64,
 }
 
 impl SearchStats {
@@ -410,6 +423,7 @@ impl SearchStats {
         self.tt_cutoffs += o.tt_cutoffs;
         self.probe_phases += o.probe_phases;
         self.probe_cutoffs += o.probe_cutoffs;
+        self.prune_evals += o.prune_evals;
     }
 }
 

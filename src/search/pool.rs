@@ -523,7 +523,7 @@ fn run_job(job: Job, searcher: &Searcher) {
         return;
     }
     let s = match evaluator {
-        Some(e) => Searcher::new(e, searcher.table().clone()),
+        Some(e) => searcher.with_evaluator(e),
         None => searcher.clone(),
     };
     let outcome = catch_unwind(AssertUnwindSafe(|| {

@@ -88,6 +88,9 @@ pub struct Searcher<P: GamePosition = Position> {
     evaluator: Arc<dyn Evaluator<P>>,
     tt: Arc<TranspositionTable>,
     eval_salt: u64,
+    /// The cheap evaluator that ranks a roll's plays where [`SearchSettings::prune`]
+    /// asks for it (backgammon's pruning nets), with its name's salt.
+    pruner: Option<(Arc<dyn Evaluator<P>>, u64)>,
 }
 
 impl<P: GamePosition> Clone for Searcher<P> {
@@ -96,6 +99,7 @@ impl<P: GamePosition> Clone for Searcher<P> {
             evaluator: Arc::clone(&self.evaluator),
             tt: Arc::clone(&self.tt),
             eval_salt: self.eval_salt,
+            pruner: self.pruner.clone(),
         }
     }
 }
@@ -125,7 +129,29 @@ impl<P: GamePosition> Searcher<P> {
             evaluator,
             tt,
             eval_salt,
+            pruner: None,
         }
+    }
+
+    /// This searcher with `pruner` ranking the plays of the move nodes that
+    /// [`SearchSettings::prune`] prunes (without one, every play is valued).
+    pub fn with_pruner(mut self, pruner: Arc<dyn Evaluator<P>>) -> Searcher<P> {
+        let salt = zobrist::salt(&format!("prune:{}", pruner.name()));
+        self.pruner = Some((pruner, salt));
+        self
+    }
+
+    /// A searcher over `evaluator` with this one's table and pruner.
+    pub fn with_evaluator(&self, evaluator: Arc<dyn Evaluator<P>>) -> Searcher<P> {
+        Searcher {
+            pruner: self.pruner.clone(),
+            ..Searcher::new(evaluator, self.tt.clone())
+        }
+    }
+
+    /// The pruning evaluator, if this searcher has one.
+    pub fn pruner(&self) -> Option<&Arc<dyn Evaluator<P>>> {
+        self.pruner.as_ref().map(|(p, _)| p)
     }
 
     pub fn evaluator(&self) -> &Arc<dyn Evaluator<P>> {
@@ -142,15 +168,20 @@ impl<P: GamePosition> Searcher<P> {
         cancel: &'a Cancel,
         deadline: Option<Instant>,
     ) -> Ctx<'a, P> {
-        Ctx::new(
+        // Pruned move nodes have values of their own: their keys carry the pruner's salt.
+        let pruner = self.pruner.as_ref().filter(|_| settings.prune > 0);
+        let prune_salt = pruner.map_or(0, |(_, s)| *s);
+        let mut ctx = Ctx::new(
             self.evaluator.as_ref(),
             &self.tt,
-            self.eval_salt ^ zobrist::salt(&settings.mode_tag()),
+            self.eval_salt ^ zobrist::salt(&settings.mode_tag()) ^ prune_salt,
             self.eval_salt ^ LEAF_SALT,
             settings,
             cancel,
             deadline,
-        )
+        );
+        ctx.pruner = pruner.map(|(p, _)| p.as_ref());
+        ctx
     }
 
     /// Ranks the plays of `dice` in `pos` (best first) by iterative deepening up to
@@ -399,6 +430,12 @@ impl<P: GamePosition> Searcher<P> {
 /// One thread's search state.
 struct Ctx<'a, P: GamePosition> {
     eval: &'a dyn Evaluator<P>,
+    /// Ranks the plays of pruned move nodes (`cfg.prune` of them are valued).
+    pruner: Option<&'a dyn Evaluator<P>>,
+    /// The plays a pruned node keeps, and their indices in its list.
+    kept: Vec<P::Play>,
+    kept_idx: Vec<u16>,
+    prune_rank: Vec<(Value, u16)>,
     tt: &'a TranspositionTable,
     salt: u64,
     leaf_salt: u64,
@@ -441,6 +478,10 @@ impl<'a, P: GamePosition> Ctx<'a, P> {
         let levels = super::MAX_DEPTH as usize + 2;
         Ctx {
             eval,
+            pruner: None,
+            kept: Vec::new(),
+            kept_idx: Vec::new(),
+            prune_rank: Vec::new(),
             tt,
             salt,
             leaf_salt,
@@ -589,6 +630,85 @@ impl<'a, P: GamePosition> Ctx<'a, P> {
         }
     }
 
+    /// The best of `plays` by its depth-1 value, and its index: of every play, or, where
+    /// the node is pruned ([`Ctx::prune`]), of the few the pruner ranks first.
+    fn best_static(&mut self, plays: &[P::Play]) -> (Value, usize) {
+        if self.prune(plays) {
+            let kept = std::mem::take(&mut self.kept);
+            self.static_values(&kept);
+            self.kept = kept;
+            let mut best = 0;
+            for (i, &v) in self.vals.iter().enumerate() {
+                if v > self.vals[best] {
+                    best = i;
+                }
+            }
+            return (self.vals[best], self.kept_idx[best] as usize);
+        }
+        self.static_values(plays);
+        let mut best = 0;
+        for (i, &v) in self.vals.iter().enumerate() {
+            if v > self.vals[best] {
+                best = i;
+            }
+        }
+        (self.vals[best], best)
+    }
+
+    /// Where this search prunes (a pruner, `cfg.prune` > 0, and more plays than it
+    /// keeps): ranks `plays` by the pruner and puts the best `cfg.prune` of them (every
+    /// play that ends the game among them, ahead of the rest) in `self.kept`, their
+    /// indices in `self.kept_idx`, in the list's order. False, with nothing kept, where
+    /// the node is not pruned.
+    fn prune(&mut self, plays: &[P::Play]) -> bool {
+        let keep = self.cfg.prune;
+        let Some(pruner) = self.pruner else {
+            return false;
+        };
+        if keep == 0 || plays.len() <= keep {
+            return false;
+        }
+        self.batch_pos.clear();
+        self.batch_idx.clear();
+        self.prune_rank.clear();
+        for (i, p) in plays.iter().enumerate() {
+            match terminal_value(&self.util, self.side, p) {
+                Some(v) => self
+                    .prune_rank
+                    .push((v.saturating_add(MAX_VALUE), i as u16)),
+                None => {
+                    self.prune_rank.push((0, i as u16));
+                    self.batch_pos.push(p.next());
+                    self.batch_idx.push(i);
+                }
+            }
+        }
+        let n = self.batch_pos.len();
+        if n > 0 {
+            self.batch_out.clear();
+            self.batch_out.resize(n, Probabilities::default());
+            pruner.evaluate_batch(&self.batch_pos, &mut self.batch_out);
+            self.stats.prune_evals += n as u64;
+            for k in 0..n {
+                let v = self
+                    .util
+                    .leaf(self.side ^ 1, &self.batch_out[k], &self.batch_pos[k]);
+                self.prune_rank[self.batch_idx[k]].0 = -v;
+            }
+        }
+        self.prune_rank
+            .select_nth_unstable_by_key(keep - 1, |&(v, i)| (std::cmp::Reverse(v), i));
+        self.prune_rank.truncate(keep);
+        self.prune_rank.sort_unstable_by_key(|&(_, i)| i);
+        self.kept.clear();
+        self.kept_idx.clear();
+        for &(_, i) in &self.prune_rank {
+            self.kept.push(plays[i as usize]);
+            self.kept_idx.push(i);
+        }
+        true
+    }
+
     /// A play's value at a move node of depth `depth` with window (alpha, beta).
     #[inline]
     fn play_value(&mut self, play: &P::Play, depth: u8, alpha: Value, beta: Value) -> Value {
@@ -633,14 +753,7 @@ impl<'a, P: GamePosition> Ctx<'a, P> {
         let mut list = self.take_list(depth);
         pos.generate(ALL_ROLLS[roll], &mut list);
         let (value, best) = if depth <= 1 {
-            self.static_values(&list);
-            let mut best = 0;
-            for (i, &v) in self.vals.iter().enumerate() {
-                if v > self.vals[best] {
-                    best = i;
-                }
-            }
-            (self.vals[best], best)
+            self.best_static(&list)
         } else {
             self.move_search(&list, depth, alpha, beta, hint)
         };
@@ -707,6 +820,13 @@ impl<'a, P: GamePosition> Ctx<'a, P> {
             self.cfg.ordering.plays
         };
         match how {
+            // The filter keeps its replies among the pruner's first where it prunes.
+            PlayOrder::Evaluator if list.len() > 1 && self.filter && self.prune(list) => {
+                let kept = std::mem::take(&mut self.kept);
+                self.static_values(&kept);
+                self.kept = kept;
+                order.extend(self.vals.iter().zip(&self.kept_idx).map(|(&v, &i)| (v, i)));
+            }
             PlayOrder::Evaluator if list.len() > 1 => {
                 self.static_values(list);
                 order.extend(self.vals.iter().enumerate().map(|(i, &v)| (v, i as u16)));

@@ -150,9 +150,8 @@ impl Shared {
         let evaluator = engine_build::with_noise(&spec, evaluator);
         let tt = Arc::new(TranspositionTable::new(spec.tt_megabytes.max(1)));
         let threads = config.engine.worker_threads();
-        let pool = Pool::new(
-            evaluator,
-            tt,
+        let pool = Pool::with_searcher(
+            engine_build::searcher_over(evaluator, tt),
             PoolConfig {
                 threads,
                 queue: config.engine.queue,
