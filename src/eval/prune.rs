@@ -84,38 +84,34 @@ impl PruneNet {
     }
 
     /// The table offsets of one side's occupied slots in `pos` (`side` 0 the side to
-    /// act), appended to `rows`.
+    /// act), appended to `rows`; `occupied` is [`Position::slot_masks`]'s first and last
+    /// masks (the slots holding the side to act's checkers, and the other side's).
     #[inline(always)]
-    fn side_rows(pos: &Position, side: usize, rows: &mut Vec<u32>) {
+    fn side_rows(pos: &Position, side: usize, occupied: (u32, u32), rows: &mut Vec<u32>) {
+        /// Slots 1 to 24: the points.
+        const POINTS: u32 = ((1 << 24) - 1) << 1;
         let s = pos.slots();
-        let mut push = |slot: usize, n: u8| {
+        let row = |slot: usize, n: u8| {
             let n = (n as usize).min(COUNTS - 1);
-            rows.push((((side * SLOTS + slot) * COUNTS + n) * PRUNE_HIDDEN) as u32);
+            (((side * SLOTS + slot) * COUNTS + n) * PRUNE_HIDDEN) as u32
         };
-        if side == 0 {
-            for p in 1..=24 {
-                if s[p] > 0 {
-                    push(p - 1, s[p] as u8);
-                }
-            }
+        let (mut m, bar, off) = if side == 0 {
+            (occupied.0 & POINTS, s[25].unsigned_abs(), pos.off())
         } else {
-            // The other side's point q is slot 25 - q.
-            for q in 1..=24 {
-                if s[25 - q] < 0 {
-                    push(q - 1, s[25 - q].unsigned_abs());
-                }
-            }
+            (occupied.1 & POINTS, s[0].unsigned_abs(), pos.opp_off())
+        };
+        while m != 0 {
+            let j = m.trailing_zeros() as usize;
+            m &= m - 1;
+            // Slot j is the side to act's point j, and the other side's point 25 - j.
+            let slot = if side == 0 { j - 1 } else { 24 - j };
+            rows.push(row(slot, s[j].unsigned_abs()));
         }
-        let (bar, off) = if side == 0 {
-            (s[25].unsigned_abs(), pos.off())
-        } else {
-            (s[0].unsigned_abs(), pos.opp_off())
-        };
         if bar > 0 {
-            push(24, bar);
+            rows.push(row(24, bar));
         }
         if off > 0 {
-            push(25, off);
+            rows.push(row(25, off));
         }
     }
 }
@@ -176,8 +172,10 @@ impl PruneEvaluator {
             Phase::Contact => (&self.contact, 1),
             Phase::Race => (&self.race, 2),
         };
+        let [mine, _, _, theirs] = pos.slot_masks();
+        let occupied = (mine, theirs);
         kept.rows.clear();
-        PruneNet::side_rows(pos, 0, &mut kept.rows);
+        PruneNet::side_rows(pos, 0, occupied, &mut kept.rows);
         if kept.net != id || kept.own != kept.rows {
             kept.net = id;
             kept.own.clone_from(&kept.rows);
@@ -186,7 +184,7 @@ impl PruneEvaluator {
             sum_rows(&mut kept.sums, &net.rows, &kept.own);
         }
         kept.rows.clear();
-        PruneNet::side_rows(pos, 1, &mut kept.rows);
+        PruneNet::side_rows(pos, 1, occupied, &mut kept.rows);
         let mut hidden = [0.0f32; PRUNE_HIDDEN];
         let raw = forward_rows(
             &mut hidden,
