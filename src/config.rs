@@ -180,6 +180,10 @@ pub struct EngineConfig {
 /// within 0.16 of the best, after depth 3 at most 3 within 0.06 (docs/BENCHMARKS.md, "Search").
 pub const SERVED_FILTER: &str = "9:0.16/3:0.06";
 
+/// The served engine's pruned move nodes: the pruning nets' best 6 plays valued
+/// (docs/BENCHMARKS.md, "Pruned move nodes").
+pub const SERVED_PRUNE: usize = 6;
+
 impl Default for EngineConfig {
     fn default() -> Self {
         EngineConfig {
@@ -198,7 +202,7 @@ impl Default for EngineConfig {
             precision: crate::eval::qnet::Precision::default(),
             filter: SERVED_FILTER.to_string(),
             width: crate::search::FilterConfig::default().reply_width,
-            prune: 0,
+            prune: SERVED_PRUNE,
         }
     }
 }
@@ -464,6 +468,8 @@ impl Config {
         c.engine.cube_depth = Depth::ONE;
         c.engine.min_depth = Depth::ONE;
         c.engine.time_ms = Budget::Unlimited;
+        // Depth 1 values every play of a roll: nothing to prune.
+        c.engine.prune = 0;
         c
     }
 
@@ -781,7 +787,7 @@ mod tests {
         assert_eq!(c.engine.depth.get(), 3);
         assert_eq!(
             c.engine_spec().to_string(),
-            "net,depth=3,algorithm=filter,cube_depth=5,time_ms=500,min_depth=3,cubeful_plays=on,tt_megabytes=64,filter=9:0.16/3:0.06"
+            "net,depth=3,algorithm=filter,cube_depth=5,time_ms=500,min_depth=3,cubeful_plays=on,tt_megabytes=64,filter=9:0.16/3:0.06,prune=6"
         );
         let e = Config::from_toml("[engine]\nevaluator = \"alpha\"\n", "t").unwrap_err();
         assert!(e.to_string().contains("unknown player 'alpha'"), "{e}");
@@ -797,7 +803,7 @@ mod tests {
             Config::from_toml("[engine]\ndepth = 5\nmin_depth = 3\ntime_ms = 400\n", "t").unwrap();
         assert_eq!(
             c.engine_spec().to_string(),
-            "net,depth=5,algorithm=filter,cube_depth=5,time_ms=400,min_depth=3,cubeful_plays=on,tt_megabytes=64,filter=9:0.16/3:0.06"
+            "net,depth=5,algorithm=filter,cube_depth=5,time_ms=400,min_depth=3,cubeful_plays=on,tt_megabytes=64,filter=9:0.16/3:0.06,prune=6"
         );
         // One line away from the depth-1 engine: the guaranteed depth follows the depth.
         let c = Config::from_toml("[engine]\ndepth = 1\n", "t").unwrap();

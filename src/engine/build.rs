@@ -163,11 +163,13 @@ pub fn check_tavli(spec: &EngineSpec) -> Result<(), BuildError> {
 
 /// The Tavli games' spec from a backgammon engine's (the server's configured engine):
 /// the same search (algorithm, depth, time budget, table, MCTS and filter settings) over
-/// each game's own net, without noise.
+/// each game's own net, without noise and without pruning (the pruning nets are
+/// backgammon's).
 pub fn tavli_spec(spec: &EngineSpec) -> EngineSpec {
     EngineSpec {
         evaluator: EvaluatorKind::Net(None),
         noise: EngineSpec::default().noise,
+        prune: 0,
         ..spec.clone()
     }
 }
