@@ -173,7 +173,7 @@ fn spec_parser() {
     assert_eq!(
         err("net,breadth=2").to_string(),
         "unknown option 'breadth' for player 'net' (known: depth, algorithm, noise, cube_noise, cube_depth, time_ms, min_depth, \
-         cubeful_plays, tt_megabytes, playouts, playout, truncate, precision, filter, width)"
+         cubeful_plays, tt_megabytes, playouts, playout, truncate, precision, filter, width, prune)"
     );
     // Search depths are odd: depth=2 is refused when the spec is parsed.
     assert!(matches!(err("net,depth=2"), SpecError::BadValue { .. }));

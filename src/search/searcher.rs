@@ -633,26 +633,26 @@ impl<'a, P: GamePosition> Ctx<'a, P> {
     /// The best of `plays` by its depth-1 value, and its index: of every play, or, where
     /// the node is pruned ([`Ctx::prune`]), of the few the pruner ranks first.
     fn best_static(&mut self, plays: &[P::Play]) -> (Value, usize) {
-        if self.prune(plays) {
+        let pruned = self.prune(plays);
+        if pruned {
             let kept = std::mem::take(&mut self.kept);
             self.static_values(&kept);
             self.kept = kept;
-            let mut best = 0;
-            for (i, &v) in self.vals.iter().enumerate() {
-                if v > self.vals[best] {
-                    best = i;
-                }
-            }
-            return (self.vals[best], self.kept_idx[best] as usize);
+        } else {
+            self.static_values(plays);
         }
-        self.static_values(plays);
         let mut best = 0;
         for (i, &v) in self.vals.iter().enumerate() {
             if v > self.vals[best] {
                 best = i;
             }
         }
-        (self.vals[best], best)
+        let index = if pruned {
+            self.kept_idx[best] as usize
+        } else {
+            best
+        };
+        (self.vals[best], index)
     }
 
     /// Where this search prunes (a pruner, `cfg.prune` > 0, and more plays than it
