@@ -19,8 +19,8 @@ use crate::search::{
 #[derive(Debug, Args)]
 pub struct SearchBenchArgs {
     /// The engine as a spec (`net,depth=5,algorithm=filter,filter=9:0.16/3:0.06`): its
-    /// evaluator, table size and filter stages, and, unless --depth(s) or --algorithms are
-    /// given, its depth and algorithm alone.
+    /// evaluator, table size, filter stages and pruning (`prune=N`), and, unless
+    /// --depth(s) or --algorithms are given, its depth and algorithm alone.
     #[arg(long, value_name = "SPEC")]
     pub engine: Option<String>,
     /// One search depth (overrides --depths).
