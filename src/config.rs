@@ -389,10 +389,9 @@ impl Config {
         }
         if self.engine.prune > crate::engine::spec::MAX_PRUNE {
             return bad(format!(
-                "engine.prune = {}: expected plays kept per pruned move node, 0 (every play) \
-                 to {}",
+                "engine.prune = {}: expected {}",
                 self.engine.prune,
-                crate::engine::spec::MAX_PRUNE
+                crate::engine::spec::PRUNE_EXPECTED
             ));
         }
         if self.server.max_connections == 0 {

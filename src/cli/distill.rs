@@ -275,31 +275,28 @@ fn fit(a: FitArgs) -> Result<(), CliError> {
 
 /// The starting nets widened as `--encoding`, `--contact-hidden` and `--race-hidden` ask.
 fn widen_if_asked(a: &FitArgs, start: NetSet) -> Result<NetSet, CliError> {
-    Ok(
-        if a.encoding.is_some() || a.contact_hidden.is_some() || a.race_hidden.is_some() {
-            let encoding = match a.encoding {
-                None => start.encoding,
-                Some(id) => Encoding::from_id(id)
-                    .ok_or_else(|| format!("--encoding {id}: no such input encoding"))?,
-            };
-            let hidden = a.contact_hidden.unwrap_or(start.contact.hidden());
-            let race_hidden = a.race_hidden.unwrap_or(start.race.hidden());
-            let wide = start.widened(encoding, hidden, race_hidden, a.seed)?;
-            eprintln!(
-            "contact net widened from {}x{} to {}x{} (encoding {}), race net from {}x{} to {}x{}",
-            start.contact.inputs(),
-            start.contact.hidden(),
-            wide.contact.inputs(),
-            wide.contact.hidden(),
-            encoding.id(),
-            start.race.inputs(),
-            start.race.hidden(),
-            wide.race.inputs(),
-            wide.race.hidden(),
-        );
-            wide
-        } else {
-            start
-        },
-    )
+    if a.encoding.is_none() && a.contact_hidden.is_none() && a.race_hidden.is_none() {
+        return Ok(start);
+    }
+    let encoding = match a.encoding {
+        None => start.encoding,
+        Some(id) => Encoding::from_id(id)
+            .ok_or_else(|| format!("--encoding {id}: no such input encoding"))?,
+    };
+    let hidden = a.contact_hidden.unwrap_or(start.contact.hidden());
+    let race_hidden = a.race_hidden.unwrap_or(start.race.hidden());
+    let wide = start.widened(encoding, hidden, race_hidden, a.seed)?;
+    eprintln!(
+        "contact net widened from {}x{} to {}x{} (encoding {}), race net from {}x{} to {}x{}",
+        start.contact.inputs(),
+        start.contact.hidden(),
+        wide.contact.inputs(),
+        wide.contact.hidden(),
+        encoding.id(),
+        start.race.inputs(),
+        start.race.hidden(),
+        wide.race.inputs(),
+        wide.race.hidden(),
+    );
+    Ok(wide)
 }

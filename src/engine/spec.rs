@@ -444,7 +444,8 @@ pub const OPTIONS: &[&str] = &[
 
 /// The most plays a pruned move node may keep.
 pub const MAX_PRUNE: usize = 64;
-const PRUNE_EXPECTED: &str = "plays kept per pruned move node, 0 (every play) to 64";
+/// What `prune` accepts, as the messages that refuse another value say it.
+pub const PRUNE_EXPECTED: &str = "plays kept per pruned move node, 0 (every play) to 64";
 const ALGO_EXPECTED: &str = "expectimax, star1, star2, filter or mcts";
 const FILTER_EXPECTED: &str =
     "root stages KEEP:MARGIN[/KEEP:MARGIN...], at most 4, KEEP >= 1, MARGIN 0 to 3 (e.g. 9:0.16/2:0.04)";

@@ -541,11 +541,31 @@ pub fn consistent(raw: [f32; OUTPUTS], mover_off: u8, opp_off: u8) -> Probabilit
     Probabilities([w, wg, wbg, lg, lbg])
 }
 
+/// Adds to `sums` the rows of `table` (each `sums.len()` long) at the offsets `rows`, on
+/// the fastest kernels this processor has (the first layer of the pruning nets' tables,
+/// [`super::prune`]). Panics (never reads outside a slice) when a row is short.
+pub(crate) fn add_rows(sums: &mut [f32], table: &[f32], rows: &[u32]) {
+    match best_path() {
+        Path::Portable => add_rows_with(Portable, sums, table, rows),
+        #[cfg(target_arch = "x86_64")]
+        Path::Avx2Fma(k) => add_rows_with(k, sums, table, rows),
+    }
+}
+
+#[inline(always)]
+fn add_rows_with<K: Kernels>(k: K, sums: &mut [f32], table: &[f32], rows: &[u32]) {
+    let h = sums.len();
+    for &r in rows {
+        let r = r as usize;
+        k.axpy(sums, 1.0, &table[r..r + h]);
+    }
+}
+
 /// A forward pass whose first layer is a sum of precomputed rows (the pruning nets'
 /// tables, [`super::prune`]): the hidden sums are `start` plus the rows of `table` (each
-/// `hidden.len()` long) at the offsets `rows`, then the sigmoids and the five outputs
-/// against `w2` (`OUTPUTS` rows of `hidden.len()`), on the fastest kernels this processor
-/// has. Panics (never reads outside a slice) when a row or `w2` is short.
+/// `hidden.len()` long) at the offsets `rows` ([`add_rows`]), then the sigmoids and the
+/// five outputs against `w2` (`OUTPUTS` rows of `hidden.len()`), on the fastest kernels
+/// this processor has. Panics (never reads outside a slice) when a row or `w2` is short.
 pub(crate) fn forward_rows(
     hidden: &mut [f32],
     start: &[f32],
@@ -566,10 +586,7 @@ pub(crate) fn forward_rows(
     ) -> [f32; OUTPUTS] {
         let h = hidden.len();
         hidden.copy_from_slice(&start[..h]);
-        for &r in rows {
-            let r = r as usize;
-            k.axpy(hidden, 1.0, &table[r..r + h]);
-        }
+        add_rows_with(k, hidden, table, rows);
         k.sigmoids(hidden);
         let dots = k.output_dots(hidden, w2);
         std::array::from_fn(|j| sigmoid(dots[j] + b2[j]))

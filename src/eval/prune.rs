@@ -11,7 +11,7 @@
 //! (a test holds them within 1e-4).
 
 use super::encoding::{point_units, Encoding, BOARD_SIDE};
-use super::net::{consistent, forward_rows, Mlp, OUTPUTS};
+use super::net::{add_rows, consistent, forward_rows, Mlp, OUTPUTS};
 use super::neural::exact;
 use super::weights::{NetSet, WeightsError};
 use super::{Evaluator, Probabilities};
@@ -85,9 +85,16 @@ impl PruneNet {
 
     /// The table offsets of one side's occupied slots in `pos` (`side` 0 the side to
     /// act), appended to `rows`; `occupied` is [`Position::slot_masks`]'s first and last
-    /// masks (the slots holding the side to act's checkers, and the other side's).
+    /// masks (the slots holding the side to act's checkers, and the other side's), `off`
+    /// the checkers each side has borne off.
     #[inline(always)]
-    fn side_rows(pos: &Position, side: usize, occupied: (u32, u32), rows: &mut Vec<u32>) {
+    fn side_rows(
+        pos: &Position,
+        side: usize,
+        occupied: (u32, u32),
+        off: (u8, u8),
+        rows: &mut Vec<u32>,
+    ) {
         /// Slots 1 to 24: the points.
         const POINTS: u32 = ((1 << 24) - 1) << 1;
         let s = pos.slots();
@@ -96,9 +103,9 @@ impl PruneNet {
             (((side * SLOTS + slot) * COUNTS + n) * PRUNE_HIDDEN) as u32
         };
         let (mut m, bar, off) = if side == 0 {
-            (occupied.0 & POINTS, s[25].unsigned_abs(), pos.off())
+            (occupied.0 & POINTS, s[25].unsigned_abs(), off.0)
         } else {
-            (occupied.1 & POINTS, s[0].unsigned_abs(), pos.opp_off())
+            (occupied.1 & POINTS, s[0].unsigned_abs(), off.1)
         };
         while m != 0 {
             let j = m.trailing_zeros() as usize;
@@ -174,17 +181,18 @@ impl PruneEvaluator {
         };
         let [mine, _, _, theirs] = pos.slot_masks();
         let occupied = (mine, theirs);
+        let off = (pos.off(), pos.opp_off());
         kept.rows.clear();
-        PruneNet::side_rows(pos, 0, occupied, &mut kept.rows);
+        PruneNet::side_rows(pos, 0, occupied, off, &mut kept.rows);
         if kept.net != id || kept.own != kept.rows {
             kept.net = id;
             kept.own.clone_from(&kept.rows);
             kept.sums.resize(PRUNE_HIDDEN, 0.0);
             kept.sums.copy_from_slice(&net.b1);
-            sum_rows(&mut kept.sums, &net.rows, &kept.own);
+            add_rows(&mut kept.sums, &net.rows, &kept.own);
         }
         kept.rows.clear();
-        PruneNet::side_rows(pos, 1, occupied, &mut kept.rows);
+        PruneNet::side_rows(pos, 1, occupied, off, &mut kept.rows);
         let mut hidden = [0.0f32; PRUNE_HIDDEN];
         let raw = forward_rows(
             &mut hidden,
@@ -194,17 +202,7 @@ impl PruneEvaluator {
             &net.w2,
             &net.b2,
         );
-        consistent(raw, pos.off(), pos.opp_off())
-    }
-}
-
-/// `sums` plus the rows of `table` at `rows`.
-fn sum_rows(sums: &mut [f32], table: &[f32], rows: &[u32]) {
-    for &r in rows {
-        let r = r as usize;
-        for (s, t) in sums.iter_mut().zip(&table[r..r + PRUNE_HIDDEN]) {
-            *s += t;
-        }
+        consistent(raw, off.0, off.1)
     }
 }
 
