@@ -97,7 +97,7 @@ impl Default for ServerConfig {
             shutdown_grace_ms: 2000,
             board_convention: BoardConvention::Auto,
             nul_wait_ms: 30,
-            max_request_depth: Depth::new(5).unwrap_or(Depth::ONE),
+            max_request_depth: Depth::SEVEN,
             max_request_ms: 10_000,
             variant: crate::game::Variant::Backgammon,
         }
@@ -177,8 +177,10 @@ pub struct EngineConfig {
 }
 
 /// The served engine's root stages (`algorithm = "filter"`): after depth 1 at most 9 plays
-/// within 0.16 of the best, after depth 3 at most 3 within 0.06 (docs/BENCHMARKS.md, "Search").
-pub const SERVED_FILTER: &str = "9:0.16/3:0.06";
+/// within 0.16 of the best, after depth 3 at most 3 within 0.06, after depth 5 at most 3
+/// within 0.015, so that only close decisions are searched to depth 7
+/// (docs/BENCHMARKS.md, "Depth 7 on close decisions").
+pub const SERVED_FILTER: &str = "9:0.16/3:0.06/3:0.015";
 
 /// The served engine's pruned move nodes: the pruning nets' best 6 plays valued
 /// (docs/BENCHMARKS.md, "Pruned move nodes").
@@ -189,7 +191,7 @@ impl Default for EngineConfig {
         EngineConfig {
             evaluator: EvaluatorKind::Net(None),
             algorithm: Algorithm::Filter,
-            depth: Depth::FIVE,
+            depth: Depth::SEVEN,
             cube_depth: Depth::FIVE,
             time_ms: Budget::from_millis(500),
             min_depth: Depth::THREE,
@@ -199,7 +201,7 @@ impl Default for EngineConfig {
             share_idle_cores: true,
             tt_megabytes: 64,
             mcts: crate::search::mcts::MctsConfig::default(),
-            precision: crate::eval::qnet::Precision::default(),
+            precision: crate::eval::qnet::Precision::Int16,
             filter: SERVED_FILTER.to_string(),
             width: crate::search::FilterConfig::default().reply_width,
             prune: SERVED_PRUNE,
@@ -469,6 +471,10 @@ impl Config {
         c.engine.time_ms = Budget::Unlimited;
         // Depth 1 values every play of a roll: nothing to prune.
         c.engine.prune = 0;
+        // The reference arithmetic, which every seeded figure of this mode was made with.
+        c.engine.precision = crate::eval::qnet::Precision::Float;
+        // Peers' requests no deeper than gnubg's 2-ply.
+        c.server.max_request_depth = Depth::FIVE;
         c
     }
 
@@ -714,12 +720,14 @@ mod tests {
         let text = include_str!("../config/default.toml");
         let c = Config::from_toml(text, "config/default.toml").unwrap();
         assert_eq!(c, Config::default());
-        // The shipped engine searches: depth 3 always, 5 when it fits the budget.
+        // The shipped engine searches: depth 3 always, 5 and 7 when they fit the budget.
         let e = c.engine_spec();
         assert_eq!(
             (e.depth.get(), e.min_depth.get(), e.cube_depth.get()),
-            (5, 3, 5)
+            (7, 3, 5)
         );
+        assert_eq!(e.filter.stages_text(), SERVED_FILTER);
+        assert!(c.server.max_request_depth >= e.depth);
         assert!(e.budget.duration().is_some_and(|b| b.as_millis() <= 1000));
         let text = include_str!("../config/throughput.toml");
         let t = Config::from_toml(text, "config/throughput.toml").unwrap();
@@ -786,14 +794,14 @@ mod tests {
         assert_eq!(c.engine.depth.get(), 3);
         assert_eq!(
             c.engine_spec().to_string(),
-            "net,depth=3,algorithm=filter,cube_depth=5,time_ms=500,min_depth=3,cubeful_plays=on,tt_megabytes=64,filter=9:0.16/3:0.06,prune=6"
+            "net,depth=3,algorithm=filter,cube_depth=5,time_ms=500,min_depth=3,cubeful_plays=on,tt_megabytes=64,precision=int16,filter=9:0.16/3:0.06/3:0.015,prune=6"
         );
         let e = Config::from_toml("[engine]\nevaluator = \"alpha\"\n", "t").unwrap_err();
         assert!(e.to_string().contains("unknown player 'alpha'"), "{e}");
         assert!(Config::from_toml("[engine]\nevaluator = \"pubeval\"\n", "t").is_err());
-        assert!(Config::from_toml("[engine]\ndepth = 7\n", "t").is_err());
+        assert!(Config::from_toml("[engine]\ndepth = 9\n", "t").is_err());
         let c = Config::from_toml(
-            "[engine]\ndepth = 7\n[server]\nmax_request_depth = 7\n",
+            "[engine]\ndepth = 9\n[server]\nmax_request_depth = 9\n",
             "t",
         );
         assert!(c.is_ok());
@@ -802,7 +810,7 @@ mod tests {
             Config::from_toml("[engine]\ndepth = 5\nmin_depth = 3\ntime_ms = 400\n", "t").unwrap();
         assert_eq!(
             c.engine_spec().to_string(),
-            "net,depth=5,algorithm=filter,cube_depth=5,time_ms=400,min_depth=3,cubeful_plays=on,tt_megabytes=64,filter=9:0.16/3:0.06,prune=6"
+            "net,depth=5,algorithm=filter,cube_depth=5,time_ms=400,min_depth=3,cubeful_plays=on,tt_megabytes=64,precision=int16,filter=9:0.16/3:0.06/3:0.015,prune=6"
         );
         // One line away from the depth-1 engine: the guaranteed depth follows the depth.
         let c = Config::from_toml("[engine]\ndepth = 1\n", "t").unwrap();

@@ -52,7 +52,16 @@ fn plays_agree_with_the_command_line() {
         };
         let (status, api) = post(&s, "/v1/move", &body);
         assert_eq!(status, 200, "{api}");
-        let mut args = vec!["hint", pos, "--depth", "1", "--json"];
+        // The server runs the throughput configuration (float nets): so does the command.
+        let mut args = vec![
+            "hint",
+            pos,
+            "--depth",
+            "1",
+            "--json",
+            "--config",
+            "config/throughput.toml",
+        ];
         let dice_text: Vec<String> = dice.iter().flatten().map(|d| d.to_string()).collect();
         if dice.is_some() {
             args.extend(["--dice", &dice_text[0], &dice_text[1]]);
@@ -127,7 +136,15 @@ fn the_cube_decision_agrees_with_the_command_line() {
     ] {
         let (status, api) = post(&s, "/v1/cube", &format!(r#"{{"position":"{pos}"}}"#));
         assert_eq!(status, 200, "{api}");
-        let cli = json_of(&stargammon(&["hint", pos, "--depth", "1", "--json"]));
+        let cli = json_of(&stargammon(&[
+            "hint",
+            pos,
+            "--depth",
+            "1",
+            "--json",
+            "--config",
+            "config/throughput.toml",
+        ]));
         assert_eq!(api["cube"]["action"], cli["cube"]["action"], "{pos}");
         assert_eq!(api["cube"]["cube_available"], cli["cube"]["cube_available"]);
         assert_eq!(api["cube"]["reason"], cli["cube"]["reason"], "{pos}");

@@ -7,7 +7,7 @@ use std::fmt;
 use std::path::Path;
 use std::sync::Arc;
 
-use super::spec::{net_files, CubePolicy, EngineSpec, EvaluatorKind, Precision, SpecError};
+use super::spec::{net_files, CubePolicy, Depth, EngineSpec, EvaluatorKind, Precision, SpecError};
 use super::{Engine, EngineSettings, GameEngine, SearchPlan};
 use crate::eval::noisy::NoisyEvaluator;
 use crate::eval::simple::PipSigmoid;
@@ -162,14 +162,16 @@ pub fn check_tavli(spec: &EngineSpec) -> Result<(), BuildError> {
 }
 
 /// The Tavli games' spec from a backgammon engine's (the server's configured engine):
-/// the same search (algorithm, depth, time budget, table, MCTS and filter settings) over
-/// each game's own net, without noise and without pruning (the pruning nets are
-/// backgammon's).
+/// the same search (algorithm, time budget, table, MCTS and filter settings) over each
+/// game's own net, without noise and without pruning (the pruning nets are backgammon's),
+/// and at most to depth 5: unpruned, depth 7 does not fit the served time budget.
 pub fn tavli_spec(spec: &EngineSpec) -> EngineSpec {
     EngineSpec {
         evaluator: EvaluatorKind::Net(None),
         noise: EngineSpec::default().noise,
         prune: 0,
+        depth: spec.depth.min(Depth::FIVE),
+        min_depth: spec.min_depth.min(Depth::FIVE),
         ..spec.clone()
     }
 }
@@ -272,5 +274,19 @@ mod tests {
         assert!(matches!(e, BuildError::NoEvaluator(_)), "{e}");
         let e = engine(&"net:/nonexistent/x.sgnet".parse().unwrap()).unwrap_err();
         assert!(e.to_string().contains("x.sgnet"), "{e}");
+    }
+
+    #[test]
+    fn the_tavli_games_search_a_depth_7_spec_to_depth_5_at_most() {
+        let served: EngineSpec =
+            "net,depth=7,algorithm=filter,min_depth=3,filter=9:0.16/3:0.06/3:0.015,prune=6"
+                .parse()
+                .unwrap();
+        let t = tavli_spec(&served);
+        assert_eq!((t.depth, t.min_depth), (Depth::FIVE, served.min_depth));
+        assert_eq!((t.prune, t.algorithm), (0, served.algorithm));
+        assert!(check_tavli(&t).is_ok());
+        let shallow: EngineSpec = "net,depth=3,min_depth=3".parse().unwrap();
+        assert_eq!(tavli_spec(&shallow).depth, Depth::THREE);
     }
 }

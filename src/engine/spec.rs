@@ -147,6 +147,7 @@ impl Depth {
     pub const ONE: Depth = Depth(1);
     pub const THREE: Depth = Depth(3);
     pub const FIVE: Depth = Depth(5);
+    pub const SEVEN: Depth = Depth(7);
 
     pub fn new(d: u32) -> Result<Depth, SpecError> {
         if d % 2 == 1 && d <= MAX_DEPTH as u32 {

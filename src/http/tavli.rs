@@ -2,8 +2,9 @@
 //! net (docs/VARIANTS.md, "Over the wire"). Parameters: `variant` (portes, plakoto, fevga;
 //! optional when the position string names its game or the server's `server.variant` is a
 //! Tavli game), `position` (a position string), `dice`, `depth` (odd, 1 to 9; default the
-//! engine's; capped by `server.max_request_depth`). The roll is searched as backgammon's
-//! decisions are: the configured algorithm and time budget, on the pool's lanes.
+//! engine's, at most 5; capped by `server.max_request_depth`). The roll is searched as
+//! backgammon's decisions are: the configured algorithm and time budget, on the pool's
+//! lanes.
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;

@@ -61,13 +61,14 @@ impl Shared {
             .clone()
     }
 
-    /// The depth Tavli requests are searched to: the engine's.
+    /// The depth Tavli requests are searched to unless they ask: the engine's, at most 5
+    /// ([`crate::engine::build::tavli_spec`]).
     pub fn tavli_depth(&self) -> u32 {
-        self.engine.settings().depth
+        self.tavli_spec.depth.get()
     }
 
     /// The plays of a Tavli request ranked on the pool (best first): through
-    /// [`Shared::search_tavli`], at `depth` (the engine's when `None`), the best `rank`
+    /// [`Shared::search_tavli`], at `depth` (the Tavli depth when `None`), the best `rank`
     /// valued at the deepest iteration.
     pub async fn tavli_plays(
         &self,

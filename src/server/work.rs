@@ -192,9 +192,9 @@ impl Shared {
     }
 
     /// Ranks the plays of a Tavli game's roll on the pool, as backgammon's decisions are
-    /// searched: at the engine's depth (or `depth`) under the server's per-request caps,
-    /// in the lane of its depth, cancelled when the caller stops waiting. `detail` as for
-    /// [`Shared::answer_with`].
+    /// searched: at the Tavli depth ([`Shared::tavli_depth`], or `depth`) under the
+    /// server's per-request caps, in the lane of its depth, cancelled when the caller stops
+    /// waiting. `detail` as for [`Shared::answer_with`].
     pub async fn search_tavli(
         &self,
         position: TavliPosition,
@@ -203,7 +203,7 @@ impl Shared {
         detail: Detail,
     ) -> Result<MoveDecision<TavliPlay>, String> {
         let searcher = self.tavli_searcher(position.variant())?;
-        let asked = depth.unwrap_or(self.engine.settings().depth);
+        let asked = depth.unwrap_or(self.tavli_depth());
         let (settings, _) = self.capped_settings(asked, detail);
         let query = Query::Tavli {
             searcher,
@@ -314,9 +314,9 @@ mod tests {
     fn requests_are_searched_within_the_servers_caps() {
         let server = ServerConfig::default();
         let plan = SearchPlan::default();
-        // `plies 7` asks for depth 15: answered at depth 5, noted.
+        // `plies 7` asks for depth 15: answered at the cap, depth 7, noted.
         let (s, capped) = request_settings(&plan, 15, &server);
-        assert_eq!((s.depth, capped), (5, Some(15)));
+        assert_eq!((s.depth, capped), (7, Some(15)));
         assert_eq!(s.time_budget, Some(Duration::from_millis(10_000)));
         let (s, capped) = request_settings(&plan, 3, &server);
         assert_eq!((s.depth, capped), (3, None));
