@@ -38,6 +38,22 @@ fn round(x: &Value) -> i64 {
     (x.as_f64().unwrap() * 1e4).round() as i64
 }
 
+/// `stargammon hint POS --depth 1 --json` with `extra` arguments, on the server's
+/// configuration (the throughput one, float nets).
+fn hint_at_depth_1(pos: &str, extra: &[&str]) -> Value {
+    let mut args = vec![
+        "hint",
+        pos,
+        "--depth",
+        "1",
+        "--json",
+        "--config",
+        "config/throughput.toml",
+    ];
+    args.extend_from_slice(extra);
+    json_of(&stargammon(&args))
+}
+
 #[test]
 fn plays_agree_with_the_command_line() {
     let s = server();
@@ -52,21 +68,12 @@ fn plays_agree_with_the_command_line() {
         };
         let (status, api) = post(&s, "/v1/move", &body);
         assert_eq!(status, 200, "{api}");
-        // The server runs the throughput configuration (float nets): so does the command.
-        let mut args = vec![
-            "hint",
-            pos,
-            "--depth",
-            "1",
-            "--json",
-            "--config",
-            "config/throughput.toml",
-        ];
         let dice_text: Vec<String> = dice.iter().flatten().map(|d| d.to_string()).collect();
-        if dice.is_some() {
-            args.extend(["--dice", &dice_text[0], &dice_text[1]]);
-        }
-        let cli = json_of(&stargammon(&args));
+        let dice_args: Vec<&str> = match dice_text.as_slice() {
+            [a, b] => vec!["--dice", a, b],
+            _ => vec![],
+        };
+        let cli = hint_at_depth_1(pos, &dice_args);
         // The same plays with the same cubeless equities and probabilities.
         let table = |v: &Value| -> BTreeMap<String, (i64, Vec<i64>)> {
             v["plays"]
@@ -136,15 +143,7 @@ fn the_cube_decision_agrees_with_the_command_line() {
     ] {
         let (status, api) = post(&s, "/v1/cube", &format!(r#"{{"position":"{pos}"}}"#));
         assert_eq!(status, 200, "{api}");
-        let cli = json_of(&stargammon(&[
-            "hint",
-            pos,
-            "--depth",
-            "1",
-            "--json",
-            "--config",
-            "config/throughput.toml",
-        ]));
+        let cli = hint_at_depth_1(pos, &[]);
         assert_eq!(api["cube"]["action"], cli["cube"]["action"], "{pos}");
         assert_eq!(api["cube"]["cube_available"], cli["cube"]["cube_available"]);
         assert_eq!(api["cube"]["reason"], cli["cube"]["reason"], "{pos}");
