@@ -121,15 +121,16 @@ def test_bad_dice():
 
 
 def test_hint_matches_the_cli():
-    # `hint` plays by the default configuration's engine, which ranks plays cubeful.
-    engine = stargammon.Engine("net,depth=3,cubeful=on")
+    # `hint` plays by the default configuration's engine, which ranks plays cubeful on the
+    # integer nets.
+    engine = stargammon.Engine("net,depth=3,cubeful=on,precision=int16")
     p = stargammon.Position.parse(OPENING)
     got = engine.hint(p, (3, 1))
     want = cli_json("hint", OPENING, "--dice", "3", "1", "--depth", "3")["plays"]
     assert got == want
     assert got[0]["move"] == "8/5 6/5"
     # Cubeless ranking (the spec's default): the same search, other values.
-    cubeless = stargammon.Engine("net,depth=3").hint(p, (3, 1))
+    cubeless = stargammon.Engine("net,depth=3,precision=int16").hint(p, (3, 1))
     assert sorted((g["move"], g["equity"]) for g in cubeless) == sorted(
         (w["move"], w["equity"]) for w in want
     )
@@ -138,7 +139,7 @@ def test_hint_matches_the_cli():
 
 
 def test_cube_matches_the_cli():
-    engine = stargammon.Engine("net,depth=3,cube_depth=3")
+    engine = stargammon.Engine("net,depth=3,cube_depth=3,precision=int16")
     for text in [
         "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10",
         "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:4:6:1:7:10",
