@@ -115,7 +115,8 @@ pub fn market_points(
             let (w, l) = win_loss_values(p);
             Some((w - 0.5) / (w + l + 0.5 * eff))
         } else {
-            let m = MatchModel::new(p, view, eff);
+            let score = MatchScore::new(view);
+            let m = MatchModel::new(p, &score, eff);
             m.cash.first().copied().flatten().map(|c| 1.0 - c)
         }
     };

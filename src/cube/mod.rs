@@ -275,67 +275,52 @@ pub fn money_equity(p: &Probabilities, owner: CubeOwner, x: f64, jacoby: bool) -
 /// the current cube and the dead level on top).
 const LEVELS: usize = 14;
 
-/// Match play: the cube levels above the current one and their take/cash points.
-///
-/// Everything but the winning chance is fixed when it is built (the score, the cube and
-/// the shares of gammons and backgammons), so each level's values of a win, a loss and a
-/// dropped cube are computed once there, and the mixed value at a winning chance costs a
-/// few multiplications (the take and cash points are found on it level by level, each by
-/// interpolation on the linear stretch that crosses: [`MatchModel::solve`]).
-struct MatchModel {
+/// What the match cube model takes from the score and the cube alone: how many levels
+/// it has and, per level, the roller's match-winning chances after winning or losing once,
+/// twice and three times the level's cube. Built once for a view ([`MatchScore::new`]), so
+/// a search that values many leaves at one score reads the match equity table once.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MatchScore {
     away: i64,
     opp_away: i64,
     crawford: bool,
     /// Whether a 1-away score reached at the end of this game means post-Crawford.
     crawford_done: bool,
-    /// Conditional outcome shares given a win: (single, gammon, backgammon); same for losses.
-    win_split: [f64; 3],
-    loss_split: [f64; 3],
-    x: f64,
     base: u32,
-    /// The levels built: `levels` of them, the top one dead for both sides.
+    /// The levels: `levels` of them, the top one dead for both sides.
     levels: usize,
-    /// Per level k (cube `base << k`), k up to `levels`: the roller's average match-winning
-    /// chance after a win and after a loss ([`MatchModel::averages`]), and after winning
-    /// and losing the level's cube straight (a dropped cube).
-    average: [(f64, f64); LEVELS],
-    won: [f64; LEVELS],
-    lost: [f64; LEVELS],
-    /// Per level k: the roller's cash point and take point (in the roller's winning
-    /// chance), where the cube is live for that side; `None` past the built levels.
-    cash: [Option<f64>; LEVELS],
-    take: [Option<f64>; LEVELS],
+    /// Per level k (cube `base << k`), k up to `levels`: the roller's match-winning chance
+    /// after winning (`win[k][j]`) or losing (`lose[k][j]`) j + 1 times the level's cube.
+    win: [[f64; 3]; LEVELS],
+    lose: [[f64; 3]; LEVELS],
 }
 
-impl MatchModel {
-    fn new(p: &Probabilities, view: &CubeView, x: f64) -> MatchModel {
-        let q = p.0[0] as f64;
-        let split = |total: f64, g: f64, bg: f64| -> [f64; 3] {
-            if total <= 1e-9 {
-                return [1.0, 0.0, 0.0];
-            }
-            let g = g.clamp(0.0, total);
-            let bg = bg.clamp(0.0, g);
-            [(total - g) / total, (g - bg) / total, bg / total]
-        };
-        let mut m = MatchModel {
+impl MatchScore {
+    /// The table of a match view (its cube, score and Crawford state; the owner aside).
+    pub fn new(view: &CubeView) -> MatchScore {
+        let mut s = MatchScore {
             away: view.away as i64,
             opp_away: view.opp_away as i64,
             crawford: view.crawford,
             crawford_done: view.crawford || view.post_crawford,
-            win_split: split(q, p.0[1] as f64, p.0[2] as f64),
-            loss_split: split(1.0 - q, p.0[3] as f64, p.0[4] as f64),
-            x,
             base: view.cube.max(1),
             levels: 0,
-            average: [(0.0, 0.0); LEVELS],
-            won: [0.0; LEVELS],
-            lost: [0.0; LEVELS],
-            cash: [None; LEVELS],
-            take: [None; LEVELS],
+            win: [[0.0; 3]; LEVELS],
+            lose: [[0.0; 3]; LEVELS],
         };
-        m.build();
-        m
+        let mut k = 0;
+        while k < 12 && (s.live_for_me(s.level_cube(k)) || s.live_for_opp(s.level_cube(k))) {
+            k += 1;
+        }
+        s.levels = k + 1;
+        for k in 0..=s.levels.min(LEVELS - 1) {
+            let w = s.level_cube(k);
+            for (j, mult) in [1i64, 2, 3].into_iter().enumerate() {
+                s.win[k][j] = s.win_points(w * mult);
+                s.lose[k][j] = s.lose_points(w * mult);
+            }
+        }
+        s
     }
 
     fn level_cube(&self, k: usize) -> i64 {
@@ -358,26 +343,6 @@ impl MatchModel {
         self.mwc_after(0, w)
     }
 
-    /// Average MWC of a win and of a loss at cube `w`.
-    fn averages(&self, w: i64) -> (f64, f64) {
-        let mut win = 0.0;
-        let mut loss = 0.0;
-        for (i, mult) in [1i64, 2, 3].iter().enumerate() {
-            win += self.win_split[i] * self.win_points(w * mult);
-            loss += self.loss_split[i] * self.lose_points(w * mult);
-        }
-        (win, loss)
-    }
-
-    /// Level k's averages and its straight win and loss, from the tables where built.
-    fn level(&self, k: usize) -> ((f64, f64), f64, f64) {
-        if k <= self.levels && k < LEVELS {
-            return (self.average[k], self.won[k], self.lost[k]);
-        }
-        let w = self.level_cube(k);
-        (self.averages(w), self.win_points(w), self.lose_points(w))
-    }
-
     /// Doubling from cube `w` can gain the roller something: it does not already win the
     /// match with `w` points, and this is not the Crawford game.
     fn live_for_me(&self, w: i64) -> bool {
@@ -386,39 +351,104 @@ impl MatchModel {
     fn live_for_opp(&self, w: i64) -> bool {
         !self.crawford && self.opp_away > w
     }
+}
 
-    /// Levels until the cube is dead for both sides.
-    fn levels(&self) -> usize {
-        let mut k = 0;
-        while k < 12
-            && (self.live_for_me(self.level_cube(k)) || self.live_for_opp(self.level_cube(k)))
-        {
-            k += 1;
+/// Match play: the cube levels above the current one and their take/cash points.
+///
+/// Everything but the winning chance is fixed when it is built (the score and the cube,
+/// from a [`MatchScore`], and the shares of gammons and backgammons), so each level's
+/// average values of a win and a loss are computed once there, and the mixed value at a
+/// winning chance costs a few multiplications (the take and cash points are found on it
+/// level by level, each by interpolation on the linear stretch that crosses:
+/// [`MatchModel::solve`]).
+struct MatchModel<'a> {
+    s: &'a MatchScore,
+    /// Conditional outcome shares given a win: (single, gammon, backgammon); same for losses.
+    win_split: [f64; 3],
+    loss_split: [f64; 3],
+    x: f64,
+    /// Per level k, k up to `levels`: the roller's average match-winning chance after a
+    /// win and after a loss ([`MatchModel::averages`]).
+    average: [(f64, f64); LEVELS],
+    /// Per level k: the roller's cash point and take point (in the roller's winning
+    /// chance), where the cube is live for that side; `None` past the built levels.
+    cash: [Option<f64>; LEVELS],
+    take: [Option<f64>; LEVELS],
+}
+
+impl<'a> MatchModel<'a> {
+    fn new(p: &Probabilities, s: &'a MatchScore, x: f64) -> MatchModel<'a> {
+        let q = p.0[0] as f64;
+        let split = |total: f64, g: f64, bg: f64| -> [f64; 3] {
+            if total <= 1e-9 {
+                return [1.0, 0.0, 0.0];
+            }
+            let g = g.clamp(0.0, total);
+            let bg = bg.clamp(0.0, g);
+            [(total - g) / total, (g - bg) / total, bg / total]
+        };
+        let mut m = MatchModel {
+            s,
+            win_split: split(q, p.0[1] as f64, p.0[2] as f64),
+            loss_split: split(1.0 - q, p.0[3] as f64, p.0[4] as f64),
+            x,
+            average: [(0.0, 0.0); LEVELS],
+            cash: [None; LEVELS],
+            take: [None; LEVELS],
+        };
+        m.build();
+        m
+    }
+
+    /// Average MWC of a win and of a loss at level `k`'s cube.
+    fn averages(&self, k: usize) -> (f64, f64) {
+        let (won, lost) = if k < LEVELS && k <= self.s.levels {
+            (self.s.win[k], self.s.lose[k])
+        } else {
+            let w = self.s.level_cube(k);
+            (
+                [1, 2, 3].map(|m| self.s.win_points(w * m)),
+                [1, 2, 3].map(|m| self.s.lose_points(w * m)),
+            )
+        };
+        let mut win = 0.0;
+        let mut loss = 0.0;
+        for i in 0..3 {
+            win += self.win_split[i] * won[i];
+            loss += self.loss_split[i] * lost[i];
         }
-        k + 1
+        (win, loss)
+    }
+
+    /// Level k's averages and its straight win and loss, from the tables where built.
+    fn level(&self, k: usize) -> ((f64, f64), f64, f64) {
+        if k <= self.s.levels && k < LEVELS {
+            return (self.average[k], self.s.win[k][0], self.s.lose[k][0]);
+        }
+        let w = self.s.level_cube(k);
+        (
+            self.averages(k),
+            self.s.win_points(w),
+            self.s.lose_points(w),
+        )
     }
 
     fn build(&mut self) {
-        let n = self.levels();
+        let s = self.s;
+        let n = s.levels;
         for k in 0..=n.min(LEVELS - 1) {
-            let w = self.level_cube(k);
-            self.average[k] = self.averages(w);
-            self.won[k] = self.win_points(w);
-            self.lost[k] = self.lose_points(w);
+            self.average[k] = self.averages(k);
         }
-        self.levels = n;
         // The top level is dead for both sides: leave its points empty. Work downwards.
         for k in (0..n.saturating_sub(1)).rev() {
-            let w = self.level_cube(k);
-            if self.live_for_me(w) {
+            let w = s.level_cube(k);
+            if s.live_for_me(w) {
                 // The opponent, doubled to 2w and then owning the cube, is indifferent
                 // between taking and giving up w points.
-                let target = self.won[k];
-                self.cash[k] = Some(self.solve(k + 1, CubeOwner::Opponent, target));
+                self.cash[k] = Some(self.solve(k + 1, CubeOwner::Opponent, s.win[k][0]));
             }
-            if self.live_for_opp(w) {
-                let target = self.lost[k];
-                self.take[k] = Some(self.solve(k + 1, CubeOwner::Me, target));
+            if s.live_for_opp(w) {
+                self.take[k] = Some(self.solve(k + 1, CubeOwner::Me, s.lose[k][0]));
             }
         }
     }
@@ -428,33 +458,23 @@ impl MatchModel {
     /// chance between the level's take and cash points and increasing, so the first
     /// stretch between them (or 0 and 1) that reaches `target` holds the crossing, found by
     /// interpolation: the point a bisection converges to, within rounding
-    /// (`tests.rs` compares the two).
+    /// (`tests.rs` compares the two). The mixed value is taken only at the curve's points,
+    /// where the live value is the point's own, so a crossing costs one division.
     fn solve(&self, k: usize, owner: CubeOwner, target: f64) -> f64 {
-        let f = |q: f64| self.mixed(k, owner, q) - target;
-        let mut fa = f(0.0);
+        let ((win, loss), bends) = self.curve(k, owner);
+        let x = self.x;
+        // The mixed value at one of the curve's points, less `target`: there the live value
+        // is the point's own and the dead value lies on the line from a loss to a win.
+        let at = |q: f64, live: f64| x * live + (1.0 - x) * (q * win + (1.0 - q) * loss) - target;
+        let (mut a, mut fa) = (0.0, at(0.0, loss));
         if fa >= 0.0 {
             return 0.0;
         }
-        if f(1.0) <= 0.0 {
-            return 1.0;
-        }
-        let (take, cash) = self.points(k, owner);
-        let mut bends = [1.0; 3];
-        if let Some(t) = take {
-            bends[0] = t;
-        }
-        if let Some(c) = cash {
-            bends[1] = c;
-        }
-        if bends[0] > bends[1] {
-            bends.swap(0, 1);
-        }
-        let mut a = 0.0;
-        for b in bends {
+        for (b, live) in bends.into_iter().flatten() {
             if b <= a || b > 1.0 {
                 continue;
             }
-            let fb = f(b);
+            let fb = at(b, live);
             if fb >= 0.0 {
                 return if fb - fa <= 0.0 {
                     b
@@ -488,25 +508,37 @@ impl MatchModel {
 
     /// Janowski mix at level `k` for winning chance `q`.
     fn mixed(&self, k: usize, owner: CubeOwner, q: f64) -> f64 {
-        let ((win, loss), won, lost) = self.level(k);
+        let ((win, loss), bends) = self.curve(k, owner);
         let dead = q * win + (1.0 - q) * loss;
-        // At most four points: a loss, the take and cash points, a win.
-        let mut pts = [(0.0, loss); 4];
-        let mut n = 1;
-        let (take, cash) = self.points(k, owner);
-        for p in [
-            take.map(|t| (t, lost)),
-            cash.map(|c| (c, won)),
-            Some((1.0, win)),
-        ]
-        .into_iter()
-        .flatten()
-        {
-            pts[n] = p;
-            n += 1;
+        // The live value runs through a loss at 0, the bends, and a win at 1.
+        let mut prev = (0.0, loss);
+        let mut live = None;
+        for p in bends.into_iter().flatten() {
+            if q <= p.0 {
+                live = Some(lerp(q, prev, p));
+                break;
+            }
+            prev = p;
         }
-        let live = through(q, &pts[..n]);
+        let live = live.unwrap_or(prev.1);
         self.x * live + (1.0 - self.x) * dead
+    }
+
+    /// Level `k`'s average values of a win and of a loss, and the points after the loss at
+    /// 0 that its live value for `owner` runs through: the take point, the cash point (each
+    /// where live) and the win at 1.
+    #[inline]
+    fn curve(&self, k: usize, owner: CubeOwner) -> ((f64, f64), [Option<(f64, f64)>; 3]) {
+        let ((win, loss), won, lost) = self.level(k);
+        let (take, cash) = self.points(k, owner);
+        (
+            (win, loss),
+            [
+                take.map(|t| (t, lost)),
+                cash.map(|c| (c, won)),
+                Some((1.0, win)),
+            ],
+        )
     }
 }
 
@@ -515,9 +547,14 @@ pub fn cubeful_value(p: &Probabilities, view: &CubeView, settings: &CubeSettings
     if view.is_money() {
         money_equity(p, view.owner, x, settings.jacoby)
     } else {
-        let m = MatchModel::new(p, view, x);
-        m.mixed(0, view.owner, p.0[0] as f64)
+        match_cubeful_value(p, &MatchScore::new(view), view.owner, x)
     }
+}
+
+/// [`cubeful_value`] in a match, at the score and cube of `score` (built once for a view),
+/// the cube owned by `owner` (relative to the roller).
+pub fn match_cubeful_value(p: &Probabilities, score: &MatchScore, owner: CubeOwner, x: f64) -> f64 {
+    MatchModel::new(p, score, x).mixed(0, owner, p.0[0] as f64)
 }
 
 /// The cubeless value of a side with probabilities `p`: its money equity, or, given its
@@ -558,8 +595,7 @@ pub fn cubeless_value(p: &Probabilities, view: &CubeView) -> f64 {
     if view.is_money() {
         p.equity() as f64
     } else {
-        let m = MatchModel::new(p, view, 0.0);
-        m.mixed(0, view.owner, p.0[0] as f64)
+        match_cubeful_value(p, &MatchScore::new(view), view.owner, 0.0)
     }
 }
 
@@ -577,12 +613,13 @@ pub fn analyse(
         let beaver = settings.beavers.then_some(2.0 * dt);
         (nd, dt, 1.0, beaver)
     } else {
-        let m = MatchModel::new(p, view, x);
+        let score = MatchScore::new(view);
+        let m = MatchModel::new(p, &score, x);
         let q = p.0[0] as f64;
         let nd = m.mixed(0, view.owner, q);
         // Levels beyond the built ones are dead cubes, which `mixed` values as such.
         let dt = m.mixed(1, CubeOwner::Opponent, q);
-        let dp = m.win_points(m.level_cube(0));
+        let dp = score.win[0][0];
         (nd, dt, dp, None)
     };
     decide(no_double, double_take, double_pass, beaver, view, x)

@@ -459,12 +459,23 @@ fn match_model_points_are_the_bisections() {
             post_crawford: (away == 1 || opp_away == 1) && !crawford,
         };
         let x = [0.0, 0.5, 0.68, 1.0][rng.index(4)];
-        let m = MatchModel::new(&p, &view, x);
-        for k in 0..m.levels.saturating_sub(1) {
-            let w = m.level_cube(k);
+        let score = MatchScore::new(&view);
+        let m = MatchModel::new(&p, &score, x);
+        for k in 0..score.levels.saturating_sub(1) {
+            let w = score.level_cube(k);
             let found = [
-                (m.cash[k], m.live_for_me(w), CubeOwner::Opponent, m.won[k]),
-                (m.take[k], m.live_for_opp(w), CubeOwner::Me, m.lost[k]),
+                (
+                    m.cash[k],
+                    score.live_for_me(w),
+                    CubeOwner::Opponent,
+                    score.win[k][0],
+                ),
+                (
+                    m.take[k],
+                    score.live_for_opp(w),
+                    CubeOwner::Me,
+                    score.lose[k][0],
+                ),
             ];
             for (point, live, owner, target) in found {
                 assert_eq!(point.is_some(), live);

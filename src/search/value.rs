@@ -7,7 +7,7 @@
 //! chance-node average is computed exactly (as a weighted sum over 36) and every
 //! comparison is reproducible, so the exact algorithms agree with Expectimax bit for bit.
 
-use crate::cube::{self, CubeSettings, CubeView};
+use crate::cube::{self, CubeSettings, CubeView, MatchScore};
 use crate::eval::Probabilities;
 use crate::game::{Ending, GamePosition, GameResult, Phase};
 
@@ -68,8 +68,8 @@ pub struct Utility {
     mid: f64,
     scale: f64,
     /// Match play with cubeful leaves: the cube as each side sees it when it is to roll
-    /// (0: the root side), and how it is valued.
-    cube: Option<([CubeView; 2], CubeSettings)>,
+    /// (0: the root side), the match cube model's table for each, and how it is valued.
+    cube: Option<([CubeView; 2], [MatchScore; 2], CubeSettings)>,
 }
 
 impl Default for Utility {
@@ -142,12 +142,13 @@ impl Utility {
     /// game's value stays its points at the present cube, which is its cubeful value too.
     /// Money play's utility is returned as it is.
     pub fn with_cube(self, view: CubeView, settings: CubeSettings) -> Utility {
-        if self.money {
+        if self.money || view.is_money() {
             return self;
         }
         let text = format!("cube {view:?} {settings:?}");
+        let views = [view, view.swap()];
         Utility {
-            cube: Some(([view, view.swap()], settings)),
+            cube: Some((views, views.map(|v| MatchScore::new(&v)), settings)),
             salt: (self.salt ^ crate::game::zobrist::salt(&text)) | 1,
             ..self
         }
@@ -189,12 +190,13 @@ impl Utility {
         if self.money {
             return to_value(p.equity() as f64).clamp(l, u);
         }
-        if let Some((views, settings)) = &self.cube {
+        if let Some((views, scores, settings)) = &self.cube {
             let efficiency = match pos.race_pips() {
                 Some(pips) => settings.efficiency(Phase::Race, pips),
                 None => settings.efficiency(Phase::Contact, 0),
             };
-            let own = cube::cubeful_value(p, &views[side & 1], settings, efficiency);
+            let own =
+                cube::match_cubeful_value(p, &scores[side & 1], views[side & 1].owner, efficiency);
             // The root side's chance, and its value; the opponent's value is its negation.
             let root = if side & 1 == 0 { own } else { 1.0 - own };
             let v = (root - self.mid) * self.scale;
