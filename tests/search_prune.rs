@@ -69,7 +69,7 @@ fn a_pruner_that_agrees_with_the_nets_changes_no_answer() {
         for algorithm in [Algorithm::Expectimax, Algorithm::Star2, Algorithm::Filter] {
             for utility in [Utility::MONEY, match_utility()] {
                 let mut exact = settings(3, algorithm, 0);
-                exact.utility = utility;
+                exact.utility = utility.clone();
                 let want = answer(&Searcher::new(eval.clone(), table()), &pos, dice, &exact);
                 for keep in [1, 2, 5] {
                     let mut pruned = exact.clone();

@@ -208,7 +208,7 @@ fn star1_and_star2_stay_exact_under_match_utilities() {
         for (pos, dice) in &set {
             let fresh = || Searcher::new(eval.clone(), Arc::new(TranspositionTable::new(4)));
             let mut s = SearchSettings::new(3, Algorithm::Expectimax);
-            s.utility = u;
+            s.utility = u.clone();
             let want = fresh().choose(pos, *dice, &s, &cancel);
             let want = want.best().map(|b| (b.index, b.value));
             for algo in [Algorithm::Star1, Algorithm::Star2] {
@@ -218,7 +218,7 @@ fn star1_and_star2_stay_exact_under_match_utilities() {
             }
             // Before the roll too.
             let mut e = SearchSettings::new(3, Algorithm::Expectimax);
-            e.utility = u;
+            e.utility = u.clone();
             let want = fresh().evaluate_position(pos, &e, &cancel).value;
             e.algorithm = Algorithm::Star2;
             assert_eq!(fresh().evaluate_position(pos, &e, &cancel).value, want);
@@ -237,7 +237,7 @@ fn a_table_shared_between_scores_changes_no_answer() {
         // Every utility twice over one table, and each against a table of its own.
         for u in all.iter().chain(all.iter().rev()) {
             let mut s = SearchSettings::new(3, Algorithm::Star2);
-            s.utility = *u;
+            s.utility = u.clone();
             let got = shared.choose(&pos, dice, &s, &cancel);
             let fresh = Searcher::new(eval.clone(), Arc::new(TranspositionTable::new(4)))
                 .choose(&pos, dice, &s, &cancel);

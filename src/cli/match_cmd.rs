@@ -26,6 +26,7 @@ use crate::arena::referee::{
 use crate::arena::stats::json_number;
 use crate::eval::luck::Judge;
 use crate::players::socket::{parse_tcp_engine, TcpFactory};
+use crate::players::split::SplitFactory;
 use crate::players::timed::TimedFactory;
 use crate::players::{build, BuildOptions, MakeDecider, PlayerSpec};
 
@@ -45,6 +46,13 @@ pub struct MatchArgs {
     /// Engine B, as for --a.
     #[arg(long)]
     pub b: String,
+    /// A's cube decisions (double, take, drop) by this engine instead, as for --a; A's
+    /// checker plays stay A's. Needs the cube.
+    #[arg(long)]
+    pub a_cube: Option<String>,
+    /// B's cube decisions by this engine instead, as for --a-cube.
+    #[arg(long)]
+    pub b_cube: Option<String>,
     /// Money games to play (in mirrored pairs).
     #[arg(long, conflicts_with_all = ["length", "matches"])]
     pub games: Option<u64>,
@@ -105,7 +113,7 @@ fn play_tavli(
             Err(e) => return Err(format!("{e} (or tavli)").into()),
         },
     };
-    if args.cube == Some(OnOff::On) {
+    if args.cube == Some(OnOff::On) || args.a_cube.is_some() || args.b_cube.is_some() {
         return Err("the Tavli games have no cube".into());
     }
     if args.luck.vr {
@@ -342,8 +350,20 @@ pub fn play_until(args: &MatchArgs, progress: bool, stop: &AtomicBool) -> Result
         None => matches!(kind, SeriesKind::Matches { .. }),
     };
     let timeout = Duration::from_secs_f64(args.timeout);
-    let a = engine_factory(&args.a, timeout, cube).map_err(|e| format!("--a: {e}"))?;
-    let b = engine_factory(&args.b, timeout, cube).map_err(|e| format!("--b: {e}"))?;
+    let seat = |spec: &str, flag: &str, cube_spec: &Option<String>| {
+        let checkers = engine_factory(spec, timeout, cube).map_err(|e| format!("{flag}: {e}"))?;
+        let Some(cube_spec) = cube_spec else {
+            return Ok::<_, CliError>(checkers);
+        };
+        if !cube {
+            return Err(format!("{flag}-cube needs the cube (match play, or --cube on)").into());
+        }
+        let cube_player =
+            engine_factory(cube_spec, timeout, cube).map_err(|e| format!("{flag}-cube: {e}"))?;
+        Ok(Box::new(SplitFactory::new(checkers, cube_player)) as Box<dyn MakeDecider>)
+    };
+    let a = seat(&args.a, "--a", &args.a_cube)?;
+    let b = seat(&args.b, "--b", &args.b_cube)?;
     let cfg = SeriesConfig {
         kind,
         cube,
@@ -449,6 +469,8 @@ pub fn play_until(args: &MatchArgs, progress: bool, stop: &AtomicBool) -> Result
         let mut obj = serde_json::json!({
             "a": args.a,
             "b": args.b,
+            "a_cube": args.a_cube,
+            "b_cube": args.b_cube,
             "games": t.games,
             "ppg": t.ppg(),
             "ci95": json_number(t.ci95()),
@@ -587,6 +609,11 @@ fn numbered(path: &std::path::Path, n: usize) -> std::path::PathBuf {
 
 fn reproduce(args: &MatchArgs, cube: bool) -> String {
     let mut c = format!("stargammon match --a {} --b {}", args.a, args.b);
+    for (flag, spec) in [("--a-cube", &args.a_cube), ("--b-cube", &args.b_cube)] {
+        if let Some(spec) = spec {
+            c += &format!(" {flag} {spec}");
+        }
+    }
     if let Some(g) = args.games {
         c += &format!(" --games {g}");
     }

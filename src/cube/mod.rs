@@ -528,7 +528,7 @@ impl<'a> MatchModel<'a> {
     /// 0 that its live value for `owner` runs through: the take point, the cash point (each
     /// where live) and the win at 1.
     #[inline]
-    fn curve(&self, k: usize, owner: CubeOwner) -> ((f64, f64), [Option<(f64, f64)>; 3]) {
+    fn curve(&self, k: usize, owner: CubeOwner) -> ((f64, f64), Bends) {
         let ((win, loss), won, lost) = self.level(k);
         let (take, cash) = self.points(k, owner);
         (
@@ -541,6 +541,10 @@ impl<'a> MatchModel<'a> {
         )
     }
 }
+
+/// The points of a level's live value after the loss at 0, each `(winning chance, value)`:
+/// the take point and the cash point where live, then the win at 1.
+type Bends = [Option<(f64, f64)>; 3];
 
 /// The roller's cubeful value: money equity per unit of the current cube, or MWC in a match.
 pub fn cubeful_value(p: &Probabilities, view: &CubeView, settings: &CubeSettings, x: f64) -> f64 {

@@ -215,7 +215,7 @@ impl Work {
 }
 
 /// The cubeless search a [`Work`] needs.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Need {
     Nothing,
     /// Rank the plays of `dice` in `position` at `depth`, the search maximising `utility`.

@@ -12,9 +12,10 @@
 
 use std::sync::Arc;
 
+use super::split::Split;
 use super::{
     EnginePlayer, HeuristicPlayer, NetPlayer, PlayerFactory, PlayerSpec, PubevalPlayer,
-    RandomPlayer, SearchPlayer, WithCube,
+    RandomPlayer, SearchPlayer,
 };
 use crate::engine::build::{self as engine_build, BuildError};
 use crate::engine::{CubePolicy, EngineSpec, EvaluatorKind, Noise};
@@ -62,10 +63,15 @@ pub fn build(spec: &PlayerSpec, options: BuildOptions) -> Result<PlayerFactory, 
         cube_noise: Noise::NONE,
         ..e.clone()
     })?;
+    let n = name.clone();
     Ok(PlayerFactory::new(name, move || {
-        Box::new(WithCube {
-            plays: plays.make(),
-            cube: cube.clone(),
+        Box::new(Split {
+            name: n.clone(),
+            checkers: plays.make(),
+            cube: Box::new(EnginePlayer {
+                name: n.clone(),
+                engine: cube.clone(),
+            }),
         })
     }))
 }

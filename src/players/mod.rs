@@ -23,6 +23,7 @@ pub mod search;
 pub mod simple;
 pub mod socket;
 pub mod spec;
+pub mod split;
 pub mod tavli;
 pub mod timed;
 
@@ -297,38 +298,6 @@ fn engine_decision(engine: &Engine, state: &MatchState) -> Result<Action, Decide
             request: format!("{:?}", state.decision),
             reply: e.to_string(),
         })
-}
-
-/// Checker plays from one decider, cube decisions from an engine.
-pub struct WithCube {
-    pub plays: Box<dyn Decide>,
-    pub cube: Engine,
-}
-
-impl fmt::Debug for WithCube {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("WithCube")
-            .field("plays", &self.plays.name())
-            .field("cube", &self.cube)
-            .finish()
-    }
-}
-
-impl Decide for WithCube {
-    fn name(&self) -> String {
-        self.plays.name()
-    }
-
-    fn new_game(&mut self, seed: u64) {
-        self.plays.new_game(seed)
-    }
-
-    fn decide(&mut self, state: &MatchState, plays: &[Play]) -> Result<Action, DecideError> {
-        match state.decision {
-            Decision::Move(_) => self.plays.decide(state, plays),
-            _ => engine_decision(&self.cube, state),
-        }
-    }
 }
 
 /// Makes deciders: one per thread (or per connection, for engines over sockets).

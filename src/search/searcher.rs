@@ -501,7 +501,7 @@ impl<'a, P: GamePosition> Ctx<'a, P> {
             aborted: false,
             tick: 0,
             filter: cfg.algorithm == Algorithm::Filter,
-            util: cfg.utility,
+            util: cfg.utility.clone(),
             side: 0,
         }
     }

@@ -7,6 +7,8 @@
 //! chance-node average is computed exactly (as a weighted sum over 36) and every
 //! comparison is reproducible, so the exact algorithms agree with Expectimax bit for bit.
 
+use std::sync::Arc;
+
 use crate::cube::{self, CubeSettings, CubeView, MatchScore};
 use crate::eval::Probabilities;
 use crate::game::{Ending, GamePosition, GameResult, Phase};
@@ -53,7 +55,7 @@ pub fn to_equity(v: Value) -> f64 {
 /// A match utility may also value its leaves cubefully ([`Utility::with_cube`]): each leaf
 /// by the match-winning chance the cube model gives its probabilities with the cube where
 /// it is, as depth 1 ranks plays, instead of by the cubeless chance.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Utility {
     /// Per side: the value of winning a single game, a gammon, a backgammon.
     win: [[f64; 3]; 2],
@@ -67,9 +69,17 @@ pub struct Utility {
     /// Match play: the root side's match-winning chance `m` is worth `(m - mid) * scale`.
     mid: f64,
     scale: f64,
-    /// Match play with cubeful leaves: the cube as each side sees it when it is to roll
-    /// (0: the root side), the match cube model's table for each, and how it is valued.
-    cube: Option<([CubeView; 2], [MatchScore; 2], CubeSettings)>,
+    /// Match play with cubeful leaves: how the cube is valued at each leaf.
+    cube: Option<Arc<CubefulLeaves>>,
+}
+
+/// A match utility's cubeful leaves: the cube as each side sees it when it is to roll (0:
+/// the root side), the match cube model's table of each view, and how the cube is valued.
+#[derive(Debug, PartialEq)]
+struct CubefulLeaves {
+    views: [CubeView; 2],
+    scores: [MatchScore; 2],
+    settings: CubeSettings,
 }
 
 impl Default for Utility {
@@ -148,7 +158,11 @@ impl Utility {
         let text = format!("cube {view:?} {settings:?}");
         let views = [view, view.swap()];
         Utility {
-            cube: Some((views, views.map(|v| MatchScore::new(&v)), settings)),
+            cube: Some(Arc::new(CubefulLeaves {
+                views,
+                scores: views.map(|v| MatchScore::new(&v)),
+                settings,
+            })),
             salt: (self.salt ^ crate::game::zobrist::salt(&text)) | 1,
             ..self
         }
@@ -190,7 +204,8 @@ impl Utility {
         if self.money {
             return to_value(p.equity() as f64).clamp(l, u);
         }
-        if let Some((views, scores, settings)) = &self.cube {
+        if let Some(c) = &self.cube {
+            let (views, scores, settings) = (&c.views, &c.scores, &c.settings);
             let efficiency = match pos.race_pips() {
                 Some(pips) => settings.efficiency(Phase::Race, pips),
                 None => settings.efficiency(Phase::Contact, 0),
