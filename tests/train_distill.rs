@@ -34,6 +34,7 @@ fn config(dir: &Path) -> DataConfig {
         ],
         threads: 2,
         rollout: None,
+        only: None,
     }
 }
 
@@ -138,6 +139,7 @@ fn rollout_labels_are_consistent_deterministic_and_kept_apart() {
     cfg.rollout = Some(RolloutLabels {
         trials: 4,
         truncate: Some(3),
+        variance_reduction: true,
     });
     assert_eq!(distill::generate(&cfg, (0, 1), &go, &quiet).unwrap(), 2);
     let m = distill::read_manifest(&rolled).unwrap();
@@ -202,6 +204,7 @@ fn rollout_labels_are_consistent_deterministic_and_kept_apart() {
     more.rollout = Some(RolloutLabels {
         trials: 5,
         truncate: Some(3),
+        variance_reduction: true,
     });
     assert!(distill::generate(&more, (0, 1), &go, &quiet).is_err());
 
@@ -210,11 +213,13 @@ fn rollout_labels_are_consistent_deterministic_and_kept_apart() {
     zero.rollout = Some(RolloutLabels {
         trials: 0,
         truncate: None,
+        variance_reduction: true,
     });
     assert!(zero.check().is_err());
     zero.rollout = Some(RolloutLabels {
         trials: 2,
         truncate: Some(0),
+        variance_reduction: true,
     });
     assert!(zero.check().is_err());
 
@@ -369,4 +374,59 @@ fn pruning_nets_are_taught_from_fresh_nets_reading_the_board_alone() {
     // They rank plays: the pruning evaluator reads them.
     assert!(stargammon::eval::prune::PruneEvaluator::new(&nets, "p").is_ok());
     std::fs::remove_dir_all(d).unwrap();
+}
+
+/// A set kept to back games holds back-game positions only, fewer than the same games
+/// give unfiltered, and its manifest says so; full rollouts without variance reduction
+/// label them, and the manifest's labeller says that too.
+#[test]
+fn a_set_kept_to_back_games_holds_only_back_games() {
+    let go = AtomicBool::new(false);
+    let all = dir("all-plans");
+    let mut cfg = config(&all);
+    cfg.labeller = "net".to_string();
+    cfg.keep = 1.0;
+    cfg.games_per_chunk = 10;
+    cfg.chunks = 1;
+    cfg.sources = vec!["net,noise=0.3 vs net,noise=0.3".to_string()];
+    cfg.rollout = Some(RolloutLabels {
+        trials: 2,
+        truncate: None,
+        variance_reduction: false,
+    });
+    distill::generate(&cfg, (0, 1), &go, &quiet).unwrap();
+    let kept = dir("back-games");
+    let mut only = cfg.clone();
+    only.dir = kept.clone();
+    only.only = Some(distill::Plan::BackGame);
+    distill::generate(&only, (0, 1), &go, &quiet).unwrap();
+    let positions = |d: &Path| -> Vec<stargammon::game::Position> {
+        distill::load(&[d.to_path_buf()])
+            .unwrap()
+            .into_iter()
+            .flat_map(|(_, ex)| ex.into_iter().map(|e| e.position))
+            .collect()
+    };
+    let (every, back) = (positions(&all), positions(&kept));
+    let expected: Vec<_> = every.iter().filter(|p| p.back_game()).copied().collect();
+    assert!(
+        !back.is_empty() && back.len() < every.len() / 4,
+        "{} {}",
+        back.len(),
+        every.len()
+    );
+    assert_eq!(back, expected);
+    let m = distill::read_manifest(&kept).unwrap();
+    assert!(m
+        .iter()
+        .all(|r| r.only == Some(distill::Plan::BackGame)
+            && r.labeller.contains("no variance reduction")));
+    assert!(distill::read_manifest(&all)
+        .unwrap()
+        .iter()
+        .all(|r| r.only.is_none()));
+    // The two runs differ in what they keep, so one directory refuses the other's chunks.
+    let mut mixed = only.clone();
+    mixed.dir = all.clone();
+    assert!(distill::generate(&mixed, (0, 1), &go, &quiet).is_err());
 }

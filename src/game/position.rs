@@ -348,6 +348,20 @@ impl Position {
         }
     }
 
+    /// Whether the mover plays a back game: in contact, it holds two or more points of
+    /// the opponent's home board (its own points 19 to 24, two checkers or more each) and
+    /// trails in the race by 30 pips or more.
+    pub fn mover_back_game(&self) -> bool {
+        self.phase() == Phase::Contact
+            && (19..=24).filter(|&i| self.slots[i] >= 2).count() >= 2
+            && self.pips() >= self.opp_pips() + 30
+    }
+
+    /// Whether either side plays a back game ([`Position::mover_back_game`]).
+    pub fn back_game(&self) -> bool {
+        self.mover_back_game() || self.swap().mover_back_game()
+    }
+
     /// Contact while some mover checker stands behind some opponent checker.
     #[inline]
     pub fn phase(&self) -> Phase {
@@ -439,6 +453,44 @@ impl fmt::Debug for Position {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A 1-3 back game (the opponent holds the mover's 1 and 3 points, 73 pips behind) is
+    /// the opponent's back game, not the mover's; with two anchors but level in the race,
+    /// or one anchor far behind, it is nobody's.
+    #[test]
+    fn back_games_are_two_deep_anchors_far_behind_in_the_race() {
+        // The mover's points 2, 4, 5, 6, 8 (3), 9, 13 and 18; the opponent's 3, 4, 6, 8 and
+        // 13 (2 each), 22 (2) and 24 (3), in its own numbering.
+        let mover = [
+            (2, 2),
+            (4, 2),
+            (5, 2),
+            (6, 2),
+            (8, 3),
+            (9, 1),
+            (13, 2),
+            (18, 1),
+        ];
+        let theirs = [(3, 2), (4, 2), (6, 2), (8, 2), (13, 2), (22, 2), (24, 3)];
+        let build = |theirs: &[(usize, i8)]| {
+            let mut slots = [0i8; 26];
+            for &(p, n) in &mover {
+                slots[p] = n;
+            }
+            for &(p, n) in theirs {
+                slots[25 - p] -= n;
+            }
+            Position::from_slots(slots).unwrap()
+        };
+        let pos = build(&theirs);
+        assert_eq!((pos.pips(), pos.opp_pips()), (111, 184));
+        assert!(!pos.mover_back_game() && pos.swap().mover_back_game() && pos.back_game());
+        // One anchor: the 22 point's checkers moved to the 13 point.
+        let one = [(3, 2), (4, 2), (6, 2), (8, 2), (13, 4), (24, 3)];
+        assert!(!build(&one).back_game());
+        // Opening-like: both sides level in the race, nobody's back game.
+        assert!(!Position::OPENING.back_game());
+    }
 
     /// The word-wise scans and the slot masks give what slot-by-slot loops give.
     #[test]

@@ -66,6 +66,26 @@ pub struct DataConfig {
     /// players' depth).
     #[serde(default)]
     pub rollout: Option<RolloutLabels>,
+    /// Keep only positions of one game plan (none: every position).
+    #[serde(default)]
+    pub only: Option<Plan>,
+}
+
+/// A game plan a data set can be kept to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Plan {
+    /// Either side plays a back game ([`Position::back_game`]).
+    BackGame,
+}
+
+impl Plan {
+    /// Whether `pos` is of this plan.
+    pub fn holds(self, pos: &Position) -> bool {
+        match self {
+            Plan::BackGame => pos.back_game(),
+        }
+    }
 }
 
 /// Rollout labels: how many trials per position and where they are truncated.
@@ -76,6 +96,14 @@ pub struct RolloutLabels {
     /// Plies after which a trial is valued by the nets (none: played to the end).
     #[serde(default)]
     pub truncate: Option<u32>,
+    /// Variance reduction in each trial (default on). Off, a trial played to the end costs
+    /// a thirtieth as much, for a noisier label.
+    #[serde(default = "yes")]
+    pub variance_reduction: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 impl RolloutLabels {
@@ -85,7 +113,7 @@ impl RolloutLabels {
             trials: self.trials,
             seed,
             truncate: self.truncate,
-            variance_reduction: true,
+            variance_reduction: self.variance_reduction,
             threads: 1,
         }
     }
@@ -168,10 +196,16 @@ impl DataConfig {
     fn labeller_name(&self, spec: &EngineSpec) -> String {
         match &self.rollout {
             None => spec.to_string(),
-            Some(r) => match r.truncate {
-                Some(t) => format!("rollout of {spec}, trials={}, truncate={t}", r.trials),
-                None => format!("rollout of {spec}, trials={}", r.trials),
-            },
+            Some(r) => {
+                let mut name = format!("rollout of {spec}, trials={}", r.trials);
+                if let Some(t) = r.truncate {
+                    name += &format!(", truncate={t}");
+                }
+                if !r.variance_reduction {
+                    name += ", no variance reduction";
+                }
+                name
+            }
         }
     }
 
@@ -285,6 +319,9 @@ pub struct ChunkRecord {
     /// FNV-1a 64 of the labelling nets' weights file bytes, hex.
     pub net: String,
     pub sources: Vec<String>,
+    /// The one game plan kept, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub only: Option<Plan>,
     pub file: String,
     /// FNV-1a 64 of the chunk file, hex.
     pub fnv: String,
@@ -299,6 +336,7 @@ impl ChunkRecord {
             && self.labeller == o.labeller
             && self.net == o.net
             && self.sources == o.sources
+            && self.only == o.only
     }
 }
 
@@ -370,7 +408,11 @@ fn make_chunk(
             |pos, _, _| {
                 // The opening position is valued before the opening roll, which is no
                 // position the nets are asked about mid-game; it is left out.
-                if ply > 0 && keep_rng.chance(cfg.keep) && exact(pos).is_none() {
+                if ply > 0
+                    && keep_rng.chance(cfg.keep)
+                    && exact(pos).is_none()
+                    && cfg.only.is_none_or(|plan| plan.holds(pos))
+                {
                     let label_seed = splitmix(game_seed ^ 0x726F_6C6C ^ u64::from(ply));
                     positions.push((*pos, label_seed));
                 }
@@ -425,6 +467,7 @@ pub fn generate(
         labeller: cfg.labeller_name(&spec),
         net,
         sources: cfg.sources.clone(),
+        only: cfg.only,
         file: String::new(),
         fnv: String::new(),
     };
