@@ -458,6 +458,7 @@ mod tests {
     /// the opponent's back game, not the mover's; with two anchors but level in the race,
     /// or one anchor far behind, it is nobody's.
     #[test]
+    #[allow(clippy::unwrap_used)]
     fn back_games_are_two_deep_anchors_far_behind_in_the_race() {
         // The mover's points 2, 4, 5, 6, 8 (3), 9, 13 and 18; the opponent's 3, 4, 6, 8 and
         // 13 (2 each), 22 (2) and 24 (3), in its own numbering.
