@@ -161,3 +161,43 @@ fn the_match_command_prints_one_json_object() {
     assert_eq!(bad.status.code(), Some(2));
     assert_eq!(String::from_utf8_lossy(&bad.stderr).lines().count(), 1);
 }
+
+/// `--a-cube` gives A's cube decisions to another engine: the match runs, its JSON and
+/// command name that engine, and without the cube the flag is refused in one line.
+#[test]
+fn a_side_may_take_its_cube_decisions_from_another_engine() {
+    let run = |extra: &[&str]| {
+        let mut args = vec!["match", "--a", "net", "--b", "net", "--seed", "4", "--json"];
+        args.extend_from_slice(extra);
+        Command::new(env!("CARGO_BIN_EXE_stargammon"))
+            .args(&args)
+            .output()
+            .unwrap()
+    };
+    let out = run(&[
+        "--length",
+        "3",
+        "--matches",
+        "4",
+        "--a-cube",
+        "net,cube_noise=0.3",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["matches"], 4);
+    assert_eq!(v["a_cube"], "net,cube_noise=0.3");
+    assert!(v["b_cube"].is_null());
+    assert_eq!(v["forfeits"]["a"], 0);
+    let command = v["command"].as_str().unwrap();
+    assert!(command.contains("--a-cube net,cube_noise=0.3"), "{command}");
+
+    let money = run(&["--games", "2", "--b-cube", "net"]);
+    assert_eq!(money.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&money.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("--b-cube needs the cube"), "{err}");
+}

@@ -864,11 +864,12 @@ fn duel<'py>(
 /// each engine a player spec (in-process) or `tcp://HOST:PORT` (anything answering
 /// gnubg's external-interface requests, such as `stargammon serve`). Money games with
 /// `games=N`, matches with `length=L, matches=M`; `mat`/`sgf` write the matches as files
-/// gnubg loads, `games_out` one JSON line per game.
+/// gnubg loads, `games_out` one JSON line per game; `a_cube`/`b_cube` give a side's cube
+/// decisions to another engine, its checker plays staying its own.
 #[pyfunction]
 #[pyo3(signature = (a, b, games = None, length = None, matches = None, cube = None,
     seed = 1, parallel = 1, timeout = 30.0, games_out = None, mat = None, sgf = None,
-    variant = None, vr = false, judge = "net"))]
+    variant = None, vr = false, judge = "net", a_cube = None, b_cube = None))]
 fn play_match<'py>(
     py: Python<'py>,
     a: &str,
@@ -886,6 +887,8 @@ fn play_match<'py>(
     variant: Option<String>,
     vr: bool,
     judge: &str,
+    a_cube: Option<String>,
+    b_cube: Option<String>,
 ) -> PyResult<Bound<'py, PyAny>> {
     use cli::match_cmd::OnOff;
     if games.is_some() && (length.is_some() || matches.is_some()) {
@@ -894,6 +897,8 @@ fn play_match<'py>(
     let args = cli::match_cmd::MatchArgs {
         a: a.into(),
         b: b.into(),
+        a_cube,
+        b_cube,
         games,
         length,
         matches,

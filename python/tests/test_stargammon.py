@@ -320,6 +320,12 @@ def test_match_over_a_socket(tmp_path):
         assert len(stargammon.analyse(mat, threads=1)["players"]) == 2
         money = stargammon.play_match("pubeval", f"tcp://127.0.0.1:{port}", games=2, seed=1)
         assert money["games"] == 2
+        # A's checker plays in-process, its cube decisions by the server.
+        split = stargammon.play_match(
+            "net", "net", length=3, matches=1, seed=5, a_cube=f"tcp://127.0.0.1:{port}"
+        )
+        assert split["a_cube"] == f"tcp://127.0.0.1:{port}" and split["b_cube"] is None
+        assert split["forfeits"] == {"a": 0, "b": 0}
     finally:
         server.terminate()
         server.wait(timeout=30)

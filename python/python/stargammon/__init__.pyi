@@ -193,4 +193,6 @@ def play_match(
     variant: Optional[str] = None,
     vr: bool = False,
     judge: str = "net",
+    a_cube: Optional[str] = None,
+    b_cube: Optional[str] = None,
 ) -> Dict[str, Any]: ...
