@@ -150,7 +150,7 @@ impl Utility {
     /// This match utility with its leaves valued cubefully: `view` is the cube as the root
     /// side sees it, `settings` how the cube is valued (its efficiencies). A finished
     /// game's value stays its points at the present cube, which is its cubeful value too.
-    /// Money play's utility is returned as it is.
+    /// Money play's utility, or any utility given a money view, is returned as it is.
     pub fn with_cube(self, view: CubeView, settings: CubeSettings) -> Utility {
         if self.money || view.is_money() {
             return self;
