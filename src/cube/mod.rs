@@ -548,16 +548,55 @@ type Bends = [Option<(f64, f64)>; 3];
 
 /// The roller's cubeful value: money equity per unit of the current cube, or MWC in a match.
 pub fn cubeful_value(p: &Probabilities, view: &CubeView, settings: &CubeSettings, x: f64) -> f64 {
-    if view.is_money() {
-        money_equity(p, view.owner, x, settings.jacoby)
-    } else {
-        match_cubeful_value(p, &MatchScore::new(view), view.owner, x)
+    CubefulValue::new(*view, *settings).value(p, x)
+}
+
+/// [`cubeful_value`] at one view of the cube, for any probabilities: in a match the match
+/// equity table's values for the view are read once ([`MatchScore`]), so a caller that
+/// values many positions at one cube and score (a decision's plays, a search's leaves)
+/// builds one of these and asks it each time.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CubefulValue {
+    view: CubeView,
+    /// The view's table in a match; `None` in money play.
+    score: Option<MatchScore>,
+    settings: CubeSettings,
+}
+
+impl CubefulValue {
+    pub fn new(view: CubeView, settings: CubeSettings) -> CubefulValue {
+        CubefulValue {
+            view,
+            score: (!view.is_money()).then(|| MatchScore::new(&view)),
+            settings,
+        }
+    }
+
+    /// How the cube is valued (its efficiencies and money rules).
+    pub fn settings(&self) -> &CubeSettings {
+        &self.settings
+    }
+
+    /// The roller's cubeful value with probabilities `p` and efficiency `x`.
+    pub fn value(&self, p: &Probabilities, x: f64) -> f64 {
+        match &self.score {
+            None => money_equity(p, self.view.owner, x, self.settings.jacoby),
+            Some(score) => match_cubeful_value(p, score, self.view.owner, x),
+        }
+    }
+
+    /// The roller's cubeless value with probabilities `p` ([`cubeless_value`]).
+    pub fn cubeless(&self, p: &Probabilities) -> f64 {
+        match &self.score {
+            None => p.equity() as f64,
+            Some(score) => match_cubeful_value(p, score, self.view.owner, 0.0),
+        }
     }
 }
 
 /// [`cubeful_value`] in a match, at the score and cube of `score` (built once for a view),
 /// the cube owned by `owner` (relative to the roller).
-pub fn match_cubeful_value(p: &Probabilities, score: &MatchScore, owner: CubeOwner, x: f64) -> f64 {
+fn match_cubeful_value(p: &Probabilities, score: &MatchScore, owner: CubeOwner, x: f64) -> f64 {
     MatchModel::new(p, score, x).mixed(0, owner, p.0[0] as f64)
 }
 
@@ -596,11 +635,7 @@ pub fn result_chances(view: &CubeView) -> Option<([f64; 3], [f64; 3])> {
 
 /// Cubeless value: money equity per unit of cube, or MWC with the cube left where it is.
 pub fn cubeless_value(p: &Probabilities, view: &CubeView) -> f64 {
-    if view.is_money() {
-        p.equity() as f64
-    } else {
-        match_cubeful_value(p, &MatchScore::new(view), view.owner, 0.0)
-    }
+    CubefulValue::new(*view, CubeSettings::default()).cubeless(p)
 }
 
 /// Double or not, and how the opponent should answer, for the roller with probabilities

@@ -585,20 +585,14 @@ impl Engine {
         }
     }
 
-    /// The mover's value of a play, from the probabilities after it (opponent to roll).
-    fn play_value(&self, state: &MatchState, rp: &PlayProbs) -> f64 {
-        let opp_view = cube_view(state).swap();
+    /// The mover's value of a play, from the probabilities after it (opponent to roll);
+    /// `opp_cube` is the cube as the opponent sees it there, valued by the engine's rules.
+    fn play_value(&self, state: &MatchState, opp_cube: &cube::CubefulValue, rp: &PlayProbs) -> f64 {
         let opp_probs = rp.probs.invert();
-        let next = rp.play.next_position();
         let opp_value = if self.settings.cubeful_plays {
-            cube::cubeful_value(
-                &opp_probs,
-                &opp_view,
-                &self.rules_for(state),
-                self.efficiency(&next),
-            )
+            opp_cube.value(&opp_probs, self.efficiency(&rp.play.next_position()))
         } else {
-            cube::cubeless_value(&opp_probs, &opp_view)
+            opp_cube.cubeless(&opp_probs)
         };
         if state.is_money() {
             -opp_value
@@ -609,10 +603,11 @@ impl Engine {
 
     /// Plays ranked best first with the engine's value at the score.
     pub fn value_plays(&self, state: &MatchState, plays: Vec<PlayProbs>) -> Vec<(PlayProbs, f64)> {
+        let opp_cube = cube::CubefulValue::new(cube_view(state).swap(), self.rules_for(state));
         let mut valued: Vec<(PlayProbs, f64)> = plays
             .into_iter()
             .map(|rp| {
-                let v = self.play_value(state, &rp);
+                let v = self.play_value(state, &opp_cube, &rp);
                 (rp, v)
             })
             .collect();

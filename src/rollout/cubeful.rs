@@ -152,8 +152,8 @@ pub fn roller_state(state: &MatchState) -> MatchState {
 /// What values the plays of the acting side of a state: the cube as the opponent sees it
 /// after any play, and the rules in force then (the same for every play of every roll).
 struct After {
-    view: cube::CubeView,
-    rules: cube::CubeSettings,
+    /// The cube as the opponent sees it after the play, valued by the engine's rules.
+    value: cube::CubefulValue,
     cube: f64,
     money: bool,
 }
@@ -162,8 +162,7 @@ impl After {
     fn of(engine: &Engine, state: &MatchState) -> After {
         let after = state.after_play(&Play::none(state.position));
         After {
-            view: cube_view(&after),
-            rules: engine.rules_for(&after),
+            value: cube::CubefulValue::new(cube_view(&after), engine.rules_for(&after)),
             cube: after.cube as f64,
             money: after.is_money(),
         }
@@ -172,8 +171,8 @@ impl After {
     /// The mover's value of a play that leaves `next` (the opponent to roll) with the
     /// opponent's probabilities `p` there.
     fn value(&self, next: &Position, p: &Probabilities) -> f64 {
-        let x = self.rules.efficiency(next.phase(), next.pips());
-        let v = cube::cubeful_value(p, &self.view, &self.rules, x);
+        let x = self.value.settings().efficiency(next.phase(), next.pips());
+        let v = self.value.value(p, x);
         if self.money {
             -v * self.cube
         } else {

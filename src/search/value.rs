@@ -9,7 +9,7 @@
 
 use std::sync::Arc;
 
-use crate::cube::{self, CubeSettings, CubeView, MatchScore};
+use crate::cube::{CubeSettings, CubeView, CubefulValue};
 use crate::eval::Probabilities;
 use crate::game::{Ending, GamePosition, GameResult, Phase};
 
@@ -69,17 +69,9 @@ pub struct Utility {
     /// Match play: the root side's match-winning chance `m` is worth `(m - mid) * scale`.
     mid: f64,
     scale: f64,
-    /// Match play with cubeful leaves: how the cube is valued at each leaf.
-    cube: Option<Arc<CubefulLeaves>>,
-}
-
-/// A match utility's cubeful leaves: the cube as each side sees it when it is to roll (0:
-/// the root side), the match cube model's table of each view, and how the cube is valued.
-#[derive(Debug, PartialEq)]
-struct CubefulLeaves {
-    views: [CubeView; 2],
-    scores: [MatchScore; 2],
-    settings: CubeSettings,
+    /// Match play with cubeful leaves: the cube valued as each side sees it when it is to
+    /// roll (0: the root side).
+    cube: Option<Arc<[CubefulValue; 2]>>,
 }
 
 impl Default for Utility {
@@ -156,13 +148,10 @@ impl Utility {
             return self;
         }
         let text = format!("cube {view:?} {settings:?}");
-        let views = [view, view.swap()];
         Utility {
-            cube: Some(Arc::new(CubefulLeaves {
-                views,
-                scores: views.map(|v| MatchScore::new(&v)),
-                settings,
-            })),
+            cube: Some(Arc::new(
+                [view, view.swap()].map(|v| CubefulValue::new(v, settings)),
+            )),
             salt: (self.salt ^ crate::game::zobrist::salt(&text)) | 1,
             ..self
         }
@@ -205,13 +194,12 @@ impl Utility {
             return to_value(p.equity() as f64).clamp(l, u);
         }
         if let Some(c) = &self.cube {
-            let (views, scores, settings) = (&c.views, &c.scores, &c.settings);
+            let cube = &c[side & 1];
             let efficiency = match pos.race_pips() {
-                Some(pips) => settings.efficiency(Phase::Race, pips),
-                None => settings.efficiency(Phase::Contact, 0),
+                Some(pips) => cube.settings().efficiency(Phase::Race, pips),
+                None => cube.settings().efficiency(Phase::Contact, 0),
             };
-            let own =
-                cube::match_cubeful_value(p, &scores[side & 1], views[side & 1].owner, efficiency);
+            let own = cube.value(p, efficiency);
             // The root side's chance, and its value; the opponent's value is its negation.
             let root = if side & 1 == 0 { own } else { 1.0 - own };
             let v = (root - self.mid) * self.scale;
