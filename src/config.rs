@@ -9,7 +9,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::cube::CubeSettings;
-use crate::engine::{Budget, CubePolicy, Depth, EngineSpec, EvaluatorKind};
+use crate::engine::{Budget, CubePolicy, Depth, EngineSpec, EvaluatorKind, Lookahead};
 use crate::notation::fibs_board::Convention;
 use crate::search::Algorithm;
 
@@ -149,6 +149,9 @@ pub struct EngineConfig {
     pub algorithm: Algorithm,
     pub depth: Depth,
     pub cube_depth: Depth,
+    /// Cube decisions valued after each of the roller's rolls (the spec's
+    /// `cube_lookahead`).
+    pub cube_lookahead: Lookahead,
     /// The time one decision may search, in milliseconds (0 = no limit); the spec's
     /// `time_ms` (before, this key was `time_budget_ms`, still read with a warning).
     pub time_ms: Budget,
@@ -193,6 +196,7 @@ impl Default for EngineConfig {
             algorithm: Algorithm::Filter,
             depth: Depth::SEVEN,
             cube_depth: Depth::FIVE,
+            cube_lookahead: Lookahead::ON,
             time_ms: Budget::from_millis(500),
             min_depth: Depth::THREE,
             cubeful_plays: true,
@@ -435,6 +439,7 @@ impl Config {
             algorithm: e.algorithm,
             depth: e.depth,
             cube_depth: e.cube_depth,
+            cube_lookahead: e.cube_lookahead,
             budget: e.time_ms,
             // A file that sets only `depth = 1` gets the depth-1 engine: the guaranteed
             // depth never exceeds the depth.
@@ -734,7 +739,7 @@ mod tests {
         assert_eq!(t, Config::throughput());
         assert_eq!(
             t.engine_spec().to_string(),
-            "net,cubeful_plays=on,tt_megabytes=64"
+            "net,cube_lookahead=1,cubeful_plays=on,tt_megabytes=64"
         );
     }
 
@@ -794,7 +799,7 @@ mod tests {
         assert_eq!(c.engine.depth.get(), 3);
         assert_eq!(
             c.engine_spec().to_string(),
-            "net,depth=3,algorithm=filter,cube_depth=5,time_ms=500,min_depth=3,cubeful_plays=on,tt_megabytes=64,precision=int16,filter=9:0.16/3:0.06/3:0.015,prune=6"
+            "net,depth=3,algorithm=filter,cube_depth=5,cube_lookahead=1,time_ms=500,min_depth=3,cubeful_plays=on,tt_megabytes=64,precision=int16,filter=9:0.16/3:0.06/3:0.015,prune=6"
         );
         let e = Config::from_toml("[engine]\nevaluator = \"alpha\"\n", "t").unwrap_err();
         assert!(e.to_string().contains("unknown player 'alpha'"), "{e}");
@@ -810,7 +815,7 @@ mod tests {
             Config::from_toml("[engine]\ndepth = 5\nmin_depth = 3\ntime_ms = 400\n", "t").unwrap();
         assert_eq!(
             c.engine_spec().to_string(),
-            "net,depth=5,algorithm=filter,cube_depth=5,time_ms=400,min_depth=3,cubeful_plays=on,tt_megabytes=64,precision=int16,filter=9:0.16/3:0.06/3:0.015,prune=6"
+            "net,depth=5,algorithm=filter,cube_depth=5,cube_lookahead=1,time_ms=400,min_depth=3,cubeful_plays=on,tt_megabytes=64,precision=int16,filter=9:0.16/3:0.06/3:0.015,prune=6"
         );
         // One line away from the depth-1 engine: the guaranteed depth follows the depth.
         let c = Config::from_toml("[engine]\ndepth = 1\n", "t").unwrap();

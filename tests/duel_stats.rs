@@ -172,7 +172,7 @@ fn spec_parser() {
     assert!(matches!(err("net,depth"), SpecError::MalformedOption(_)));
     assert_eq!(
         err("net,breadth=2").to_string(),
-        "unknown option 'breadth' for player 'net' (known: depth, algorithm, noise, cube_noise, cube_depth, time_ms, min_depth, \
+        "unknown option 'breadth' for player 'net' (known: depth, algorithm, noise, cube_noise, cube_depth, cube_lookahead, time_ms, min_depth, \
          cubeful_plays, tt_megabytes, playouts, playout, truncate, precision, filter, width, prune)"
     );
     // Search depths are odd: depth=2 is refused when the spec is parsed.

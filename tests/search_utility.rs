@@ -9,7 +9,7 @@ use stargammon::cube::{cubeful_value, result_chances, CubeSettings, CubeView};
 use stargammon::engine::{cube_view, utility, Need, Work};
 use stargammon::eval::neural::NeuralEvaluator;
 use stargammon::eval::{Evaluator, Probabilities};
-use stargammon::game::{CubeOwner, Decision, Dice, GameResult, MatchState, Position};
+use stargammon::game::{CubeOwner, Decision, Dice, GamePlay, GameResult, MatchState, Position};
 use stargammon::search::positions::self_play_positions;
 use stargammon::search::value::{to_value, SCALE};
 use stargammon::search::{
@@ -337,6 +337,81 @@ fn the_served_engine_searches_match_plays_with_cubeful_leaves() {
         match e.decide(&state, &Cancel::new()) {
             Ok(stargammon::engine::Action::Move(p)) => assert!(legal.contains(&p)),
             other => panic!("{other:?}"),
+        }
+    }
+}
+
+/// A searched position evaluation keeps the side's 21 rolls: their weights are the 36
+/// dice outcomes, each position after the best play is that play's (the opponent to
+/// act), and the rolls' probabilities, turned back to the side's view and weighted, are
+/// the evaluation's. At depth 1 there are none.
+#[test]
+fn position_evaluations_keep_their_rolls() {
+    let eval = nets();
+    let cancel = Cancel::new();
+    let set = self_play_positions(eval.as_ref(), 23, 4, 3);
+    for (pos, _) in &set {
+        let searcher = Searcher::new(eval.clone(), Arc::new(TranspositionTable::new(4)));
+        let one =
+            searcher.evaluate_position(pos, &SearchSettings::new(1, Algorithm::Star2), &cancel);
+        assert!(one.rolls.is_empty());
+        let e = searcher.evaluate_position(pos, &SearchSettings::new(3, Algorithm::Star2), &cancel);
+        assert_eq!(e.rolls.len(), 21);
+        assert_eq!(e.rolls.iter().map(|r| r.weight as u32).sum::<u32>(), 36);
+        let mut mean = [0f64; 5];
+        for r in &e.rolls {
+            for (m, p) in mean.iter_mut().zip(r.probs.invert().0) {
+                *m += r.weight as f64 * p as f64 / 36.0;
+            }
+        }
+        for (m, p) in mean.iter().zip(e.probs.0) {
+            assert!(
+                (m - p as f64).abs() < 1e-5,
+                "{mean:?} against {:?}",
+                e.probs
+            );
+        }
+        // Each roll's position follows from `pos` by a legal play of that roll.
+        for (r, roll) in e.rolls.iter().zip(stargammon::game::ALL_ROLLS) {
+            let plays = stargammon::game::legal_plays(pos, roll);
+            assert!(
+                plays.iter().any(|p| GamePlay::next(p) == r.after),
+                "{roll:?}"
+            );
+            assert!(r.rolls.is_empty());
+        }
+        // Two levels kept at depth 5: the same probabilities, and below each roll that
+        // does not end the game the opponent's 21 rolls, whose mean is that roll's.
+        let settings = SearchSettings {
+            rolls: 2,
+            ..SearchSettings::new(5, Algorithm::Star2)
+        };
+        let deep = searcher.evaluate_position(pos, &settings, &cancel);
+        let flat =
+            searcher.evaluate_position(pos, &SearchSettings::new(5, Algorithm::Star2), &cancel);
+        assert_eq!(deep.probs, flat.probs);
+        for (r, f) in deep.rolls.iter().zip(&flat.rolls) {
+            assert_eq!((r.after, r.weight), (f.after, f.weight));
+            assert!(f.rolls.is_empty());
+            if r.after.is_game_over() {
+                assert!(r.rolls.is_empty());
+                continue;
+            }
+            assert_eq!(r.rolls.len(), 21);
+            let mut mean = [0f64; 5];
+            for c in &r.rolls {
+                assert!(c.rolls.is_empty());
+                for (m, p) in mean.iter_mut().zip(c.probs.invert().0) {
+                    *m += c.weight as f64 * p as f64 / 36.0;
+                }
+            }
+            for (m, p) in mean.iter().zip(r.probs.0) {
+                assert!(
+                    (m - p as f64).abs() < 1e-5,
+                    "{mean:?} against {:?}",
+                    r.probs
+                );
+            }
         }
     }
 }

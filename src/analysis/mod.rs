@@ -359,16 +359,17 @@ impl Analyser<'_> {
 
     /// A cube decision: `doubled` or not, for the roller of `state`.
     fn cube(&self, state: &MatchState, doubled: bool, cancel: &Cancel) -> Scored {
-        let probs = self
+        let e = self
             .engine
-            .probabilities_for(
+            .evaluation_for(
                 &state.position,
                 self.depth,
                 utility(&cube_view(state)),
                 cancel,
             )
-            .unwrap_or_default();
-        let d = self.engine.cube_analysis(state, &probs);
+            .ok();
+        let (probs, rolls) = e.map(|e| (e.probs, e.rolls)).unwrap_or_default();
+        let d = self.engine.cube_analysis_with(state, &probs, &rolls);
         let double_value = d.double_take.min(d.double_pass);
         let optimal = d.no_double.max(double_value);
         let scale = emg_scale(state);
@@ -390,16 +391,17 @@ impl Analyser<'_> {
     /// An answer to a double: `took` or not; `state` from the taker's view.
     fn response(&self, state: &MatchState, took: bool, cancel: &Cancel) -> Scored {
         let doubler = state.position.swap();
-        let probs = self
+        let e = self
             .engine
-            .probabilities_for(
+            .evaluation_for(
                 &doubler,
                 self.depth,
                 utility(&cube_view(state).swap()),
                 cancel,
             )
-            .unwrap_or_default();
-        let d = self.engine.cube_analysis(state, &probs);
+            .ok();
+        let (probs, rolls) = e.map(|e| (e.probs, e.rolls)).unwrap_or_default();
+        let d = self.engine.cube_analysis_with(state, &probs, &rolls);
         // Values are the doubler's: the taker wants the smaller.
         let mut doubler_view = state.clone();
         doubler_view.position = doubler;

@@ -425,6 +425,7 @@ pub fn search_settings(spec: &EngineSpec, rank: usize, threads: usize) -> Search
     settings.time_budget = spec.budget.duration();
     settings.mcts = spec.mcts;
     settings.prune = spec.prune;
+    settings.rolls = spec.cube_lookahead.get().max(1);
     settings
 }
 
@@ -664,7 +665,7 @@ pub fn cube_hint(
     let e = engine
         .searcher()
         .evaluate_position(&roller, &settings, cancel);
-    let detail = cube_detail(engine, state, &e.probs, cancel)?;
+    let detail = cube_detail(engine, state, &e.probs, &e.rolls, cancel)?;
     let analysis = detail.analysis;
     let action = cube_action(state, &analysis, &cube);
     let blocked = crate::engine::no_cube_reason(state);

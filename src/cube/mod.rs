@@ -664,6 +664,95 @@ pub fn analyse(
     decide(no_double, double_take, double_pass, beaver, view, x)
 }
 
+/// One roll of the roller for [`analyse_rolls`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct RollValue {
+    /// The dice outcomes (of 36) the roll is.
+    pub weight: f64,
+    /// The opponent's probabilities after the roller's play for the roll, the opponent
+    /// about to roll.
+    pub probs: Probabilities,
+    /// The cube efficiency there, for the opponent.
+    pub x: f64,
+    /// The opponent's own rolls from there, when the search kept them: the opponent's
+    /// cube choice there is then made on them (one roll deeper), not by the model.
+    pub rolls: Vec<RollValue>,
+}
+
+/// [`analyse`] a roll or two deeper: the value of not doubling and of doubling with a
+/// take is the mean, over the roller's rolls, of the opponent's value after the roller's
+/// play, the opponent to roll with the cube where that choice leaves it. Where a roll
+/// keeps the opponent's rolls below it, the opponent chooses there between rolling on and
+/// doubling (the roller then taking or passing, whichever is worth more to it) on their
+/// values in the same way; elsewhere the model values the position
+/// ([`cubeful_value`]). A roll that lets the opponent cash, or that loses the roller's
+/// market, is valued as such instead of being averaged away before the model sees it, as
+/// gnubg values the cube at its deeper plies. `x` is recorded as the efficiency (the
+/// roller's). `None` when `rolls` weigh nothing.
+pub fn analyse_rolls(
+    rolls: &[RollValue],
+    view: &CubeView,
+    settings: &CubeSettings,
+    x: f64,
+) -> Option<CubeDecision> {
+    let (no_double, double_take, double_pass) = roll_choices(rolls, view, settings)?;
+    let beaver = (view.is_money() && settings.beavers).then_some(2.0 * double_take);
+    Some(decide(no_double, double_take, double_pass, beaver, view, x))
+}
+
+/// The roller's values of no double, double/take and double/pass (as [`analyse`] gives
+/// them) from its `rolls`; `None` when they weigh nothing.
+fn roll_choices(
+    rolls: &[RollValue],
+    view: &CubeView,
+    settings: &CubeSettings,
+) -> Option<(f64, f64, f64)> {
+    let total: f64 = rolls.iter().map(|r| r.weight).sum();
+    if total <= 0.0 {
+        return None;
+    }
+    // The opponent's mean value after the rolls, the cube as `after` (the roller's view)
+    // leaves it. The model's values at one view share its table.
+    let opponent = |after: &CubeView| -> f64 {
+        let theirs = after.swap();
+        let model = CubefulValue::new(theirs, *settings);
+        rolls
+            .iter()
+            .map(|r| {
+                let v = match roll_choices(&r.rolls, &theirs, settings) {
+                    None => model.value(&r.probs, r.x),
+                    Some((nd, dt, dp)) if may_double(&theirs) => nd.max(dt.min(dp)),
+                    Some((nd, _, _)) => nd,
+                };
+                r.weight * v
+            })
+            .sum::<f64>()
+            / total
+    };
+    let doubled = CubeView {
+        cube: view.cube.max(1) * 2,
+        owner: CubeOwner::Opponent,
+        ..*view
+    };
+    Some(if view.is_money() {
+        // Per unit of the current cube: the doubled cube's equities count twice.
+        (-opponent(view), -2.0 * opponent(&doubled), 1.0)
+    } else {
+        let done = view.crawford || view.post_crawford;
+        let dp = met::mwc(
+            view.away as i64 - view.cube.max(1) as i64,
+            view.opp_away as i64,
+            done,
+        );
+        (1.0 - opponent(view), 1.0 - opponent(&doubled), dp)
+    })
+}
+
+/// Whether the roller of `view` may turn the cube (as [`decide`] has it).
+fn may_double(view: &CubeView) -> bool {
+    view.owner != CubeOwner::Opponent && !view.crawford
+}
+
 /// The decision that follows from the roller's values of its choices (from a model, as
 /// [`analyse`] gives them, or from rollouts): no double, double with the opponent taking,
 /// passing, or beavering (`beaver`: money play with beavers only); `x` is recorded as the
@@ -687,8 +776,7 @@ pub fn decide(
         TakeAction::Take => double_take,
         TakeAction::Drop => double_pass,
     };
-    let can_double = view.owner != CubeOwner::Opponent && !view.crawford;
-    let action = if !can_double {
+    let action = if !may_double(view) {
         DoubleAction::NoDouble
     } else if after_double > no_double + EPS {
         match response {

@@ -336,7 +336,7 @@ fn two_away_two_away_points_come_from_the_table() {
     // 2-away/1-away (Crawford) leaves it, 32.26%, dead or live, gammons or not.
     for p in [gammonless(0.6), Probabilities([0.6, 0.2, 0.01, 0.1, 0.0])] {
         let v = view(2, 2, 1, CubeOwner::Centered);
-        let pt = market_points(&p, &v, &settings(), 0.68).unwrap();
+        let pt = market_points(&p, &v, &settings(), 0.68).expect("the rolls weigh something");
         let tp = met::mwc(2, 1, false);
         assert!((tp - 0.32264).abs() < 1e-9);
         for t in [pt.take_dead, pt.take_live, pt.take] {
@@ -358,8 +358,8 @@ fn match_take_points_agree_with_the_bisection() {
     let p = Probabilities([0.6, 0.15, 0.01, 0.1, 0.004]);
     for (a, b) in [(7, 7), (5, 3), (3, 5), (11, 4)] {
         let v = view(a, b, 1, CubeOwner::Centered);
-        let pt = market_points(&p, &v, &settings(), 0.68).unwrap();
-        let bisected = take_point(&p, &v, &settings(), 0.68).unwrap();
+        let pt = market_points(&p, &v, &settings(), 0.68).expect("the rolls weigh something");
+        let bisected = take_point(&p, &v, &settings(), 0.68).expect("the rolls weigh something");
         assert!(
             (pt.take - bisected).abs() < 1e-6,
             "{a} {b}: {pt:?} {bisected}"
@@ -493,4 +493,181 @@ fn match_model_points_are_the_bisections() {
     }
     assert!(checked > 3000, "{checked} points");
     assert!(worst < 1e-9, "{worst}");
+}
+
+/// Two rolls for [`analyse_rolls`]: weights 2 and 1, the opponent's probabilities after
+/// each, and their efficiencies.
+fn two_rolls() -> [RollValue; 2] {
+    [
+        RollValue {
+            weight: 2.0,
+            probs: Probabilities([0.3, 0.08, 0.01, 0.2, 0.02]),
+            x: 0.68,
+            rolls: Vec::new(),
+        },
+        RollValue {
+            weight: 1.0,
+            probs: Probabilities([0.75, 0.2, 0.0, 0.05, 0.0]),
+            x: 0.62,
+            rolls: Vec::new(),
+        },
+    ]
+}
+
+#[test]
+fn one_roll_deeper_values_are_the_opponents_model_values_averaged() {
+    let rolls = two_rolls();
+    let mean = |f: &dyn Fn(&RollValue) -> f64| (2.0 * f(&rolls[0]) + f(&rolls[1])) / 3.0;
+    // Money, the cube centred: no double leaves it centred for the opponent, a take
+    // gives it the opponent at twice the value.
+    let s = settings();
+    let view = money(CubeOwner::Centered);
+    let d = analyse_rolls(&rolls, &view, &s, 0.7).expect("the rolls weigh something");
+    let nd = -mean(&|r| money_equity(&r.probs, CubeOwner::Centered, r.x, false));
+    let dt = -2.0 * mean(&|r| money_equity(&r.probs, CubeOwner::Me, r.x, false));
+    assert!((d.no_double - nd).abs() < 1e-12, "{} {nd}", d.no_double);
+    assert!((d.double_take - dt).abs() < 1e-12, "{} {dt}", d.double_take);
+    assert_eq!((d.double_pass, d.efficiency), (1.0, 0.7));
+    // The roller owns the cube: the opponent cannot double after no double.
+    let d =
+        analyse_rolls(&rolls, &money(CubeOwner::Me), &s, 0.7).expect("the rolls weigh something");
+    let nd = -mean(&|r| money_equity(&r.probs, CubeOwner::Opponent, r.x, false));
+    assert!((d.no_double - nd).abs() < 1e-12);
+    // Match: one minus the opponent's match-winning chance, the pass as `analyse` has it.
+    let view = CubeView {
+        cube: 1,
+        owner: CubeOwner::Centered,
+        match_length: 7,
+        away: 5,
+        opp_away: 3,
+        crawford: false,
+        post_crawford: false,
+    };
+    let d = analyse_rolls(&rolls, &view, &s, 0.7).expect("the rolls weigh something");
+    let theirs = view.swap();
+    let nd = 1.0 - mean(&|r| cubeful_value(&r.probs, &theirs, &s, r.x));
+    let doubled = CubeView {
+        cube: 2,
+        owner: CubeOwner::Me,
+        ..theirs
+    };
+    let dt = 1.0 - mean(&|r| cubeful_value(&r.probs, &doubled, &s, r.x));
+    assert!((d.no_double - nd).abs() < 1e-12);
+    assert!((d.double_take - dt).abs() < 1e-12);
+    let root = analyse(&gammonless(0.6), &view, &s, 0.7);
+    assert_eq!(d.double_pass, root.double_pass);
+    assert!(analyse_rolls(&[], &view, &s, 0.7).is_none());
+}
+
+#[test]
+fn rolls_that_end_the_game_count_their_points() {
+    // Every roll wins a gammon: the opponent's probabilities are a sure gammon loss.
+    let lost = RollValue {
+        weight: 36.0,
+        probs: Probabilities([0.0, 0.0, 0.0, 1.0, 0.0]),
+        x: 0.68,
+        rolls: Vec::new(),
+    };
+    let d = analyse_rolls(
+        std::slice::from_ref(&lost),
+        &money(CubeOwner::Centered),
+        &settings(),
+        0.68,
+    )
+    .expect("the rolls weigh something");
+    assert!((d.no_double - 2.0).abs() < 1e-12 && (d.double_take - 4.0).abs() < 1e-12);
+    assert_eq!(d.action, DoubleAction::TooGood);
+    // Under the Jacoby rule a gammon with the cube centred is a single game.
+    let jacoby = CubeSettings {
+        jacoby: true,
+        ..settings()
+    };
+    let d = analyse_rolls(&[lost], &money(CubeOwner::Centered), &jacoby, 0.68)
+        .expect("the rolls weigh something");
+    assert!((d.no_double - 1.0).abs() < 1e-12 && (d.double_take - 4.0).abs() < 1e-12);
+    assert!(!d.action.doubles());
+}
+
+/// Two levels of rolls: where a roll keeps the opponent's rolls below it, the opponent
+/// chooses there between rolling on and doubling (the roller answering with the better of
+/// take and pass) on their values, one level further down, instead of the model valuing
+/// its position; a roll without them is valued by the model as at one level.
+#[test]
+fn two_rolls_deeper_the_opponent_chooses_its_cube_action_on_its_own_rolls() {
+    let s = settings();
+    let below = two_rolls();
+    let strong = RollValue {
+        weight: 2.0,
+        probs: Probabilities([0.7, 0.2, 0.01, 0.05, 0.0]),
+        x: 0.68,
+        rolls: below.to_vec(),
+    };
+    let leaf = RollValue {
+        weight: 1.0,
+        probs: Probabilities([0.35, 0.05, 0.0, 0.1, 0.0]),
+        x: 0.68,
+        rolls: Vec::new(),
+    };
+    for view in [
+        money(CubeOwner::Centered),
+        money(CubeOwner::Me),
+        CubeView {
+            cube: 1,
+            owner: CubeOwner::Centered,
+            match_length: 7,
+            away: 5,
+            opp_away: 3,
+            crawford: false,
+            post_crawford: false,
+        },
+    ] {
+        let d = analyse_rolls(&[strong.clone(), leaf.clone()], &view, &s, 0.68)
+            .expect("the rolls weigh something");
+        // The opponent's value after `strong` with the cube as `theirs` leaves it: its
+        // own choices from the level below, the better of no double and the roller's
+        // best answer where it may double.
+        let opponent_value = |theirs: &CubeView, node: &RollValue| -> f64 {
+            if node.rolls.is_empty() {
+                return cubeful_value(&node.probs, theirs, &s, node.x);
+            }
+            let d = analyse_rolls(&node.rolls, theirs, &s, node.x).expect("kept rolls");
+            if theirs.owner != CubeOwner::Opponent && !theirs.crawford {
+                d.no_double.max(d.double_take.min(d.double_pass))
+            } else {
+                d.no_double
+            }
+        };
+        let mean = |after: &CubeView| {
+            let theirs = after.swap();
+            (2.0 * opponent_value(&theirs, &strong) + opponent_value(&theirs, &leaf)) / 3.0
+        };
+        let doubled = CubeView {
+            cube: 2,
+            owner: CubeOwner::Opponent,
+            ..view
+        };
+        let (nd, dt) = if view.is_money() {
+            (-mean(&view), -2.0 * mean(&doubled))
+        } else {
+            (1.0 - mean(&view), 1.0 - mean(&doubled))
+        };
+        assert!(
+            (d.no_double - nd).abs() < 1e-12,
+            "{view:?}: {} {nd}",
+            d.no_double
+        );
+        assert!(
+            (d.double_take - dt).abs() < 1e-12,
+            "{view:?}: {} {dt}",
+            d.double_take
+        );
+        // The level below changes the answer from what the model alone says there.
+        let flat = RollValue {
+            rolls: Vec::new(),
+            ..strong.clone()
+        };
+        let one = analyse_rolls(&[flat, leaf.clone()], &view, &s, 0.68)
+            .expect("the rolls weigh something");
+        assert!((one.no_double - d.no_double).abs() > 1e-6, "{view:?}");
+    }
 }

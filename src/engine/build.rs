@@ -103,6 +103,7 @@ pub fn plan(spec: &EngineSpec) -> SearchPlan {
         mcts: spec.mcts,
         filter: spec.filter,
         prune: spec.prune,
+        rolls: spec.cube_lookahead.get().max(1),
     }
 }
 
@@ -111,6 +112,7 @@ pub fn settings(spec: &EngineSpec) -> EngineSettings {
     EngineSettings {
         depth: spec.depth.get(),
         cube_depth: spec.cube_depth.get(),
+        cube_lookahead: spec.cube_lookahead.get(),
         cubeful_plays: spec.cube_policy == CubePolicy::Cubeful,
         cube: spec.cube,
     }

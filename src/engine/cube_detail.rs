@@ -14,7 +14,7 @@ use crate::cube::{
 };
 use crate::eval::Probabilities;
 use crate::game::{legal_plays, CubeOwner, Dice, MatchState, Position, ALL_ROLLS};
-use crate::search::Cancel;
+use crate::search::{Cancel, RollChild};
 
 /// How often the roller, not doubling now, would find the opponent passing its double at
 /// its next turn: chances over the 1,296 sequences of its roll and the opponent's reply,
@@ -47,14 +47,16 @@ pub struct CubeDetail {
 }
 
 /// The cube detail of `state` from the searched probabilities of the side about to roll
-/// (the doubler at a take question), with the analysis the engine gives them.
+/// (the doubler at a take question) and the rolls the search kept below them, with the
+/// analysis the engine gives them ([`Engine::cube_analysis_with`]).
 pub fn cube_detail(
     engine: &Engine,
     state: &MatchState,
     roller_probs: &Probabilities,
+    rolls: &[RollChild],
     cancel: &Cancel,
 ) -> Result<CubeDetail, EngineError> {
-    let analysis = engine.cube_analysis(state, roller_probs);
+    let analysis = engine.cube_analysis_with(state, roller_probs, rolls);
     let (pos, _) = roller(state);
     let view = roller_view(state);
     let rules = engine.rules_for(state);

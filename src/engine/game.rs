@@ -54,7 +54,7 @@ impl<P: GamePosition> GameEngine<P> {
     }
 
     /// Values `pos` before its side rolls, at the engine's depth.
-    pub fn evaluate(&self, pos: &P, cancel: &Cancel) -> PositionEvaluation {
+    pub fn evaluate(&self, pos: &P, cancel: &Cancel) -> PositionEvaluation<P> {
         self.searcher
             .evaluate_position(pos, &self.settings(Utility::MONEY), cancel)
     }

@@ -26,7 +26,9 @@ use std::time::Duration;
 use crate::cube::{self, CubeSettings, CubeView, TakeAction};
 use crate::eval::Probabilities;
 use crate::game::{CubeOwner, Decision, Dice, MatchState, Play, Position};
-use crate::search::{Algorithm, Cancel, SearchSettings, Searcher, Utility};
+use crate::search::{
+    Algorithm, Cancel, PositionEvaluation, RollChild, SearchSettings, Searcher, Utility,
+};
 
 pub mod build;
 pub mod cube_detail;
@@ -35,7 +37,7 @@ pub mod names;
 pub mod spec;
 
 pub use game::GameEngine;
-pub use spec::{Budget, CubePolicy, Depth, EngineSpec, EvaluatorKind, Noise, SpecError};
+pub use spec::{Budget, CubePolicy, Depth, EngineSpec, EvaluatorKind, Lookahead, Noise, SpecError};
 
 /// What the acting side does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -122,6 +124,9 @@ pub struct SearchPlan {
     pub filter: crate::search::FilterConfig,
     /// Plays valued per pruned move node ([`SearchSettings::prune`]; 0 = every play).
     pub prune: usize,
+    /// Levels of rolls a position evaluation keeps ([`SearchSettings::rolls`]): the
+    /// cube decisions' lookahead, at least 1.
+    pub rolls: u8,
 }
 
 impl Default for SearchPlan {
@@ -133,6 +138,7 @@ impl Default for SearchPlan {
             mcts: crate::search::mcts::MctsConfig::default(),
             filter: crate::search::FilterConfig::default(),
             prune: 0,
+            rolls: 1,
         }
     }
 }
@@ -148,6 +154,7 @@ impl SearchPlan {
             mcts: self.mcts,
             filter: self.filter,
             prune: self.prune,
+            rolls: self.rolls.max(1),
             ..SearchSettings::new(d, self.algorithm)
         }
     }
@@ -160,6 +167,9 @@ pub struct EngineSettings {
     pub depth: u32,
     /// Search depth for cube decisions (1 = static evaluation of the position).
     pub cube_depth: u32,
+    /// Rolls looked ahead by cube decisions past the searched probabilities (0 = none;
+    /// [`cube::analyse_rolls`]), as far as the search kept them.
+    pub cube_lookahead: u8,
     /// Rank plays by cubeful value at the score (depth 1 only, see the module docs).
     pub cubeful_plays: bool,
     pub cube: CubeSettings,
@@ -170,6 +180,7 @@ impl Default for EngineSettings {
         EngineSettings {
             depth: 1,
             cube_depth: 1,
+            cube_lookahead: 0,
             cubeful_plays: true,
             cube: CubeSettings::default(),
         }
@@ -240,6 +251,8 @@ pub enum Found {
     Nothing,
     Plays(Vec<PlayProbs>),
     Probabilities(Probabilities),
+    /// A searched position: its probabilities and the rolls below them.
+    Position(PositionEvaluation),
 }
 
 /// What the engine answers.
@@ -448,6 +461,17 @@ impl Engine {
         utility: Utility,
         cancel: &Cancel,
     ) -> Result<Probabilities, EngineError> {
+        Ok(self.evaluation_for(pos, depth, utility, cancel)?.probs)
+    }
+
+    /// [`Self::probabilities_for`] with the rest of the search's answer.
+    pub fn evaluation_for(
+        &self,
+        pos: &Position,
+        depth: u32,
+        utility: Utility,
+        cancel: &Cancel,
+    ) -> Result<PositionEvaluation, EngineError> {
         let settings = SearchSettings {
             utility,
             ..self.plan.settings(depth)
@@ -456,7 +480,7 @@ impl Engine {
         if cancel.is_cancelled() && e.depth == 0 {
             return Err(EngineError::Cancelled);
         }
-        Ok(e.probs)
+        Ok(e)
     }
 
     /// The cube settings for `state`: the engine's, with the money rules the state itself
@@ -543,7 +567,16 @@ impl Engine {
                 Ok(Outcome::Action(Action::Move(play)))
             }
             (Work::Decide(s), Found::Probabilities(p)) => {
-                Ok(Outcome::Action(self.cube_action(s, &p)?))
+                Ok(Outcome::Action(self.cube_action(s, &p, &[])?))
+            }
+            (Work::Decide(s), Found::Position(e)) => {
+                Ok(Outcome::Action(self.cube_action(s, &e.probs, &e.rolls)?))
+            }
+            (Work::Resignation(s, points), Found::Position(e)) => Ok(Outcome::Action(
+                self.resignation_answer(s, *points, &e.probs),
+            )),
+            (Work::Evaluate(s, opts), Found::Position(e)) => {
+                Ok(Outcome::Evaluation(self.report(s, opts, &e.probs)))
             }
             (Work::Resignation(s, points), Found::Probabilities(p)) => {
                 Ok(Outcome::Action(self.resignation_answer(s, *points, &p)))
@@ -572,7 +605,7 @@ impl Engine {
                 position,
                 depth,
                 utility,
-            } => Found::Probabilities(self.probabilities_for(&position, depth, utility, cancel)?),
+            } => Found::Position(self.evaluation_for(&position, depth, utility, cancel)?),
         };
         self.complete(work, found)
     }
@@ -641,13 +674,58 @@ impl Engine {
         )
     }
 
-    fn cube_action(&self, state: &MatchState, p: &Probabilities) -> Result<Action, EngineError> {
+    /// [`Self::cube_analysis`] a roll or two deeper where the engine is set to and the
+    /// search gave the roller's `rolls` ([`cube::analyse_rolls`]).
+    pub fn cube_analysis_with(
+        &self,
+        state: &MatchState,
+        roller_probs: &Probabilities,
+        rolls: &[RollChild],
+    ) -> cube::CubeDecision {
+        if self.settings.cube_lookahead > 0 && !rolls.is_empty() {
+            let values = self.roll_values(rolls, self.settings.cube_lookahead);
+            let pos = roller(state).0;
+            if let Some(d) = cube::analyse_rolls(
+                &values,
+                &roller_view(state),
+                &self.rules_for(state),
+                self.efficiency(&pos),
+            ) {
+                return d;
+            }
+        }
+        self.cube_analysis(state, roller_probs)
+    }
+
+    /// The search's `rolls`, `levels` of them down, with each position's cube efficiency.
+    fn roll_values(&self, rolls: &[RollChild], levels: u8) -> Vec<cube::RollValue> {
+        rolls
+            .iter()
+            .map(|r| cube::RollValue {
+                weight: r.weight as f64,
+                probs: r.probs,
+                x: self.efficiency(&r.after),
+                rolls: if levels > 1 {
+                    self.roll_values(&r.rolls, levels - 1)
+                } else {
+                    Vec::new()
+                },
+            })
+            .collect()
+    }
+
+    fn cube_action(
+        &self,
+        state: &MatchState,
+        p: &Probabilities,
+        rolls: &[RollChild],
+    ) -> Result<Action, EngineError> {
         match state.decision {
             Decision::DoubleOrRoll => {
                 if !Self::can_double(state) {
                     return Ok(Action::Roll);
                 }
-                let d = self.cube_analysis(state, p);
+                let d = self.cube_analysis_with(state, p, rolls);
                 Ok(if d.action.doubles() {
                     Action::Double
                 } else {
@@ -655,7 +733,7 @@ impl Engine {
                 })
             }
             Decision::TakeOrDrop => {
-                let d = self.cube_analysis(state, p);
+                let d = self.cube_analysis_with(state, p, rolls);
                 let beavers = self.rules_for(state).beavers && state.is_money();
                 Ok(match d.response {
                     TakeAction::Beaver if beavers => Action::Beaver,

@@ -80,6 +80,14 @@ pub const SETTINGS: &[Setting] = &[
         &[],
     ),
     setting(
+        "cube_lookahead",
+        Some("cube_lookahead"),
+        Some("cube_lookahead"),
+        None,
+        None,
+        &[],
+    ),
+    setting(
         "time_ms",
         Some("time_ms"),
         Some("time_ms"),

@@ -17,6 +17,7 @@
 //! | `noise` | equity noise, a number >= 0 | 0 |
 //! | `cube_noise` | equity noise on cube decisions only (a player that errs on the cube), >= 0 | 0 |
 //! | `cube_depth` | odd, 1 to 9 | 1 |
+//! | `cube_lookahead` | rolls looked ahead past the searched probabilities by cube decisions, 0 to 2 (`off` = 0, `on` = 1): the model applied after each roll, the cube choices between them made explicitly ([`Lookahead`]) | `off` |
 //! | `time_ms` | per-decision budget in ms (0 = none) | 0 |
 //! | `min_depth` | odd, 1 to 9: iterations up to it (and the depth) complete whatever the budget | 1 |
 //! | `cubeful_plays` | `on`: plays ranked by cubeful value at the score | `off` |
@@ -135,6 +136,72 @@ impl TryFrom<String> for EvaluatorKind {
 impl From<EvaluatorKind> for String {
     fn from(k: EvaluatorKind) -> String {
         k.to_string()
+    }
+}
+
+/// How many rolls deeper than the searched probabilities a cube decision is valued
+/// ([`crate::cube::analyse_rolls`]): 0 applies the cube model to the searched mean (off),
+/// 1 after each of the roller's rolls, 2 after each of the opponent's rolls below those
+/// too, the opponent's cube choice made between them (as gnubg's 2-ply cube does). A
+/// level needs two plies of the cube search: `cube_depth` 5 reaches 2.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(try_from = "u32", into = "u32")]
+pub struct Lookahead(u8);
+
+const LOOKAHEAD_VALUES: &str = "0, 1 or 2 rolls (off = 0, on = 1)";
+
+impl Lookahead {
+    /// The deepest lookahead.
+    pub const MAX: u8 = 2;
+    pub const OFF: Lookahead = Lookahead(0);
+    /// One roll: what the engine serves (two measured no better).
+    pub const ON: Lookahead = Lookahead(1);
+
+    pub fn new(rolls: u32) -> Result<Lookahead, SpecError> {
+        if rolls > Self::MAX as u32 {
+            return Err(SpecError::BadValue {
+                option: "cube_lookahead",
+                value: rolls.to_string(),
+                expected: LOOKAHEAD_VALUES,
+            });
+        }
+        Ok(Lookahead(rolls as u8))
+    }
+
+    /// The rolls looked ahead.
+    pub fn get(self) -> u8 {
+        self.0
+    }
+}
+
+impl TryFrom<u32> for Lookahead {
+    type Error = SpecError;
+    fn try_from(rolls: u32) -> Result<Lookahead, SpecError> {
+        Lookahead::new(rolls)
+    }
+}
+
+impl From<Lookahead> for u32 {
+    fn from(l: Lookahead) -> u32 {
+        l.0 as u32
+    }
+}
+
+impl FromStr for Lookahead {
+    type Err = SpecError;
+    fn from_str(text: &str) -> Result<Lookahead, SpecError> {
+        match text {
+            "off" | "false" => Ok(Lookahead::OFF),
+            "on" | "true" => Ok(Lookahead::ON),
+            n => n
+                .parse::<u32>()
+                .map_err(|_| SpecError::BadValue {
+                    option: "cube_lookahead",
+                    value: n.into(),
+                    expected: LOOKAHEAD_VALUES,
+                })
+                .and_then(Lookahead::new),
+        }
     }
 }
 
@@ -309,6 +376,9 @@ pub struct EngineSpec {
     pub depth: Depth,
     /// Depth of cube decisions (and resignation judgements).
     pub cube_depth: Depth,
+    /// Cube decisions valued after each of the roller's rolls rather than on their mean
+    /// (a searched `cube_depth` only).
+    pub cube_lookahead: Lookahead,
     pub budget: Budget,
     /// Iterations of the search up to this depth complete whatever the budget.
     pub min_depth: Depth,
@@ -337,6 +407,7 @@ impl Default for EngineSpec {
             algorithm: Algorithm::Star2,
             depth: Depth::ONE,
             cube_depth: Depth::ONE,
+            cube_lookahead: Lookahead::OFF,
             budget: Budget::Unlimited,
             min_depth: Depth::ONE,
             noise: Noise::NONE,
@@ -430,6 +501,7 @@ pub const OPTIONS: &[&str] = &[
     "noise",
     "cube_noise",
     "cube_depth",
+    "cube_lookahead",
     "time_ms",
     "min_depth",
     "cubeful_plays",
@@ -509,6 +581,7 @@ impl EngineSpec {
                 && self.cube_noise == plain.cube_noise
                 && self.cube_policy == plain.cube_policy
                 && self.cube_depth == plain.cube_depth
+                && self.cube_lookahead == plain.cube_lookahead
                 && self.precision == plain.precision
                 && self.filter == plain.filter;
             if !same_play {
@@ -560,6 +633,7 @@ impl EngineSpec {
                         .map_err(|_| bad("time_ms", "milliseconds (0 = no budget)"))?,
                 )
             }
+            "cube_lookahead" => self.cube_lookahead = value.parse()?,
             "cubeful_plays" => {
                 self.cube_policy = match value {
                     "on" | "true" => CubePolicy::Cubeful,
@@ -719,6 +793,9 @@ impl fmt::Display for EngineSpec {
         if self.cube_depth != d.cube_depth {
             write!(f, ",cube_depth={}", self.cube_depth)?;
         }
+        if self.cube_lookahead != d.cube_lookahead {
+            write!(f, ",cube_lookahead={}", self.cube_lookahead.get())?;
+        }
         if self.budget != d.budget {
             write!(f, ",time_ms={}", self.budget.millis())?;
         }
@@ -776,6 +853,29 @@ mod tests {
         assert_eq!(crate::engine::build::plan(&shallow).settings(1).depth, 1);
         assert!("net,depth=5,min_depth=2".parse::<EngineSpec>().is_err());
         assert!("pubeval,min_depth=3".parse::<EngineSpec>().is_err());
+    }
+
+    #[test]
+    fn the_cube_lookahead_parses_round_trips_and_reaches_the_plan() {
+        for (text, rolls) in [("off", 0), ("0", 0), ("on", 1), ("1", 1), ("2", 2)] {
+            let s: EngineSpec = format!("net,cube_depth=5,cube_lookahead={text}")
+                .parse()
+                .unwrap();
+            assert_eq!(s.cube_lookahead.get(), rolls, "{text}");
+            assert_eq!(s.to_string().parse::<EngineSpec>().unwrap(), s);
+            // A position evaluation keeps at least the roller's rolls.
+            let plan = crate::engine::build::plan(&s);
+            assert_eq!(plan.settings(5).rolls, rolls.max(1));
+        }
+        for bad in ["3", "yes", "-1", "1ü", ""] {
+            let e = format!("net,cube_lookahead={bad}")
+                .parse::<EngineSpec>()
+                .unwrap_err();
+            assert!(e.to_string().contains("0, 1 or 2"), "{bad}: {e}");
+        }
+        // Through a configuration too, where it is a number of rolls.
+        assert_eq!(Lookahead::try_from(2).unwrap().get(), 2);
+        assert!(Lookahead::try_from(3).is_err());
     }
 
     #[test]

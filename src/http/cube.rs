@@ -50,7 +50,7 @@ fn decision(engine: &Engine, state: &MatchState, searched: Searched) -> Result<S
     };
     let probs = e.probs;
     let reached = e.depth;
-    let detail = cube_detail(engine, state, &probs, &Cancel::new())
+    let detail = cube_detail(engine, state, &probs, &e.rolls, &Cancel::new())
         .map_err(|e| internal(&format!("the cube detail: {e}")))?;
     let analysis = detail.analysis;
     let taking = state.decision == Decision::TakeOrDrop;

@@ -531,7 +531,7 @@ pub fn evaluate_position<P: GamePosition>(
     pos: &P,
     settings: &SearchSettings,
     cancel: &Cancel,
-) -> PositionEvaluation {
+) -> PositionEvaluation<P> {
     let start = Instant::now();
     if pos.is_over() {
         let p = evaluator.evaluate(pos);
@@ -543,6 +543,7 @@ pub fn evaluate_position<P: GamePosition>(
             stats: SearchStats::default(),
             elapsed: start.elapsed(),
             stopped: false,
+            rolls: Vec::new(),
         };
     }
     let budget = Budget::of(settings, start);
@@ -576,6 +577,7 @@ pub fn evaluate_position<P: GamePosition>(
         stats: tree.stats,
         elapsed: start.elapsed(),
         stopped,
+        rolls: Vec::new(),
     }
 }
 

@@ -328,6 +328,10 @@ pub struct SearchSettings {
     /// searcher's pruning evaluator ([`Searcher::with_pruner`]), as gnubg's pruning nets
     /// do; 0 values every play (exact), as does a searcher without a pruner.
     pub prune: usize,
+    /// Levels of rolls a position evaluation keeps below its probabilities
+    /// ([`PositionEvaluation::rolls`]): 1 keeps the side to act's rolls, 2 also the
+    /// opponent's rolls below each of them (where the searched depth reaches so far).
+    pub rolls: u8,
 }
 
 impl Default for SearchSettings {
@@ -346,6 +350,7 @@ impl Default for SearchSettings {
             mcts: mcts::MctsConfig::default(),
             utility: Utility::MONEY,
             prune: 0,
+            rolls: 1,
         }
     }
 }
@@ -477,7 +482,7 @@ impl<M> MoveDecision<M> {
 
 /// The answer to a position question (before rolling): cube decisions, evaluations.
 #[derive(Debug, Clone, PartialEq)]
-pub struct PositionEvaluation {
+pub struct PositionEvaluation<P = crate::game::Position> {
     /// Probabilities for the side to act.
     pub probs: Probabilities,
     pub value: Value,
@@ -487,6 +492,27 @@ pub struct PositionEvaluation {
     pub stats: SearchStats,
     pub elapsed: Duration,
     pub stopped: bool,
+    /// The 21 rolls of the side to act at the deepest completed iteration, whose
+    /// weighted mean `probs` is; empty when no iteration beyond depth 1 completed (or for
+    /// MCTS). The cube is valued on them one roll deep.
+    pub rolls: Vec<RollChild<P>>,
+}
+
+/// One roll of the side to act in a [`PositionEvaluation`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct RollChild<P = crate::game::Position> {
+    /// How many of the 36 dice outcomes the roll is (1 or 2).
+    pub weight: u8,
+    /// The position after the side's best play for the roll, its opponent to act (and
+    /// in that side's view, as [`GamePlay::next`](crate::game::GamePlay::next) gives it).
+    pub after: P,
+    /// `after`'s probabilities for the opponent, searched two plies less deep than the
+    /// evaluation (exact when the play ends the game).
+    pub probs: Probabilities,
+    /// The opponent's rolls from `after`, kept the same way one level further down
+    /// when [`SearchSettings::rolls`] asks for it and the depth allows (`probs` is
+    /// then their weighted mean); empty otherwise.
+    pub rolls: Vec<RollChild<P>>,
 }
 
 /// What a pool job produces.

@@ -14,7 +14,7 @@ use super::value::{
 };
 use super::{
     Algorithm, Cancel, MoveDecision, PlayOrder, PositionEvaluation, ProbeChoice, RankedPlay,
-    RollOrder, SearchSettings, SearchStats,
+    RollChild, RollOrder, SearchSettings, SearchStats,
 };
 use crate::game::zobrist;
 
@@ -367,7 +367,7 @@ impl<P: GamePosition> Searcher<P> {
         pos: &P,
         settings: &SearchSettings,
         cancel: &Cancel,
-    ) -> PositionEvaluation {
+    ) -> PositionEvaluation<P> {
         if settings.algorithm == Algorithm::Mcts {
             return super::mcts::evaluate_position(self.evaluator.as_ref(), pos, settings, cancel);
         }
@@ -410,10 +410,10 @@ impl<P: GamePosition> Searcher<P> {
             depth += 2;
         }
         ctx.stop_enabled = false;
-        let probs = if completed > 1 {
-            ctx.pv_probs(pos, completed - 1)
+        let (probs, rolls) = if completed > 1 {
+            ctx.pv_rolls(pos, completed - 1, settings.rolls.max(1))
         } else {
-            static_probs
+            (static_probs, Vec::new())
         };
         PositionEvaluation {
             probs,
@@ -423,6 +423,7 @@ impl<P: GamePosition> Searcher<P> {
             stats: ctx.stats,
             elapsed: start.elapsed(),
             stopped: stopped || completed < target,
+            rolls,
         }
     }
 }
@@ -994,21 +995,69 @@ impl<'a, P: GamePosition> Ctx<'a, P> {
         }
         let mut acc = [0f64; 5];
         for r in 0..21 {
-            let play = self.best_reply(pos, r, depth - 1);
-            let p = match play.ending() {
-                Some(e) => Probabilities::from_ending(e, true),
-                None => {
-                    self.side ^= 1;
-                    let p = self.pv_probs(&play.next(), depth.saturating_sub(2));
-                    self.side ^= 1;
-                    p.invert()
-                }
-            };
-            let w = weight(r) as f64;
-            for (a, x) in acc.iter_mut().zip(p.0) {
-                *a += w * x as f64;
-            }
+            let (_, p) = self.pv_roll(pos, r, depth);
+            add_roll(&mut acc, r, &p);
         }
         Probabilities(acc.map(|a| (a / 36.0) as f32))
+    }
+
+    /// [`Ctx::pv_probs`] (`depth` at least 1) with each roll's best play and the
+    /// probabilities after it, the opponent's, kept; `levels` levels of rolls down (at
+    /// least one), as far as the depth reaches. The probabilities are the same as
+    /// [`Ctx::pv_probs`]'s: a kept level's mean is the same sum in the same order.
+    fn pv_rolls(&mut self, pos: &P, depth: u8, levels: u8) -> (Probabilities, Vec<RollChild<P>>) {
+        let mut acc = [0f64; 5];
+        let mut rolls = Vec::with_capacity(21);
+        for r in 0..21 {
+            let play = self.best_reply(pos, r, depth - 1);
+            let after = play.next();
+            let (theirs, below) = match play.ending() {
+                Some(e) => (Probabilities::from_ending(e, true).invert(), Vec::new()),
+                None => {
+                    let d = depth.saturating_sub(2);
+                    self.side ^= 1;
+                    let found = if levels > 1 && d >= 1 {
+                        self.pv_rolls(&after, d, levels - 1)
+                    } else {
+                        (self.pv_probs(&after, d), Vec::new())
+                    };
+                    self.side ^= 1;
+                    found
+                }
+            };
+            add_roll(&mut acc, r, &theirs.invert());
+            rolls.push(RollChild {
+                weight: weight(r) as u8,
+                after,
+                probs: theirs,
+                rolls: below,
+            });
+        }
+        (Probabilities(acc.map(|a| (a / 36.0) as f32)), rolls)
+    }
+
+    /// The best play for roll `r` in `pos` and the mover's probabilities after it, the
+    /// position after it searched `depth - 2` deep.
+    fn pv_roll(&mut self, pos: &P, r: usize, depth: u8) -> (P, Probabilities) {
+        let play = self.best_reply(pos, r, depth - 1);
+        let after = play.next();
+        let p = match play.ending() {
+            Some(e) => Probabilities::from_ending(e, true),
+            None => {
+                self.side ^= 1;
+                let p = self.pv_probs(&after, depth.saturating_sub(2));
+                self.side ^= 1;
+                p.invert()
+            }
+        };
+        (after, p)
+    }
+}
+
+/// Adds roll `r`'s probabilities `p`, weighted by the roll's dice outcomes, to `acc`.
+fn add_roll(acc: &mut [f64; 5], r: usize, p: &Probabilities) {
+    let w = weight(r) as f64;
+    for (a, x) in acc.iter_mut().zip(p.0) {
+        *a += w * x as f64;
     }
 }

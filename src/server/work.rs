@@ -75,7 +75,7 @@ impl Searched {
             Some(SearchOutcome::Move(d)) => {
                 Ok(Found::Plays(d.plays.iter().map(PlayProbs::from).collect()))
             }
-            Some(SearchOutcome::Position(p)) => Ok(Found::Probabilities(p.probs)),
+            Some(SearchOutcome::Position(p)) => Ok(Found::Position(p.clone())),
             Some(SearchOutcome::Cancelled) => Err(EngineError::Cancelled),
             // A backgammon request never gets a Tavli answer.
             Some(SearchOutcome::Tavli(_)) => Err(EngineError::WrongResult),
