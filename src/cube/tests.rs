@@ -495,6 +495,19 @@ fn match_model_points_are_the_bisections() {
     assert!(worst < 1e-9, "{worst}");
 }
 
+/// A 7-point match, the roller 5 away and its opponent 3 away, the cube centred at 1.
+fn five_away_three_away() -> CubeView {
+    CubeView {
+        cube: 1,
+        owner: CubeOwner::Centered,
+        match_length: 7,
+        away: 5,
+        opp_away: 3,
+        crawford: false,
+        post_crawford: false,
+    }
+}
+
 /// Two rolls for [`analyse_rolls`]: weights 2 and 1, the opponent's probabilities after
 /// each, and their efficiencies.
 fn two_rolls() -> [RollValue; 2] {
@@ -534,15 +547,7 @@ fn one_roll_deeper_values_are_the_opponents_model_values_averaged() {
     let nd = -mean(&|r| money_equity(&r.probs, CubeOwner::Opponent, r.x, false));
     assert!((d.no_double - nd).abs() < 1e-12);
     // Match: one minus the opponent's match-winning chance, the pass as `analyse` has it.
-    let view = CubeView {
-        cube: 1,
-        owner: CubeOwner::Centered,
-        match_length: 7,
-        away: 5,
-        opp_away: 3,
-        crawford: false,
-        post_crawford: false,
-    };
+    let view = five_away_three_away();
     let d = analyse_rolls(&rolls, &view, &s, 0.7).expect("the rolls weigh something");
     let theirs = view.swap();
     let nd = 1.0 - mean(&|r| cubeful_value(&r.probs, &theirs, &s, r.x));
@@ -611,15 +616,7 @@ fn two_rolls_deeper_the_opponent_chooses_its_cube_action_on_its_own_rolls() {
     for view in [
         money(CubeOwner::Centered),
         money(CubeOwner::Me),
-        CubeView {
-            cube: 1,
-            owner: CubeOwner::Centered,
-            match_length: 7,
-            away: 5,
-            opp_away: 3,
-            crawford: false,
-            post_crawford: false,
-        },
+        five_away_three_away(),
     ] {
         let d = analyse_rolls(&[strong.clone(), leaf.clone()], &view, &s, 0.68)
             .expect("the rolls weigh something");
