@@ -341,6 +341,17 @@ fn the_served_engine_searches_match_plays_with_cubeful_leaves() {
     }
 }
 
+/// The weighted mean of kept rolls' probabilities, turned back to the rolling side's view.
+fn mean_of_rolls(rolls: &[stargammon::search::RollChild]) -> [f64; 5] {
+    let mut mean = [0f64; 5];
+    for r in rolls {
+        for (m, p) in mean.iter_mut().zip(r.probs.invert().0) {
+            *m += r.weight as f64 * p as f64 / 36.0;
+        }
+    }
+    mean
+}
+
 /// A searched position evaluation keeps the side's 21 rolls: their weights are the 36
 /// dice outcomes, each position after the best play is that play's (the opponent to
 /// act), and the rolls' probabilities, turned back to the side's view and weighted, are
@@ -358,12 +369,7 @@ fn position_evaluations_keep_their_rolls() {
         let e = searcher.evaluate_position(pos, &SearchSettings::new(3, Algorithm::Star2), &cancel);
         assert_eq!(e.rolls.len(), 21);
         assert_eq!(e.rolls.iter().map(|r| r.weight as u32).sum::<u32>(), 36);
-        let mut mean = [0f64; 5];
-        for r in &e.rolls {
-            for (m, p) in mean.iter_mut().zip(r.probs.invert().0) {
-                *m += r.weight as f64 * p as f64 / 36.0;
-            }
-        }
+        let mean = mean_of_rolls(&e.rolls);
         for (m, p) in mean.iter().zip(e.probs.0) {
             assert!(
                 (m - p as f64).abs() < 1e-5,
@@ -398,13 +404,8 @@ fn position_evaluations_keep_their_rolls() {
                 continue;
             }
             assert_eq!(r.rolls.len(), 21);
-            let mut mean = [0f64; 5];
-            for c in &r.rolls {
-                assert!(c.rolls.is_empty());
-                for (m, p) in mean.iter_mut().zip(c.probs.invert().0) {
-                    *m += c.weight as f64 * p as f64 / 36.0;
-                }
-            }
+            assert!(r.rolls.iter().all(|c| c.rolls.is_empty()));
+            let mean = mean_of_rolls(&r.rolls);
             for (m, p) in mean.iter().zip(r.probs.0) {
                 assert!(
                     (m - p as f64).abs() < 1e-5,

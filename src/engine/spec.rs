@@ -158,14 +158,19 @@ impl Lookahead {
     pub const ON: Lookahead = Lookahead(1);
 
     pub fn new(rolls: u32) -> Result<Lookahead, SpecError> {
-        if rolls > Self::MAX as u32 {
-            return Err(SpecError::BadValue {
-                option: "cube_lookahead",
-                value: rolls.to_string(),
-                expected: LOOKAHEAD_VALUES,
-            });
+        match u8::try_from(rolls) {
+            Ok(r) if r <= Self::MAX => Ok(Lookahead(r)),
+            _ => Err(Self::refused(&rolls.to_string())),
         }
-        Ok(Lookahead(rolls as u8))
+    }
+
+    /// The error for a value that names no lookahead.
+    fn refused(value: &str) -> SpecError {
+        SpecError::BadValue {
+            option: "cube_lookahead",
+            value: value.into(),
+            expected: LOOKAHEAD_VALUES,
+        }
     }
 
     /// The rolls looked ahead.
@@ -195,11 +200,7 @@ impl FromStr for Lookahead {
             "on" | "true" => Ok(Lookahead::ON),
             n => n
                 .parse::<u32>()
-                .map_err(|_| SpecError::BadValue {
-                    option: "cube_lookahead",
-                    value: n.into(),
-                    expected: LOOKAHEAD_VALUES,
-                })
+                .map_err(|_| Lookahead::refused(n))
                 .and_then(Lookahead::new),
         }
     }

@@ -995,8 +995,8 @@ impl<'a, P: GamePosition> Ctx<'a, P> {
         }
         let mut acc = [0f64; 5];
         for r in 0..21 {
-            let (_, p) = self.pv_roll(pos, r, depth);
-            add_roll(&mut acc, r, &p);
+            let (_, theirs, _) = self.pv_roll(pos, r, depth, 0);
+            add_roll(&mut acc, r, &theirs.invert());
         }
         Probabilities(acc.map(|a| (a / 36.0) as f32))
     }
@@ -1004,27 +1004,12 @@ impl<'a, P: GamePosition> Ctx<'a, P> {
     /// [`Ctx::pv_probs`] (`depth` at least 1) with each roll's best play and the
     /// probabilities after it, the opponent's, kept; `levels` levels of rolls down (at
     /// least one), as far as the depth reaches. The probabilities are the same as
-    /// [`Ctx::pv_probs`]'s: a kept level's mean is the same sum in the same order.
+    /// [`Ctx::pv_probs`]'s: the same sums in the same order.
     fn pv_rolls(&mut self, pos: &P, depth: u8, levels: u8) -> (Probabilities, Vec<RollChild<P>>) {
         let mut acc = [0f64; 5];
         let mut rolls = Vec::with_capacity(21);
         for r in 0..21 {
-            let play = self.best_reply(pos, r, depth - 1);
-            let after = play.next();
-            let (theirs, below) = match play.ending() {
-                Some(e) => (Probabilities::from_ending(e, true).invert(), Vec::new()),
-                None => {
-                    let d = depth.saturating_sub(2);
-                    self.side ^= 1;
-                    let found = if levels > 1 && d >= 1 {
-                        self.pv_rolls(&after, d, levels - 1)
-                    } else {
-                        (self.pv_probs(&after, d), Vec::new())
-                    };
-                    self.side ^= 1;
-                    found
-                }
-            };
+            let (after, theirs, below) = self.pv_roll(pos, r, depth, levels - 1);
             add_roll(&mut acc, r, &theirs.invert());
             rolls.push(RollChild {
                 weight: weight(r) as u8,
@@ -1036,21 +1021,34 @@ impl<'a, P: GamePosition> Ctx<'a, P> {
         (Probabilities(acc.map(|a| (a / 36.0) as f32)), rolls)
     }
 
-    /// The best play for roll `r` in `pos` and the mover's probabilities after it, the
-    /// position after it searched `depth - 2` deep.
-    fn pv_roll(&mut self, pos: &P, r: usize, depth: u8) -> (P, Probabilities) {
+    /// The best play for roll `r` in `pos`, the position after it, and the opponent's
+    /// probabilities there, searched `depth - 2` deep; with `below` levels (and the depth
+    /// for them) the opponent's rolls there too ([`Ctx::pv_rolls`]).
+    fn pv_roll(
+        &mut self,
+        pos: &P,
+        r: usize,
+        depth: u8,
+        below: u8,
+    ) -> (P, Probabilities, Vec<RollChild<P>>) {
         let play = self.best_reply(pos, r, depth - 1);
         let after = play.next();
-        let p = match play.ending() {
-            Some(e) => Probabilities::from_ending(e, true),
-            None => {
-                self.side ^= 1;
-                let p = self.pv_probs(&after, depth.saturating_sub(2));
-                self.side ^= 1;
-                p.invert()
-            }
+        if let Some(e) = play.ending() {
+            return (
+                after,
+                Probabilities::from_ending(e, true).invert(),
+                Vec::new(),
+            );
+        }
+        let d = depth.saturating_sub(2);
+        self.side ^= 1;
+        let (theirs, rolls) = if below > 0 && d >= 1 {
+            self.pv_rolls(&after, d, below)
+        } else {
+            (self.pv_probs(&after, d), Vec::new())
         };
-        (after, p)
+        self.side ^= 1;
+        (after, theirs, rolls)
     }
 }
 
